@@ -1,0 +1,1 @@
+# prints every trace record of a run

@@ -1,0 +1,2 @@
+class ContextWindow:
+    threshold = 1200

@@ -1,0 +1,111 @@
+"""Command line: `python -m minilib run` replays the bundled session like the article's terminal card."""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import List, Optional, Sequence
+
+from .session import DEFAULT_SESSION, SessionFileError, SessionRun, Settings, load_session, run_session
+
+COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
+
+
+def format_rounds(run: SessionRun) -> str:
+    """The per-round table: baseline window beside the compressed one."""
+    lines = ["{:>5}  {:>9} {:>5}  {:>7} {:>6} {:>5}  {:>5}  {:>7}".format(*COLUMNS)]
+    for r in run.rounds:
+        lines.append("{:>5}  {:>9,} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
+            r.round, r.baseline_tokens, r.baseline_messages, r.tokens_before, r.tokens_after,
+            r.messages_after, "yes" if r.aged else "", "yes" if r.summarized else ""))
+    return "\n".join(lines)
+
+
+def format_summary(run: SessionRun) -> str:
+    counts = {}
+    for compression in run.compressions:
+        counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
+    last = run.rounds[-1] if run.rounds else None
+    text = [
+        f"model decisions: {run.model_decisions} (plus {run.summary_calls} summary calls), tool calls: {run.tool_calls}",
+        f"compressions: aging in {counts.get('tool_result_aging', 0)} rounds, "
+        f"summary in {counts.get('rolling_summary', 0)}",
+    ]
+    if last is not None:
+        saved = 1 - last.tokens_after / last.baseline_tokens
+        text.append(f"round {last.round}: {last.tokens_after:,} tokens sent against {last.baseline_tokens:,} "
+                    f"without compression ({saved:.0%} less)")
+    text.append(f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens")
+    return "\n".join(text)
+
+
+def write_outputs(run: SessionRun, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    run.tracer.write_jsonl(out / "trace.jsonl")
+    document = {
+        "settings": run.settings.__dict__,
+        "rounds": run.rounds_as_dicts(),
+        "final_messages": len(run.final_messages),
+        "final_tokens": run.final_tokens,
+        "overflow": str(run.overflow) if run.overflow else None,
+    }
+    (out / "rounds.json").write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
+    return value
+
+
+def _positive(text: str) -> int:
+    value = _non_negative(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError("expected a number >= 1, got 0")
+    return value
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one line on stderr (no usage dump) and exit status 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m minilib", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = commands.add_parser("run", help="replay the session with and without compression")
+    defaults = Settings()
+    run.add_argument("--threshold", type=_positive, default=defaults.threshold, help="window budget in tokens")
+    run.add_argument("--head-chars", type=_non_negative, default=defaults.head_chars)
+    run.add_argument("--tail-chars", type=_non_negative, default=defaults.tail_chars)
+    run.add_argument("--min-chars", type=_non_negative, default=defaults.min_chars)
+    run.add_argument("--protect-tail", type=_non_negative, default=defaults.protect_tail)
+    run.add_argument("--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)")
+    run.add_argument("--out", type=Path, default=Path("out"), help="folder for trace.jsonl and rounds.json")
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        session = load_session(args.session)
+    except SessionFileError as error:
+        print(f"python -m minilib: error: {error}", file=sys.stderr)
+        return 2
+    settings = Settings(args.threshold, args.head_chars, args.tail_chars, args.min_chars, args.protect_tail)
+    run = run_session(session, settings)
+    print(format_rounds(run))
+    print()
+    print(format_summary(run))
+    write_outputs(run, args.out)
+    print(f"wrote {args.out / 'trace.jsonl'} and {args.out / 'rounds.json'}")
+    if run.overflow is not None:
+        print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
+        return 1
+    return 0

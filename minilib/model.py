@@ -1,0 +1,68 @@
+"""The model adapter boundary, and a scripted model that replays a recorded session.
+
+A model adapter has two methods: `complete(messages) -> assistant message` and
+`summarize(messages) -> str`. The scripted model needs no API and gives the same
+answers every time, so every number of the lab is reproducible. To use a real
+model, implement the same two methods with LLM calls: the compression code does
+not change.
+"""
+
+import copy
+from typing import List, Mapping, Sequence
+
+from .aging import AGING_MARK
+from .summary import SUMMARY_MARK, is_summary
+from .tokens import tool_call_name
+
+
+class ScriptEndedError(RuntimeError):
+    """The loop asked the scripted model for more replies than the session holds."""
+
+
+def first_line_of_result(content: str) -> str:
+    """The first line of a tool result; for an aged one, the first line of its kept head."""
+    lines = content.splitlines()
+    if lines and lines[0].startswith(AGING_MARK) and len(lines) > 1 and lines[1].strip():
+        return lines[1]
+    return lines[0] if lines else ""
+
+
+def scripted_summary(messages: Sequence[Mapping]) -> str:
+    """A deterministic summary that only quotes: no rewording, so nothing is invented.
+
+    Each assistant action is quoted verbatim with the names of the tools it called,
+    each tool result by its first line; an earlier summary is carried over line for line.
+    """
+    lines: List[str] = []
+    names = {}
+    for message in messages:
+        content = message.get("content") or ""
+        if is_summary(message):
+            lines.extend(content.splitlines()[1:])  # drop its header, keep what it quoted
+        elif message.get("role") == "assistant":
+            calls = message.get("tool_calls") or []
+            names.update({call.get("id"): tool_call_name(call) for call in calls})
+            called = ", ".join(tool_call_name(call) for call in calls)
+            lines.append(f"- {content}" + (f" → {called}" if called else ""))
+        elif message.get("role") == "tool":
+            name = names.get(message.get("tool_call_id"), "tool")
+            lines.append(f"  {name} 回报: {first_line_of_result(content)}")
+    return "\n".join(lines)
+
+
+class ScriptedModel:
+    """Replays the assistant replies of a session, one per `complete` call."""
+
+    def __init__(self, replies: Sequence[Mapping]):
+        self.replies = [copy.deepcopy(dict(reply)) for reply in replies]
+        self.calls = 0
+
+    def complete(self, messages: Sequence[Mapping]) -> dict:
+        if self.calls >= len(self.replies):
+            raise ScriptEndedError(f"the script has {len(self.replies)} replies; call {self.calls + 1} has none")
+        reply = copy.deepcopy(self.replies[self.calls])
+        self.calls += 1
+        return reply
+
+    def summarize(self, messages: Sequence[Mapping]) -> str:
+        return scripted_summary(messages)

@@ -1,0 +1,61 @@
+"""The run log: one JSON record a line, with a running `seq`.
+
+Every compression, every model call (decisions and summaries alike, with the exact
+input messages and the reply) and every tool call (with its full, un-aged output)
+is recorded. This is the "完整内容见运行日志" the aging line points to: whatever a
+strategy cut can be found here again. No timestamps, so the same run gives a
+byte-identical trace.
+"""
+
+import copy
+import json
+from pathlib import Path
+from typing import Iterable, List, Mapping, Optional
+
+
+class Tracer:
+    """Collects trace records in memory; `write_jsonl` saves them."""
+
+    def __init__(self):
+        self.records: List[dict] = []
+
+    def event(self, name: str, payload: Mapping) -> dict:
+        record = {"type": "event", "event": name, "payload": copy.deepcopy(dict(payload)), "seq": len(self.records) + 1}
+        self.records.append(record)
+        return record
+
+    def model_call(self, step: int, purpose: str, input_messages: Iterable[Mapping], reply) -> dict:
+        return self.event("model_call", {"step": step, "purpose": purpose, "input": list(input_messages), "reply": reply})
+
+    def tool_call(self, step: int, tool_call_id: str, name: str, arguments: str, output: str,
+                  error: Optional[Mapping] = None) -> dict:
+        return self.event("tool_call", {"step": step, "tool_call_id": tool_call_id, "name": name,
+                                        "arguments": arguments, "output": output, "error": error})
+
+    def events(self, name: str) -> List[dict]:
+        """The payloads of every record of one event kind, in order."""
+        return [record["payload"] for record in self.records if record["event"] == name]
+
+    def to_jsonl(self) -> str:
+        return "".join(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n" for record in self.records)
+
+    def write_jsonl(self, path) -> Path:
+        path = Path(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(self.to_jsonl(), encoding="utf-8")
+        return path
+
+
+def read_jsonl(path) -> List[dict]:
+    """Trace records from a JSONL file."""
+    with open(path, encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+def recover_tool_output(records: Iterable[Mapping], tool_call_id: str) -> str:
+    """The full, un-aged output of one tool call, found in the trace by its id."""
+    for record in records:
+        payload = record.get("payload") or {}
+        if record.get("event") == "tool_call" and payload.get("tool_call_id") == tool_call_id:
+            return payload["output"]
+    raise KeyError(f"no tool_call record with tool_call_id {tool_call_id!r} in the trace")

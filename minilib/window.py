@@ -1,0 +1,159 @@
+"""ContextWindow: the one check the loop runs before every model call.
+
+    measure -> within budget? send
+            -> age tool results -> measure -> within budget? send
+            -> summarize old groups -> measure -> within budget? send
+            -> ContextOverflowError
+
+The loop never learns how many strategies there are or what they cut; it only asks
+"is the window governed?". Cheap, pairing-safe aging runs first so its room is used
+up before anything is summarized. When even that is not enough, what is left is
+protected content no strategy may touch, and pretending otherwise would only make
+the next API call fail with a less readable error: the window fails loudly instead.
+"""
+
+from dataclasses import dataclass, field
+from typing import List, Mapping, Optional, Sequence
+
+from .aging import ToolResultAging
+from .messages import check_int, validate_messages
+from .strategy import CompressionResult
+from .summary import RollingSummary, Summarizer
+from .tokens import TokenCounter, estimate_tokens
+
+
+class ContextOverflowError(RuntimeError):
+    """The window is over its threshold and no strategy may cut anything more."""
+
+    def __init__(self, tokens: int, threshold: int, largest_index: int, largest_role: str, largest_tokens: int):
+        self.tokens = tokens
+        self.threshold = threshold
+        self.largest_index = largest_index
+        self.largest_role = largest_role
+        self.largest_tokens = largest_tokens
+        super().__init__(
+            f"context window needs {tokens:,} tokens after compression, over the threshold of {threshold:,}; "
+            f"nothing more may be cut. Largest message left: #{largest_index} "
+            f"({largest_role}, {largest_tokens:,} tokens), which is protected."
+        )
+
+
+@dataclass(frozen=True)
+class Compression:
+    """One compression that changed the window: the trace's context_compression payload."""
+
+    step: int
+    strategy: str
+    before_messages: int
+    after_messages: int
+    before_tokens: int
+    after_tokens: int
+    affected_indexes: tuple
+
+    def payload(self) -> dict:
+        return {
+            "step": self.step,
+            "strategy": self.strategy,
+            "before_messages": self.before_messages,
+            "after_messages": self.after_messages,
+            "before_tokens": self.before_tokens,
+            "after_tokens": self.after_tokens,
+            "affected_indexes": list(self.affected_indexes),
+        }
+
+
+@dataclass
+class WindowState:
+    """One state of the state machine, as walked for one model call.
+
+    `state` is "measure", a strategy's name, "send" or "overflow"; `messages` is the
+    window in that state; `compression` is set when a strategy changed something.
+    """
+
+    state: str
+    messages: List[Mapping]
+    tokens: int
+    detail: str
+    compression: Optional[Compression] = None
+    result: Optional[CompressionResult] = None
+
+
+@dataclass
+class ContextWindow:
+    """Keep the window within `threshold` tokens by running `strategies` in order."""
+
+    threshold: int = 1200
+    strategies: Sequence = field(default_factory=list)
+    count_tokens: TokenCounter = estimate_tokens
+
+    def __post_init__(self):
+        check_int("threshold", self.threshold, minimum=1)
+
+    def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
+        """Every state the state machine passes through for this window; changes nothing."""
+        validate_messages(messages)
+        current = list(messages)
+        tokens = self.count_tokens(current)
+        states = [WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}")]
+        for strategy in self.strategies:
+            if tokens <= self.threshold:
+                break
+            result = strategy.compress(current)
+            compression = None
+            if result.changed:
+                after = self.count_tokens(result.messages)
+                compression = Compression(step, result.strategy, len(current), len(result.messages),
+                                          tokens, after, tuple(result.affected_indexes))
+                detail = f"{result.strategy}: {tokens:,} -> {after:,} tokens, {len(current)} -> {len(result.messages)} messages"
+                current, tokens = result.messages, after
+            else:
+                detail = f"{result.strategy}: nothing it may cut"
+            states.append(WindowState(result.strategy, current, tokens, detail, compression, result))
+            states.append(WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}"))
+        if tokens <= self.threshold:
+            states.append(WindowState("send", current, tokens, f"send {len(current)} messages, {tokens:,} tokens"))
+        else:
+            states.append(WindowState("overflow", current, tokens, str(self._overflow(messages, current, tokens))))
+        return states
+
+    def _overflow(self, original: Sequence[Mapping], current: Sequence[Mapping], tokens: int) -> ContextOverflowError:
+        sizes = [self.count_tokens([message]) for message in current]
+        largest = max(range(len(current)), key=sizes.__getitem__) if current else 0
+        message = current[largest] if current else {"role": "none"}
+        # Report the index in the caller's list: on overflow that list is left as it was.
+        index = next((i for i, m in enumerate(original) if m is message), largest)
+        return ContextOverflowError(tokens, self.threshold, index, message.get("role"), sizes[largest] if sizes else 0)
+
+    def before_model_call(self, messages: List[Mapping], tracer=None, step: int = 0) -> List[Compression]:
+        """Govern `messages` in place before a model call; trace what changed.
+
+        On success the list holds the compressed window; on ContextOverflowError it is
+        left exactly as it was.
+        """
+        states = self.walk(messages, step)
+        final = states[-1]
+        if final.state == "overflow":
+            if tracer is not None:
+                tracer.event("context_overflow", {"step": step, "tokens": final.tokens, "threshold": self.threshold})
+            raise self._overflow(messages, final.messages, final.tokens)
+        compressions = []
+        for state in states:
+            if state.compression is None:
+                continue
+            compressions.append(state.compression)
+            if tracer is not None:
+                for call in state.result.model_calls:
+                    tracer.model_call(step, call["purpose"], call["input"], call["reply"])
+                tracer.event("context_compression", state.compression.payload())
+        messages[:] = final.messages
+        return compressions
+
+
+def article_window(summarize: Summarizer, *, threshold: int = 1200, head_chars: int = 160, tail_chars: int = 120,
+                   min_chars: int = 240, protect_tail: int = 4, count_tokens: TokenCounter = estimate_tokens) -> ContextWindow:
+    """The article's pipeline: aging first, then the rolling summary, at its default parameters."""
+    return ContextWindow(threshold, [
+        ToolResultAging(head_chars, tail_chars, min_chars, count_tokens),
+        RollingSummary(summarize, protect_tail, count_tokens),
+    ], count_tokens)
+
