@@ -35,13 +35,19 @@ def run_loop(model, messages: List[Mapping], tools, *, context_window=None, trac
         if not calls:
             return messages
         for call in calls:
-            name = tool_call_name(call)
-            arguments = (call.get("function") or {}).get("arguments") or "{}"
-            result = tools.call(name, arguments)
-            tool_message = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
-            if result.error is not None:
-                tool_message["error"] = dict(result.error)
+            tool_message = answer_tool_call(call, tools)
             if tracer is not None:
-                tracer.tool_call(step, call["id"], name, arguments, result.content, result.error)
+                tracer.tool_call(step, call["id"], tool_call_name(call), call["function"].get("arguments") or "{}",
+                                 tool_message["content"], tool_message.get("error"))
             messages.append(tool_message)
     raise MaxStepsExceeded(f"no final answer after {max_steps} rounds")
+
+
+def answer_tool_call(call: Mapping, tools) -> dict:
+    """Run one tool call and return the tool message that answers it."""
+    arguments = (call.get("function") or {}).get("arguments") or "{}"
+    result = tools.call(tool_call_name(call), arguments)
+    message = {"role": "tool", "tool_call_id": call["id"], "content": result.content}
+    if result.error is not None:
+        message["error"] = dict(result.error)
+    return message

@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
-from .loop import run_loop
+from .loop import answer_tool_call, run_loop
 from .messages import check_int, validate_messages
 from .model import ScriptedModel
 from .tokens import TokenCounter, estimate_tokens
@@ -224,6 +224,32 @@ def run_session(session: Session, settings: Settings = Settings(), count_tokens:
     except ContextOverflowError as error:
         overflow = error
     return SessionRun(settings, rounds, compressions, messages, count_tokens(messages), tracer, overflow)
+
+
+def window_before_round(session: Session, settings: Settings, round_number: int,
+                        count_tokens: TokenCounter = estimate_tokens):
+    """The message list just before round `round_number` is governed, and the window that governs it.
+
+    Replays the compressed session up to that round; for stepping one round of the
+    state machine (`window.walk(messages, round_number)`).
+    """
+    check_int("round_number", round_number)
+    model = ScriptedModel(session.replies)
+    window = article_window(model.summarize, threshold=settings.threshold, head_chars=settings.head_chars,
+                            tail_chars=settings.tail_chars, min_chars=settings.min_chars,
+                            protect_tail=settings.protect_tail, count_tokens=count_tokens)
+    messages = session.opening_messages()
+    for step in range(round_number + 1):
+        if step == round_number:
+            return messages, window
+        window.before_model_call(messages, None, step)
+        reply = model.complete(messages)
+        messages.append(reply)
+        calls = reply.get("tool_calls") or []
+        if not calls:
+            break
+        messages.extend(answer_tool_call(call, session.tools) for call in calls)
+    raise ValueError(f"round_number {round_number} is past the end of the session ({step + 1} rounds)")
 
 
 def with_settings(settings: Settings, **changes) -> Settings:
