@@ -10,7 +10,7 @@ idempotent: an aged message is never aged again.
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
-from .messages import check_int
+from .messages import check_int, validate_messages
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
@@ -23,6 +23,10 @@ OMISSION_LINE = "……(中段已省略 {omitted} 字符,完整内容见运行�
 def aged_content(content: str, head_chars: int, tail_chars: int, tool_call_id: str = "",
                  error_code: Optional[str] = None) -> str:
     """The aged form of a tool result: header, head, omission line, tail."""
+    if not isinstance(content, str):
+        raise ValueError(f"content must be a string, got {type(content).__name__}")
+    check_int("head_chars", head_chars)
+    check_int("tail_chars", tail_chars)
     header = f"{AGING_MARK} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
     if error_code is not None:
         header += f" / 错误码 {error_code}"
@@ -72,6 +76,7 @@ class ToolResultAging:
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
         """Return a new list with every eligible tool message aged; the input is not changed."""
+        validate_messages(messages)
         result: List[Mapping] = list(messages)
         affected = []
         for index, message in enumerate(messages):

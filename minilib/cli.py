@@ -1,4 +1,5 @@
-"""Command line: `python -m minilib run` replays the bundled session like the article's terminal card."""
+"""Command line: `python -m minilib run` replays the bundled session like the article's terminal card;
+`python -m minilib compress FILE` replays a recorded transcript (JSON or JSONL) the same way."""
 
 import argparse
 import json
@@ -7,6 +8,7 @@ from pathlib import Path
 from typing import List, Optional, Sequence
 
 from .session import DEFAULT_SESSION, SessionFileError, SessionRun, Settings, load_session, run_session
+from .transcripts import TranscriptFileError, load_transcript, replay_transcript
 
 COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
 
@@ -31,7 +33,7 @@ def format_summary(run: SessionRun) -> str:
         f"compressions: aging in {counts.get('tool_result_aging', 0)} rounds, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]
-    if last is not None:
+    if last is not None and last.baseline_tokens:
         saved = 1 - last.tokens_after / last.baseline_tokens
         text.append(f"round {last.round}: {last.tokens_after:,} tokens sent against {last.baseline_tokens:,} "
                     f"without compression ({saved:.0%} less)")
@@ -76,30 +78,40 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 
+def _add_settings_arguments(command: argparse.ArgumentParser) -> None:
+    defaults = Settings()
+    command.add_argument("--threshold", type=_positive, default=defaults.threshold, help="window budget in tokens")
+    command.add_argument("--head-chars", type=_non_negative, default=defaults.head_chars)
+    command.add_argument("--tail-chars", type=_non_negative, default=defaults.tail_chars)
+    command.add_argument("--min-chars", type=_non_negative, default=defaults.min_chars)
+    command.add_argument("--protect-tail", type=_non_negative, default=defaults.protect_tail)
+    command.add_argument("--out", type=Path, default=Path("out"), help="folder for trace.jsonl and rounds.json")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m minilib", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = commands.add_parser("run", help="replay the session with and without compression")
-    defaults = Settings()
-    run.add_argument("--threshold", type=_positive, default=defaults.threshold, help="window budget in tokens")
-    run.add_argument("--head-chars", type=_non_negative, default=defaults.head_chars)
-    run.add_argument("--tail-chars", type=_non_negative, default=defaults.tail_chars)
-    run.add_argument("--min-chars", type=_non_negative, default=defaults.min_chars)
-    run.add_argument("--protect-tail", type=_non_negative, default=defaults.protect_tail)
+    _add_settings_arguments(run)
     run.add_argument("--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)")
-    run.add_argument("--out", type=Path, default=Path("out"), help="folder for trace.jsonl and rounds.json")
+    compress = commands.add_parser("compress", help="replay a recorded transcript round by round")
+    compress.add_argument("file", type=Path, help="transcript: a JSON list of messages, an object with "
+                                                  "'messages', or JSONL (.jsonl)")
+    _add_settings_arguments(compress)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    settings = Settings(args.threshold, args.head_chars, args.tail_chars, args.min_chars, args.protect_tail)
     try:
-        session = load_session(args.session)
-    except SessionFileError as error:
+        if args.command == "compress":
+            run = replay_transcript(load_transcript(args.file).messages, settings)
+        else:
+            run = run_session(load_session(args.session), settings)
+    except (SessionFileError, TranscriptFileError) as error:
         print(f"python -m minilib: error: {error}", file=sys.stderr)
         return 2
-    settings = Settings(args.threshold, args.head_chars, args.tail_chars, args.min_chars, args.protect_tail)
-    run = run_session(session, settings)
     print(format_rounds(run))
     print()
     print(format_summary(run))

@@ -6,6 +6,7 @@ plain M1/M2 loop and the message list simply grows.
 
 from typing import Callable, List, Mapping, Optional
 
+from .messages import InvalidMessagesError, check_int, validate_messages
 from .tokens import tool_call_name
 
 
@@ -21,6 +22,8 @@ def run_loop(model, messages: List[Mapping], tools, *, context_window=None, trac
     each tool call and append its result. `on_round(step, window, compressions)` sees
     the exact window sent to the model in each round.
     """
+    check_int("max_steps", max_steps, minimum=1)
+    validate_messages(messages)
     for step in range(max_steps):
         compressions = []
         if context_window is not None:  # M3: govern the window before the model sees it
@@ -28,6 +31,8 @@ def run_loop(model, messages: List[Mapping], tools, *, context_window=None, trac
         if on_round is not None:
             on_round(step, messages, compressions)
         reply = model.complete(messages)
+        if not isinstance(reply, Mapping) or reply.get("role") != "assistant":
+            raise InvalidMessagesError(f"model reply at step {step} must be an assistant message")
         if tracer is not None:
             tracer.model_call(step, "decision", messages, reply)  # the tracer copies
         messages.append(reply)

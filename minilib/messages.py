@@ -43,18 +43,23 @@ def check_int(name: str, value, *, minimum: int = 0) -> int:
     return value
 
 
-def validate_messages(messages: Iterable[Mapping], where: str = "messages") -> None:
+def validate_messages(messages: Iterable[Mapping], where: str = "messages", *, expect_tool_results: bool = True) -> None:
     """Raise InvalidMessagesError unless `messages` is a well-formed conversation.
 
     Checked: each item is a dict with a known role and string (or, for an assistant
-    with tool calls, null) content; tool calls have a unique id and a name; every tool
-    message answers an earlier, not yet answered call; an error is {"code", "message"}.
+    with tool calls, null) content; tool calls have a unique id, a name and string
+    arguments; every tool message answers a not yet answered call of the assistant
+    message before it, and those answers come right after it, before any other
+    message (what the chat-completions API accepts); an error is {"code", "message"}.
     Calls still unanswered at the end are allowed: the model may just have made them.
+    With `expect_tool_results=False` (a script of assistant replies whose tools are
+    run at replay) calls need no answers in the list.
     """
     if not isinstance(messages, (list, tuple)):
         raise InvalidMessagesError(f"{where} must be a list of messages, got {type(messages).__name__}")
     seen_calls = set()
     answered = set()
+    pending = {}  # call id -> index of the assistant message whose answers are still due
     for index, message in enumerate(messages):
         at = f"{where}[{index}]"
         if not isinstance(message, Mapping):
@@ -62,6 +67,11 @@ def validate_messages(messages: Iterable[Mapping], where: str = "messages") -> N
         role = message.get("role")
         if role not in ROLES:
             raise InvalidMessagesError(f"{at}.role is {role!r}; expected one of {', '.join(ROLES)}")
+        if role != "tool" and pending:
+            call_id, caller = next(iter(pending.items()))
+            raise InvalidMessagesError(
+                f"{at} ({role}) comes before tool call {call_id!r} of {where}[{caller}] is answered; "
+                f"tool results must directly follow the assistant message that made the calls")
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             raise InvalidMessagesError(f"{at}.content must be a string, got {type(content).__name__}")
@@ -84,9 +94,15 @@ def validate_messages(messages: Iterable[Mapping], where: str = "messages") -> N
                 name = function.get("name") if isinstance(function, Mapping) else None
                 if not isinstance(name, str) or not name:
                     raise InvalidMessagesError(f"{call_at}.function.name is missing")
+                arguments = function.get("arguments")
+                if arguments is not None and not isinstance(arguments, str):
+                    raise InvalidMessagesError(
+                        f"{call_at}.function.arguments must be a JSON string, got {type(arguments).__name__}")
                 if call_id in seen_calls:
                     raise InvalidMessagesError(f"{call_at}.id {call_id!r} is used by an earlier tool call")
                 seen_calls.add(call_id)
+                if expect_tool_results:
+                    pending[call_id] = index
         if role == "tool":
             call_id = message.get("tool_call_id")
             if not isinstance(call_id, str) or not call_id:
@@ -96,6 +112,7 @@ def validate_messages(messages: Iterable[Mapping], where: str = "messages") -> N
             if call_id in answered:
                 raise InvalidMessagesError(f"{at}.tool_call_id {call_id!r} was already answered")
             answered.add(call_id)
+            pending.pop(call_id, None)
             error = message.get("error")
             if error is not None and not (isinstance(error, Mapping) and "code" in error):
                 raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")

@@ -96,12 +96,12 @@ def load_session(path=DEFAULT_SESSION) -> Session:
     for key, kind in (("name", str), ("system", str), ("task", str), ("replies", list), ("workspace", str)):
         if not isinstance(data.get(key), kind):
             raise SessionFileError(f"{path}: field '{key}' is missing or not a {kind.__name__}")
-    opening = [{"role": "system", "content": data["system"]}, {"role": "user", "content": data["task"]}]
     for index, reply in enumerate(data["replies"]):
         if not isinstance(reply, dict) or reply.get("role") != "assistant":
             raise SessionFileError(f"{path}: replies[{index}] must be an assistant message")
     try:
-        validate_messages(opening + data["replies"], where="replies")
+        # The tools answer the calls at replay, so the script holds no tool results.
+        validate_messages(data["replies"], where="replies", expect_tool_results=False)
     except ValueError as error:
         raise SessionFileError(f"{path}: {error}") from None
     workspace = (path.parent / data["workspace"]).resolve()

@@ -15,7 +15,7 @@ count. Its rules are hard constraints:
 from dataclasses import dataclass
 from typing import Callable, Iterator, List, Mapping, NamedTuple, Optional, Sequence
 
-from .messages import call_ids, check_int, protected_head_length
+from .messages import call_ids, check_int, protected_head_length, validate_messages
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
@@ -63,6 +63,8 @@ def range_candidates(messages: Sequence[Mapping], protect_tail: int) -> Iterator
     tail; while it is not closed its end moves one message earlier. An empty range
     (nothing may be summarized) is the last candidate when no closed one exists.
     """
+    validate_messages(messages)
+    check_int("protect_tail", protect_tail)
     start = protected_head_length(messages)
     first_new = start + 1 if start < len(messages) and is_summary(messages[start]) else start
     end = len(messages) - protect_tail

@@ -47,15 +47,40 @@ class Tracer:
 
 
 def read_jsonl(path) -> List[dict]:
-    """Trace records from a JSONL file."""
+    """Trace records from a JSONL file; a bad line is named by file and line number."""
+    records = []
     with open(path, encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                records.append(json.loads(line))
+            except json.JSONDecodeError as error:
+                raise ValueError(f"{path}: line {number} is not valid JSON ({error.msg})") from None
+    return records
+
+
+class ToolOutputNotFound(KeyError):
+    """No tool_call record with that id in the trace (a KeyError, with a readable text)."""
+
+    def __str__(self):
+        return str(self.args[0])
 
 
 def recover_tool_output(records: Iterable[Mapping], tool_call_id: str) -> str:
-    """The full, un-aged output of one tool call, found in the trace by its id."""
-    for record in records:
-        payload = record.get("payload") or {}
-        if record.get("event") == "tool_call" and payload.get("tool_call_id") == tool_call_id:
+    """The full, un-aged output of one tool call, found in the trace by its id.
+
+    `records` is `Tracer.records` or what `read_jsonl` returned.
+    """
+    if not isinstance(tool_call_id, str) or not tool_call_id:
+        raise ValueError(f"tool_call_id must be a non-empty string, got {tool_call_id!r}")
+    for number, record in enumerate(records):
+        if not isinstance(record, Mapping):
+            raise ValueError(f"trace record {number} must be a dict, got {type(record).__name__}")
+        payload = record.get("payload")
+        if record.get("event") == "tool_call" and isinstance(payload, Mapping) \
+                and payload.get("tool_call_id") == tool_call_id:
+            if not isinstance(payload.get("output"), str):
+                raise ValueError(f"trace record {number} (seq {record.get('seq')}): payload.output is missing")
             return payload["output"]
-    raise KeyError(f"no tool_call record with tool_call_id {tool_call_id!r} in the trace")
+    raise ToolOutputNotFound(f"no tool_call record with tool_call_id {tool_call_id!r} in the trace")

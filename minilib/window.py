@@ -88,10 +88,14 @@ class ContextWindow:
 
     def __post_init__(self):
         check_int("threshold", self.threshold, minimum=1)
+        for number, strategy in enumerate(self.strategies):
+            if not callable(getattr(strategy, "compress", None)):
+                raise TypeError(f"strategies[{number}] ({type(strategy).__name__}) has no compress(messages) method")
 
     def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
         """Every state the state machine passes through for this window; changes nothing."""
         validate_messages(messages)
+        check_int("step", step)
         current = list(messages)
         tokens = self.count_tokens(current)
         states = [WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}")]
