@@ -1,0 +1,214 @@
+"""The views of notebooks 00-04: every number they show is the core's own number.
+
+Widgets are driven as a person would, by setting `.value`; the expected values come
+from minilib (tokens, aging, summary, trace), never from constants copied here.
+"""
+
+import html
+
+import pytest
+from hypothesis import given, strategies as st
+
+from minilib import (AGING_MARK, RollingSummary, ScriptedModel, Settings, ToolResultAging, aged_content,
+                     estimate_tokens, recover_tool_output, run_baseline, run_session, summary_range)
+from minilib.messages import protected_head_length
+from minilib.model import first_line_of_result
+from minilib.summary import range_candidates
+from minilib.tokens import count_cjk, estimate_message_tokens, estimate_text_tokens
+from minilib.lab.explore import (AgingExplorer, TokenEstimateBox, aging_view, candidates_table, estimate_readout,
+                                 fact_survival, folded_results_table, message_table, message_tokens_figure,
+                                 side_by_side, text_panels, token_breakdown, token_examples, tokens_by_role,
+                                 zones_table)
+
+from message_builders import assistant, tool
+
+
+@pytest.fixture(scope="module")
+def final_messages(session):
+    return list(run_baseline(session).final_messages)
+
+
+@pytest.fixture(scope="module")
+def long_notes(final_messages):
+    """The session's first tool result: long_notes.txt, read in full."""
+    return next(m for m in final_messages if m.get("tool_call_id") == "call_01")
+
+
+# ---------------------------------------------------------------- 01
+
+def test_message_table_has_one_row_per_message_with_the_core_estimate(final_messages):
+    table = message_table(final_messages)
+    assert len(table) == len(final_messages)
+    assert table["tokens"].tolist() == [estimate_message_tokens(m) for m in final_messages]
+    assert table["tokens"].sum() == estimate_tokens(final_messages)
+    assert table["role"].tolist() == [m["role"] for m in final_messages]
+    first_tool = next(i for i, m in enumerate(final_messages) if m["role"] == "tool")
+    assert table.loc[first_tool, "link"] == f"answers {final_messages[first_tool]['tool_call_id']}"
+
+
+def test_tokens_by_role_sums_each_role_and_tool_results_dominate(final_messages):
+    by_role = tokens_by_role(final_messages)
+    for role in by_role.index:
+        mine = [m for m in final_messages if m["role"] == role]
+        assert by_role.loc[role, "messages"] == len(mine)
+        assert by_role.loc[role, "tokens"] == estimate_tokens(mine)
+    assert by_role["share"].sum() == pytest.approx(1, abs=0.002)
+    assert by_role["tokens"].idxmax() == "tool"
+
+
+def test_bar_chart_draws_each_message_once_at_its_estimate_coloured_by_role(final_messages):
+    figure = message_tokens_figure(final_messages)
+    drawn = {}
+    for trace in figure.data:
+        for index, tokens in zip(trace.x, trace.y):
+            assert final_messages[index]["role"] == trace.name
+            drawn[index] = tokens
+    assert drawn == {i: estimate_message_tokens(m) for i, m in enumerate(final_messages)}
+
+
+# ---------------------------------------------------------------- 02
+
+@given(st.text(alphabet=st.sampled_from("ab ,.\n上下文窗口，。カナ한글ＡＢ"), max_size=60))
+def test_token_breakdown_adds_up_to_the_core_estimate(text):
+    parts = token_breakdown(text)
+    assert parts["cjk"] == count_cjk(text)
+    assert parts["cjk"] + parts["other"] == parts["chars"] == len(text)
+    assert parts["tokens"] == estimate_text_tokens(text)
+    assert parts["message_tokens"] == estimate_message_tokens({"role": "user", "content": text})
+
+
+def test_token_examples_has_a_row_per_text():
+    texts = ["context window", "上下文窗口", "窗口 window"]
+    table = token_examples(texts)
+    assert table["text"].tolist() == texts
+    assert table["tokens"].tolist() == [estimate_text_tokens(t) for t in texts]
+
+
+@pytest.mark.parametrize("typed", ["", "hello", "上下文窗口告急", "tool_call_id 配对 kept"])
+def test_text_box_readout_follows_what_is_typed(typed):
+    box = TokenEstimateBox("start")
+    box.text.value = typed
+    assert box.readout.value == estimate_readout(typed)
+    assert f"<b>{estimate_text_tokens(typed)} tokens</b>" in box.readout.value
+    assert f"<b>{estimate_message_tokens({'role': 'user', 'content': typed})} tokens</b>" in box.readout.value
+
+
+def test_widgets_display_with_a_short_stable_text():
+    bundle = TokenEstimateBox("x" * 500)._repr_mimebundle_()
+    assert bundle["text/plain"] == "<TokenEstimateBox>"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+# ---------------------------------------------------------------- 03
+
+def test_aging_view_of_a_long_result_is_the_core_aged_message(long_notes):
+    view = aging_view(long_notes, 160, 120, 240)
+    expected = ToolResultAging(160, 120, 240).age_message(long_notes)
+    assert view.aged == expected
+    assert (view.before_tokens, view.after_tokens) == (estimate_tokens([long_notes]), estimate_tokens([expected]))
+    assert view.verdict.startswith("aged:")
+    assert f"{view.after_tokens:,} tokens" in view.verdict
+
+
+def test_aging_view_says_why_a_result_is_left_alone(long_notes):
+    short = aging_view(long_notes, 160, 120, len(long_notes["content"]))
+    assert short.aged is None and "≤ min_chars" in short.verdict
+    assert short.after_tokens == short.before_tokens
+
+    aged_once = ToolResultAging().age_message(long_notes)
+    again = aging_view(aged_once, 160, 120, 240)
+    assert again.aged is None and "already aged" in again.verdict
+
+    assert "only tool messages" in aging_view(assistant("x" * 1000), 10, 10, 0).verdict
+
+
+def test_aging_view_never_inflates_a_result_just_over_min_chars(long_notes):
+    result = dict(long_notes, content=long_notes["content"][:250])
+    view = aging_view(result, 160, 120, 240)
+    would_be = aged_content(result["content"], 160, 120, result["tool_call_id"])
+    would_be_tokens = estimate_tokens([dict(result, content=would_be)])
+    assert would_be_tokens >= view.before_tokens  # the premise: aging would not help here
+    assert view.aged is None
+    assert f"{would_be_tokens:,} tokens" in view.verdict
+
+
+def test_aging_view_keeps_the_error_code_in_the_header(long_notes):
+    failed = dict(long_notes, error={"code": "TIMEOUT", "message": "ran past 30 s"})
+    header = aging_view(failed, 160, 120, 240).aged["content"].splitlines()[0]
+    assert header.startswith(AGING_MARK) and header.endswith("错误码 TIMEOUT")
+
+
+@pytest.mark.parametrize("head, tail, minimum", [(0, 0, 240), (500, 40, 240), (160, 120, "max"), (2000, 2000, 0)])
+def test_aging_sliders_show_what_aging_does_at_their_values(long_notes, head, tail, minimum):
+    explorer = AgingExplorer(long_notes)
+    minimum = explorer.min.max if minimum == "max" else minimum  # at its max, min_chars spares the whole result
+    explorer.head.value, explorer.tail.value, explorer.min.value = head, tail, minimum
+    expected = ToolResultAging(head, tail, minimum).age_message(long_notes)
+    assert explorer.verdict.value == f"<b>{html.escape(aging_view(long_notes, head, tail, minimum).verdict)}</b>"
+    shown = expected["content"] if expected is not None else long_notes["content"]
+    assert explorer.view.value == text_panels([("original", long_notes["content"]), ("sent to the model", shown)],
+                                              explorer.height)
+
+
+def test_text_panels_escape_markup():
+    page = side_by_side("a <b>", "x < y & z", "b", "</pre>").data
+    assert "x &lt; y &amp; z" in page and "&lt;/pre&gt;" in page and "a &lt;b&gt;" in page
+
+
+# ---------------------------------------------------------------- 04
+
+@pytest.fixture(scope="module")
+def summary_call(session):
+    """The one summary of the default run: the messages it folded and the text it wrote."""
+    run = run_session(session, Settings())
+    call = next(c for c in run.tracer.events("model_call") if c["purpose"] == "summary")
+    return run, call["input"], call["reply"]
+
+
+def test_candidates_table_is_the_narrowing_loop_step_by_step():
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
+                assistant("a", "c1"), tool("c1", "r1"), assistant("b", "c2", "c3"), tool("c2", "r2"),
+                tool("c3", "r3"), assistant("done")]
+    table = candidates_table(messages, protect_tail=2)
+    candidates = list(range_candidates(messages, 2))
+    assert len(table) == len(candidates) > 1
+    assert table["closed"].tolist() == [c.closed for c in candidates]
+    assert table["why"].tolist() == [c.reason for c in candidates]
+    assert table["range"].iloc[-1] == f"[{summary_range(messages, 2).start}, {summary_range(messages, 2).stop})"
+
+
+def test_zones_table_marks_head_tail_and_the_summarized_range(final_messages):
+    span = summary_range(final_messages, 4)
+    zones = zones_table(final_messages, 4, span)["zone"].value_counts()
+    assert zones["protected head"] == protected_head_length(final_messages)
+    assert zones["protected tail"] == 4
+    assert zones["summarized"] == len(span)
+    assert zones.sum() == len(final_messages)
+
+
+def test_folded_results_table_compares_the_window_with_the_trace(summary_call):
+    run, folded, text = summary_call
+    table = folded_results_table(folded, text, {c["tool_call_id"]: c["output"]
+                                                for c in run.tracer.events("tool_call")})
+    folded_tools = [m for m in folded if m["role"] == "tool"]
+    assert table["tool_call_id"].tolist() == [m["tool_call_id"] for m in folded_tools]
+    assert table["full output chars"].tolist() == [len(recover_tool_output(run.tracer.records, m["tool_call_id"]))
+                                                   for m in folded_tools]
+    assert table["chars in window"].tolist() == [len(m["content"]) for m in folded_tools]
+    assert table["quoted chars"].tolist() == [len(first_line_of_result(m["content"])) for m in folded_tools]
+
+
+def test_fact_survival_checks_the_summary_and_each_output():
+    outputs = {"call_1": "build failed: E2BIG (#58)", "call_2": "timeout 30"}
+    table = fact_survival(["E2BIG", "#58", "timeout", "absent"], "- the log says E2BIG", outputs)
+    assert table["in summary"].tolist() == [True, False, False, False]
+    assert table["in tool outputs"].tolist() == ["call_1", "call_1", "call_2", ""]
+
+
+def test_second_summary_folds_the_first_which_the_zones_show(summary_call, session):
+    run, _, _ = summary_call
+    second = RollingSummary(ScriptedModel(session.replies).summarize, 4).compress(run.final_messages)
+    assert second.changed
+    first_summary = run.final_messages[protected_head_length(run.final_messages)]
+    zones = zones_table(run.final_messages, 4, summary_range(run.final_messages, 4))
+    assert zones.loc[run.final_messages.index(first_summary), "zone"] == "summarized"
