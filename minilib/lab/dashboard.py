@@ -1,0 +1,144 @@
+"""The long-session lab: sliders for the pipeline's knobs, the two-panel figure and two tables.
+
+Every slider change replays the whole 13-call session (`run_session`, a few
+milliseconds) and redraws the figure and the tables in place. What is shown is a pure
+function of the slider values (`LongSessionDashboard.render`), so a test sets
+`slider.value` and checks the figure and tables against `run_session` for that setting.
+"""
+
+import html
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+import ipywidgets as widgets
+
+from ..cli import format_summary
+from ..session import Session, SessionRun, Settings, load_session, run_baseline, run_session
+from .figures import session_figure, update_session_figure
+from .tables import TABLE_CSS, rounds_table, to_html, trace_events_table
+
+
+@dataclass(frozen=True)
+class SliderSpec:
+    name: str  # the Settings field it sets, also the slider's label
+    minimum: int
+    maximum: int
+    step: int
+    tooltip: str
+
+
+SLIDERS = (
+    # A threshold below the protected head (135 tokens) is reachable on purpose: it shows the overflow.
+    SliderSpec("threshold", 100, 8000, 50, "window budget in tokens, checked before every model call"),
+    SliderSpec("head_chars", 0, 2000, 10, "characters an aged tool result keeps from its start"),
+    SliderSpec("tail_chars", 0, 2000, 10, "characters an aged tool result keeps from its end"),
+    SliderSpec("min_chars", 0, 5000, 20, "tool results this long or shorter are never aged"),
+    SliderSpec("protect_tail", 0, 20, 1, "newest messages a rolling summary may not fold"),
+)
+
+
+def settings_from_values(values: Dict[str, int]) -> Settings:
+    """Settings for slider values (a ValueError names a bad one)."""
+    return Settings(**{spec.name: values[spec.name] for spec in SLIDERS})
+
+
+def status_lines(run: SessionRun) -> list:
+    """What the run came to, in the CLI's words; an overflow first, as the reason the run stopped."""
+    lines = []
+    if run.overflow is not None:
+        lines.append(f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}")
+    return lines + format_summary(run).splitlines()
+
+
+def status_html(lines, problem: bool) -> str:
+    style = "color:#a61b1b;background:#fdecea;" if problem else "color:#1e4620;background:#edf7ed;"
+    body = "<br>".join(html.escape(line) for line in lines)
+    return f'<div class="ccl-status" style="{style}padding:6px 10px;border-radius:4px;font-size:14px">{body}</div>'
+
+
+class LongSessionDashboard:
+    """Sliders → run_session → figure, per-round table, compression-event table and a status line."""
+
+    def __init__(self, session: Optional[Session] = None, settings: Settings = Settings()):
+        self.session = session if session is not None else load_session()
+        self.baseline = run_baseline(self.session)
+        self.run: Optional[SessionRun] = None
+        self._holding = False
+        self.sliders = {
+            spec.name: widgets.IntSlider(
+                value=getattr(settings, spec.name), min=spec.minimum, max=spec.maximum, step=spec.step,
+                description=spec.name,
+                tooltip=spec.tooltip, continuous_update=True, style={"description_width": "90px"},
+                layout=widgets.Layout(width="430px"))
+            for spec in SLIDERS
+        }
+        for name, slider in self.sliders.items():
+            slider.add_class(f"ccl-slider-{name}")
+        self.log_axis = widgets.Checkbox(value=False, description="log token axis", indent=False,
+                                         layout=widgets.Layout(width="140px"))
+        self.reset_button = widgets.Button(description="Reset to the article's values", icon="undo",
+                                           layout=widgets.Layout(width="230px"))
+        self.status = widgets.HTML()
+        self.rounds_html = widgets.HTML()
+        self.events_html = widgets.HTML()
+        first_run = run_session(self.session, settings)
+        self.figure = session_figure(first_run, self.baseline, widget=True)
+        for slider in self.sliders.values():
+            slider.observe(self._on_change, names="value")
+        self.log_axis.observe(self._on_change, names="value")
+        self.reset_button.on_click(lambda _: self.reset())
+        sliders = list(self.sliders.values())
+        self.widget = widgets.VBox([
+            widgets.HBox([widgets.VBox(sliders[:3]), widgets.VBox(sliders[3:] + [
+                widgets.HBox([self.reset_button, self.log_axis])])]),
+            self.status,
+            self.figure,
+            widgets.HBox([self._titled("Per round", self.rounds_html),
+                          self._titled("Compression events in the trace", self.events_html)],
+                         layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px")),
+        ])
+        self.widget.add_class("ccl-long-session-dashboard")
+        self.render()
+
+    @staticmethod
+    def _titled(title: str, body: widgets.Widget) -> widgets.VBox:
+        return widgets.VBox([widgets.HTML(f"<b>{html.escape(title)}</b>"), body])
+
+    def values(self) -> Dict[str, int]:
+        return {name: slider.value for name, slider in self.sliders.items()}
+
+    def render(self) -> None:
+        """Show the run for the current slider values: the only place the display is changed."""
+        try:
+            settings = settings_from_values(self.values())
+        except ValueError as error:  # typed into a slider's readout: say so, keep the last figure
+            self.status.value = status_html([f"Invalid setting: {error}"], problem=True)
+            return
+        run = run_session(self.session, settings)
+        self.run = run
+        update_session_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
+        self.status.value = status_html(status_lines(run), problem=run.overflow is not None)
+        self.rounds_html.value = TABLE_CSS + to_html(rounds_table(run), empty="no round was sent")
+        self.events_html.value = to_html(trace_events_table(run), empty="no compression")
+
+    def reset(self) -> None:
+        """Back to the article's values, redrawn once rather than once per slider."""
+        self._holding = True
+        try:
+            defaults = Settings()
+            for name, slider in self.sliders.items():
+                slider.value = getattr(defaults, name)
+            self.log_axis.value = False
+        finally:
+            self._holding = False
+        self.render()
+
+    def _on_change(self, change) -> None:
+        if not self._holding:
+            self.render()
+
+    def _repr_mimebundle_(self, **kwargs):
+        # A one-line text form instead of the widget tree's repr (which holds the figure's random uids).
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/plain"] = "Long-session dashboard (run the notebook to use the sliders)"
+        return bundle
