@@ -13,7 +13,7 @@ the next API call fail with a less readable error: the window fails loudly inste
 """
 
 from dataclasses import dataclass, field
-from typing import List, Mapping, Optional, Sequence
+from typing import List, Mapping, NamedTuple, Optional, Sequence
 
 from .aging import ToolResultAging
 from .messages import check_int, validate_messages
@@ -23,19 +23,62 @@ from .tokens import TokenCounter, estimate_tokens
 
 
 class ContextOverflowError(RuntimeError):
-    """The window is over its threshold and no strategy may cut anything more."""
+    """The window is over its threshold and no strategy may cut anything more.
 
-    def __init__(self, tokens: int, threshold: int, largest_index: int, largest_role: str, largest_tokens: int):
+    `largest_index` is the index in the caller's list of the largest message left;
+    when that message was written by a strategy (a summary), `written_by` names the
+    strategy and `largest_index` is the first of the caller's messages it replaced.
+    """
+
+    def __init__(self, tokens: int, threshold: int, largest_index: int, largest_role: str, largest_tokens: int,
+                 written_by: Optional[str] = None, replaced: Sequence[int] = ()):
         self.tokens = tokens
         self.threshold = threshold
         self.largest_index = largest_index
         self.largest_role = largest_role
         self.largest_tokens = largest_tokens
+        self.written_by = written_by
+        self.replaced = tuple(replaced)
+        if written_by is None:
+            largest = f"#{largest_index} ({largest_role}, {largest_tokens:,} tokens), which no strategy may cut further."
+        else:
+            largest = (f"the {largest_role} message {written_by} wrote ({largest_tokens:,} tokens) in place of "
+                       f"#{min(self.replaced)}-#{max(self.replaced)}.")
         super().__init__(
             f"context window needs {tokens:,} tokens after compression, over the threshold of {threshold:,}; "
-            f"nothing more may be cut. Largest message left: #{largest_index} "
-            f"({largest_role}, {largest_tokens:,} tokens), which is protected."
+            f"nothing more may be cut. Largest message left: {largest}"
         )
+
+
+class WrittenBy(NamedTuple):
+    """Where a window message came from when a strategy wrote it: the strategy and the caller's indexes it replaced."""
+
+    strategy: str
+    replaced: tuple
+
+
+def follow_origins(before: Sequence[Mapping], result: CompressionResult, origins: Sequence) -> list:
+    """Where each message of `result.messages` came from in the caller's list (an index, or WrittenBy).
+
+    An unchanged message is the same object; a message rewritten in place (aging) keeps
+    its position and its origin; anything else was written by the strategy from the
+    messages it affected.
+    """
+    place = {id(message): index for index, message in enumerate(before)}
+    in_place = len(result.messages) == len(before)
+    replaced = []
+    for index in result.affected_indexes:
+        origin = origins[index]
+        replaced.extend(origin.replaced if isinstance(origin, WrittenBy) else [origin])
+    followed = []
+    for position, message in enumerate(result.messages):
+        if id(message) in place:
+            followed.append(origins[place[id(message)]])
+        elif in_place:
+            followed.append(origins[position])
+        else:
+            followed.append(WrittenBy(result.strategy, tuple(sorted(replaced))))
+    return followed
 
 
 @dataclass(frozen=True)
@@ -76,6 +119,7 @@ class WindowState:
     detail: str
     compression: Optional[Compression] = None
     result: Optional[CompressionResult] = None
+    error: Optional[ContextOverflowError] = None  # set on the "overflow" state
 
 
 @dataclass
@@ -97,6 +141,7 @@ class ContextWindow:
         validate_messages(messages)
         check_int("step", step)
         current = list(messages)
+        origins = list(range(len(current)))  # so an overflow can name the caller's message, not a window index
         tokens = self.count_tokens(current)
         states = [WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}")]
         for strategy in self.strategies:
@@ -109,6 +154,7 @@ class ContextWindow:
                 compression = Compression(step, result.strategy, len(current), len(result.messages),
                                           tokens, after, tuple(result.affected_indexes))
                 detail = f"{result.strategy}: {tokens:,} -> {after:,} tokens, {len(current)} -> {len(result.messages)} messages"
+                origins = follow_origins(current, result, origins)
                 current, tokens = result.messages, after
             else:
                 detail = f"{result.strategy}: nothing it may cut"
@@ -117,16 +163,20 @@ class ContextWindow:
         if tokens <= self.threshold:
             states.append(WindowState("send", current, tokens, f"send {len(current)} messages, {tokens:,} tokens"))
         else:
-            states.append(WindowState("overflow", current, tokens, str(self._overflow(messages, current, tokens))))
+            error = self._overflow(current, tokens, origins)
+            states.append(WindowState("overflow", current, tokens, str(error), error=error))
         return states
 
-    def _overflow(self, original: Sequence[Mapping], current: Sequence[Mapping], tokens: int) -> ContextOverflowError:
+    def _overflow(self, current: Sequence[Mapping], tokens: int, origins: Sequence) -> ContextOverflowError:
+        # Over a positive threshold, so the window holds at least one message.
         sizes = [self.count_tokens([message]) for message in current]
-        largest = max(range(len(current)), key=sizes.__getitem__) if current else 0
-        message = current[largest] if current else {"role": "none"}
-        # Report the index in the caller's list: on overflow that list is left as it was.
-        index = next((i for i, m in enumerate(original) if m is message), largest)
-        return ContextOverflowError(tokens, self.threshold, index, message.get("role"), sizes[largest] if sizes else 0)
+        largest = max(range(len(current)), key=sizes.__getitem__)
+        role, origin = current[largest].get("role"), origins[largest]
+        # Name the message by its index in the caller's list: on overflow that list is left as it was.
+        if isinstance(origin, WrittenBy):
+            return ContextOverflowError(tokens, self.threshold, origin.replaced[0], role, sizes[largest],
+                                        origin.strategy, origin.replaced)
+        return ContextOverflowError(tokens, self.threshold, origin, role, sizes[largest])
 
     def before_model_call(self, messages: List[Mapping], tracer=None, step: int = 0) -> List[Compression]:
         """Govern `messages` in place before a model call; trace what changed.
@@ -139,7 +189,7 @@ class ContextWindow:
         if final.state == "overflow":
             if tracer is not None:
                 tracer.event("context_overflow", {"step": step, "tokens": final.tokens, "threshold": self.threshold})
-            raise self._overflow(messages, final.messages, final.tokens)
+            raise final.error
         compressions = []
         for state in states:
             if state.compression is None:
