@@ -1,0 +1,229 @@
+"""External store with recall: what is cut leaves the window but not the harness.
+
+Aging and summaries lose text for good (a person can still dig it out of the run
+log, the model cannot). Here every cut text is put into an `ExternalStore` under an
+id the window keeps naming, and a `recall` tool gives it back on request, whole or
+only the lines that contain a search string. Two strategies fill the store:
+- `OffloadToolResults`: an overlong tool result keeps a header, its head and its tail,
+  like aging, but its full text is stored under its tool_call_id;
+- `OffloadGroups`: the oldest closed range (the same range a summary would fold)
+  leaves the window; one index message keeps each action verbatim and the id of each
+  stored result.
+The price moves from tokens to tool calls: a fact comes back only if the model asks.
+(A production store adds retrieval by relevance; here the model names the id.)
+"""
+
+import json
+from dataclasses import dataclass
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from .aging import is_aged
+from .messages import check_int
+from .strategy import CompressionResult
+from .tokens import TokenCounter, estimate_tokens, tool_call_name
+from .tools import ToolResult
+from .truncation import foldable_range
+
+STORE_MARK = "[已存档]"
+INDEX_MARK = "[外置存储]"
+RECALL_TOOL = "recall"
+RECALL_DECLARATION = {
+    "type": "function",
+    "function": {
+        "name": RECALL_TOOL,
+        "description": "Get back a tool result that was moved out of the context window, by its id.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "description": "the id the window names, e.g. call_01"},
+                "grep": {"type": "string", "description": "only return the lines that contain this text"},
+            },
+            "required": ["id"],
+        },
+    },
+}
+
+
+class ExternalStore:
+    """Texts by id. The first text stored under an id stays: a later, shorter copy never replaces it."""
+
+    def __init__(self):
+        self._texts: Dict[str, str] = {}
+
+    def put(self, key: str, text: str) -> str:
+        if not isinstance(key, str) or not key:
+            raise ValueError(f"store id must be a non-empty string, got {key!r}")
+        if not isinstance(text, str):
+            raise ValueError(f"store text for {key!r} must be a string, got {type(text).__name__}")
+        self._texts.setdefault(key, text)
+        return key
+
+    def get(self, key: str) -> str:
+        try:
+            return self._texts[key]
+        except KeyError:
+            raise KeyError(f"no stored text with id {key!r}; stored ids: {', '.join(self._texts) or 'none'}") from None
+
+    def __contains__(self, key) -> bool:
+        return key in self._texts
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def items(self):
+        return self._texts.items()
+
+
+class RecallTool:
+    """The `recall` tool over a store, answering like the workspace tools (errors as codes)."""
+
+    def __init__(self, store: ExternalStore):
+        self.store = store
+        self.tools = {RECALL_TOOL: self.recall}
+
+    def recall(self, id: str, grep: Optional[str] = None) -> ToolResult:
+        if not isinstance(id, str) or not id:
+            return _failure("BAD_ARGUMENTS", "recall: id must be a non-empty string")
+        if id not in self.store:
+            known = ", ".join(key for key, _ in self.store.items()) or "none"
+            return _failure("NOT_FOUND", f"recall: nothing stored under {id!r}; stored ids: {known}")
+        text = self.store.get(id)
+        if grep is None:
+            return ToolResult(text)
+        if not isinstance(grep, str) or not grep:
+            return _failure("BAD_ARGUMENTS", "recall: grep must be a non-empty string")
+        hits = [f"{number}: {line}" for number, line in enumerate(text.splitlines(), start=1) if grep in line]
+        return ToolResult("\n".join([f"{len(hits)} lines of {id} contain {grep!r}"] + hits))
+
+    def call(self, name: str, arguments) -> ToolResult:
+        if name != RECALL_TOOL:
+            return _failure("UNKNOWN_TOOL", f"unknown tool {name!r}; this tool set has only {RECALL_TOOL!r}")
+        try:
+            kwargs = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+        except (json.JSONDecodeError, TypeError, ValueError) as error:
+            return _failure("BAD_ARGUMENTS", f"recall: arguments are not a JSON object: {error}")
+        if not isinstance(kwargs, Mapping) or set(kwargs) - {"id", "grep"} or "id" not in kwargs:
+            return _failure("BAD_ARGUMENTS", f"recall: expected arguments id and optional grep, got {arguments!r}")
+        return self.recall(**kwargs)
+
+
+class ToolsWithRecall:
+    """Workspace tools plus `recall`: the tool set of a harness that has an external store."""
+
+    def __init__(self, tools, recall_tool: RecallTool):
+        self.base = tools
+        self.recall_tool = recall_tool
+
+    def call(self, name: str, arguments) -> ToolResult:
+        if name == RECALL_TOOL:  # never cached: the store changes during a run
+            return self.recall_tool.call(name, arguments)
+        return self.base.call(name, arguments)
+
+
+def _failure(code: str, message: str) -> ToolResult:
+    return ToolResult(f"error {code}: {message}", {"code": code, "message": message})
+
+
+def is_offloaded(message: Mapping) -> bool:
+    return (message.get("content") or "").startswith(STORE_MARK)
+
+
+def is_store_index(message: Mapping) -> bool:
+    return message.get("role") == "user" and (message.get("content") or "").startswith(INDEX_MARK)
+
+
+def offloaded_content(content: str, tool_call_id: str, head_chars: int, tail_chars: int,
+                      error_code: Optional[str] = None) -> str:
+    """The window's copy of a stored tool result: header with its id, head, a recall hint, tail."""
+    header = f"{STORE_MARK} id={tool_call_id} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
+    if error_code is not None:
+        header += f" / 错误码 {error_code}"
+    head = content[:head_chars]
+    tail = content[max(len(head), len(content) - tail_chars):] if tail_chars else ""
+    hint = f"……(中段 {len(content) - len(head) - len(tail)} 字符已存档,recall(id=\"{tool_call_id}\", grep=...) 取回)……"
+    return "\n".join([header, head, hint, tail])
+
+
+@dataclass
+class OffloadToolResults:
+    """Store every tool result longer than `min_chars` whole; the window keeps head, tail and its id."""
+
+    store: ExternalStore
+    min_chars: int = 240
+    head_chars: int = 160
+    tail_chars: int = 120
+    count_tokens: TokenCounter = estimate_tokens
+    name: str = "store_offload_results"
+
+    def __post_init__(self):
+        for name in ("min_chars", "head_chars", "tail_chars"):
+            check_int(name, getattr(self, name))
+
+    def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
+        """Return a new list with long tool results offloaded; stores their full text."""
+        result: List[Mapping] = list(messages)
+        affected = []
+        for index, message in enumerate(messages):
+            content = message.get("content") or ""
+            if (message.get("role") != "tool" or is_offloaded(message) or is_aged(message)
+                    or len(content) <= self.min_chars):
+                continue  # an aged result has lost its middle already: storing it would promise too much
+            call_id = message.get("tool_call_id", "")
+            short = dict(message, content=offloaded_content(content, call_id, self.head_chars, self.tail_chars,
+                                                            (message.get("error") or {}).get("code")))
+            if self.count_tokens([short]) >= self.count_tokens([message]):
+                continue  # never inflate
+            self.store.put(call_id, content)
+            result[index] = short
+            affected.append(index)
+        return CompressionResult(self.name, result, affected)
+
+
+@dataclass
+class OffloadGroups:
+    """Move the oldest closed range into the store; one index message says what is there and under which id."""
+
+    store: ExternalStore
+    protect_tail: int = 4
+    count_tokens: TokenCounter = estimate_tokens
+    name: str = "store_offload_groups"
+
+    def __post_init__(self):
+        check_int("protect_tail", self.protect_tail)
+
+    def index_lines(self, folded: Sequence[Mapping]) -> List[str]:
+        lines: List[str] = []
+        calls = {}
+        for message in folded:
+            content = message.get("content") or ""
+            if is_store_index(message):
+                lines.extend(content.splitlines()[1:])
+            elif message.get("role") == "assistant":
+                for call in message.get("tool_calls") or ():
+                    calls[call.get("id")] = call
+                lines.append(f"- {content}")
+            elif message.get("role") == "tool":
+                call_id = message.get("tool_call_id")
+                call = calls.get(call_id) or {}
+                arguments = (call.get("function") or {}).get("arguments") or ""
+                # The stored copy is the full text when OffloadToolResults got there first.
+                size = len(self.store.get(call_id)) if call_id in self.store else len(content)
+                lines.append(f"  id={call_id} {tool_call_name(call)} {arguments} ({size:,} 字符)")
+        return lines
+
+    def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
+        """Return a new list with the closed range replaced by an index; stores each result."""
+        span = foldable_range(messages, self.protect_tail, is_store_index)
+        if len(span) == 0:
+            return CompressionResult(self.name, list(messages), [])
+        folded = list(messages[span.start:span.stop])
+        lines = self.index_lines(folded)
+        new_results = [m for m in folded if m.get("role") == "tool" and m.get("tool_call_id") not in self.store]
+        index = {"role": "user", "content": "\n".join(
+            [f"{INDEX_MARK} 早期消息已移出窗口;工具回报全文可用 {RECALL_TOOL}(id) 取回"] + lines)}
+        result: List[Mapping] = list(messages[:span.start]) + [index] + list(messages[span.stop:])
+        if self.count_tokens(result) >= self.count_tokens(messages):
+            return CompressionResult(self.name, list(messages), [])  # never inflate
+        for message in new_results:
+            self.store.put(message["tool_call_id"], message.get("content") or "")
+        return CompressionResult(self.name, result, list(span))

@@ -1,0 +1,83 @@
+"""Sliding-window truncation: drop the oldest closed groups, keep the head and the last messages.
+
+The cheapest and the crudest path: what is dropped leaves no trace in the window,
+not even a line saying something was there. It shares the rolling summary's
+protection rules, because a cut that breaks them fails the next API call:
+- the protected head (leading system messages and the first user message) stays;
+- the last `protect_tail` messages stay, so the current chain of reasoning is verbatim;
+- only a closed range goes: assistant/tool messages whose every tool call is answered
+  inside it, so no tool call is split from its answers (parallel calls included).
+`foldable_range` is that rule as a function; the summary-like paths (hierarchical
+summary, external store) use it too, so all group-level paths cut the same range.
+"""
+
+from dataclasses import dataclass
+from typing import Callable, List, Mapping, Optional, Sequence
+
+from .messages import call_ids, check_int, protected_head_length
+from .strategy import CompressionResult
+
+CarriedTest = Callable[[Mapping], bool]
+
+
+def _never(message: Mapping) -> bool:
+    return False
+
+
+def _open_reason(messages: Sequence[Mapping], start: int, end: int, carried: CarriedTest) -> Optional[str]:
+    """Why messages[start:end] is not a closed range, or None when it is."""
+    calls, answers = set(), set()
+    for index in range(start, end):
+        message = messages[index]
+        if index == start and carried(message):
+            continue  # an earlier fold (summary, store index) is folded again
+        role = message.get("role")
+        if role not in ("assistant", "tool"):
+            return f"message {index} is a {role} message"
+        calls.update(call_ids(message))
+        if role == "tool":
+            answers.add(message.get("tool_call_id"))
+    if calls - answers:
+        return "unanswered tool call " + ", ".join(sorted(calls - answers))
+    if answers - calls:
+        return "tool result without its call " + ", ".join(sorted(answers - calls))
+    return None
+
+
+def foldable_range(messages: Sequence[Mapping], protect_tail: int, carried: CarriedTest = _never) -> range:
+    """The longest closed range after the protected head and before the protected tail.
+
+    It starts right after the head (including an earlier fold there, when
+    `carried(message)` says so) and its end moves one message earlier until the
+    range is closed. Empty when nothing new may be cut.
+    """
+    start = protected_head_length(messages)
+    first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
+    end = len(messages) - protect_tail
+    while end > first_new:
+        if _open_reason(messages, start, end, carried) is None:
+            return range(start, end)
+        end -= 1
+    return range(start, start)
+
+
+@dataclass
+class SlidingWindowTruncation:
+    """Keep the protected head and the last `protect_tail` messages; drop the closed range between.
+
+    `protect_tail` is the window size: the smaller it is, the more is dropped.
+    """
+
+    protect_tail: int = 4
+    name: str = "sliding_window_truncation"
+
+    def __post_init__(self):
+        check_int("protect_tail", self.protect_tail)
+
+    def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
+        """Return a new list without the oldest closed range; the input is not changed."""
+        span = foldable_range(messages, self.protect_tail)
+        if len(span) == 0:
+            return CompressionResult(self.name, list(messages), [])
+        kept: List[Mapping] = list(messages[:span.start]) + list(messages[span.stop:])
+        return CompressionResult(self.name, kept, list(span))
