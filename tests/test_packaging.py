@@ -18,7 +18,9 @@ def test_environment_yml_names_the_same_packages_as_the_notebooks_extra():
     extra = {_name(r) for r in project["project"]["optional-dependencies"]["notebooks"]}
     lines = (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
     start = lines.index("dependencies:") + 1
-    conda = {_name(line.strip()[2:]) for line in lines[start:] if re.match(r"^  - [A-Za-z][\w.-]*($|[<>= ])", line)}
+    # conda packages, and PyPI-only packages in the pip: section (6-space indent)
+    conda = {_name(line.strip()[2:]) for line in lines[start:]
+             if re.match(r"^  (?:    )?- [A-Za-z][\w.-]*($|[<>= ])", line)}
     assert conda - {"python", "pip"} == extra
     assert "      - -e ." in lines  # the library itself, from this checkout
 
