@@ -31,6 +31,7 @@ MESSAGE_TRACES = ("baseline messages", "compressed messages")
 TRACE_NAMES = TOKEN_TRACES + MESSAGE_TRACES
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
+FIGURE_WIDTH, FIGURE_HEIGHT = 900, 500
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
 
 
@@ -132,9 +133,11 @@ def session_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, 
     figure.update_yaxes(title_text="tokens (estimate)", row=1, col=1, tickformat=",",
                         type="log" if log_tokens else "linear", range=token_axis_range(run, baseline, log_tokens))
     figure.update_yaxes(title_text="messages", row=1, col=2, range=message_axis_range(baseline))
-    figure.update_layout(title=dict(text=figure_title(run), x=0.01, font=dict(size=15)), height=440,
-                         margin=dict(l=60, r=20, t=90, b=50), template="plotly_white",
-                         legend=dict(orientation="h", yanchor="bottom", y=1.1, x=0.0))
+    # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the output area.
+    figure.update_layout(title=dict(text=figure_title(run), x=0.01, y=0.97, font=dict(size=15)),
+                         width=FIGURE_WIDTH, height=FIGURE_HEIGHT, margin=dict(l=70, r=20, t=70, b=100),
+                         template="plotly_white",
+                         legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0))
     return figure
 
 

@@ -1,0 +1,237 @@
+"""The long-session dashboard (notebook 06): what it shows is what run_session computes.
+
+Sliders are driven as a person would, by setting `.value`; every expected number comes
+from `run_session` (or the trace) for that setting, never from constants copied here.
+"""
+
+import html
+import re
+import statistics
+import time
+from dataclasses import fields
+
+import pytest
+
+from minilib import Settings, run_baseline, run_session
+from minilib.cli import format_summary
+from minilib.lab.dashboard import SLIDERS, LongSessionDashboard, settings_from_values, status_lines
+from minilib.lab.figures import TRACE_NAMES, figure_traces, session_figure, token_axis_range, trace_data
+from minilib.lab.tables import messages_table, rounds_table, to_html, trace_events_table
+
+
+@pytest.fixture(scope="module")
+def dashboard(session):
+    return LongSessionDashboard(session)
+
+
+@pytest.fixture
+def fresh(dashboard):
+    """The module's dashboard, back at the article's values (building one costs about a second)."""
+    dashboard.reset()
+    return dashboard
+
+
+def assert_shows(dashboard, expected):
+    """The figure, both tables and the status line show `expected` (a SessionRun)."""
+    rounds = expected.rounds
+    figure = dashboard.figure
+    assert trace_data(figure, "compressed") == {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]}
+    assert trace_data(figure, "compressed messages")["y"] == [r.messages_after for r in rounds]
+    assert trace_data(figure, "aging")["x"] == [r.round for r in rounds if r.aged]
+    assert trace_data(figure, "summary")["x"] == [r.round for r in rounds if r.summarized]
+    assert trace_data(figure, "threshold")["y"] == [expected.settings.threshold] * 2
+    assert trace_data(figure, "overflow")["y"] == ([expected.overflow.tokens] if expected.overflow else [])
+    assert html_rows(dashboard.rounds_html.value) == [
+        [str(r.round), f"{r.baseline_tokens:,}", str(r.baseline_messages), f"{r.tokens_before:,}",
+         f"{r.tokens_after:,}", str(r.messages_after), "✓" if r.aged else "", "✓" if r.summarized else ""]
+        for r in rounds]
+    compression_seqs = [record["seq"] for record in expected.tracer.records
+                        if record["event"] in ("context_compression", "context_overflow")]
+    assert [int(row[0]) for row in html_rows(dashboard.events_html.value)] == compression_seqs
+    for line in format_summary(expected).splitlines():
+        assert html.escape(line) in dashboard.status.value
+
+
+def html_rows(table_html: str) -> list:
+    """The body rows of a table rendered by tables.to_html, as lists of cell texts (the empty-table row skipped)."""
+    body = table_html.split("<tbody>", 1)[1]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body)
+    return [[html.unescape(cell) for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
+            for row in rows if "colspan" not in row]
+
+
+def test_opens_at_the_article_values_and_shows_that_run(fresh, session):
+    assert fresh.values() == {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
+    assert_shows(fresh, run_session(session, Settings()))
+    assert "ccl-status" in fresh.status.value and "Stopped" not in fresh.status.value
+
+
+@pytest.mark.parametrize("name, value", [
+    ("threshold", 900),      # the summary has to fire more often
+    ("threshold", 5000),     # round 1 needs no compression any more
+    ("head_chars", 0),       # aged results keep nothing of their start
+    ("tail_chars", 600),     # aged results keep more of their end
+    ("min_chars", 2000),     # only results over 2,000 characters are aged
+    ("protect_tail", 8),     # a summary may fold less
+])
+def test_each_slider_redraws_figure_and_tables_for_its_value(fresh, session, name, value):
+    article = run_session(session, Settings())
+    expected = run_session(session, Settings(**{name: value}))
+    assert expected.rounds != article.rounds, "this value must change the run, or the test proves nothing"
+    fresh.sliders[name].value = value
+    assert fresh.run.settings == expected.settings
+    assert_shows(fresh, expected)
+
+
+def test_every_trace_is_the_data_figure_traces_computes(fresh, session):
+    fresh.sliders["threshold"].value = 700
+    expected = figure_traces(run_session(session, Settings(threshold=700)), run_baseline(session))
+    assert [trace.name for trace in fresh.figure.data] == list(TRACE_NAMES)
+    for name in TRACE_NAMES:
+        assert trace_data(fresh.figure, name) == {"x": expected[name]["x"], "y": expected[name]["y"]}
+
+
+def test_a_threshold_below_the_protected_head_shows_a_message_not_a_traceback(fresh, session):
+    expected = run_session(session, Settings(threshold=100))
+    assert expected.overflow is not None and not expected.rounds
+    fresh.sliders["threshold"].value = 100
+    assert str(expected.overflow) in fresh.status.value
+    assert "Stopped before the model call of round 0" in fresh.status.value
+    assert "Traceback" not in fresh.status.value
+    assert trace_data(fresh.figure, "overflow") == {"x": [0], "y": [expected.overflow.tokens]}
+    assert trace_data(fresh.figure, "compressed") == {"x": [], "y": []}
+    assert "no round was sent" in fresh.rounds_html.value
+    assert fresh.figure.layout.title.text.startswith("Stopped at round 0")
+    # The baseline does not depend on the settings: it is drawn in full even when nothing was sent.
+    assert trace_data(fresh.figure, "baseline")["y"] == list(run_baseline(session).tokens)
+
+
+def test_an_overflow_later_in_the_session_keeps_the_rounds_before_it(fresh, session):
+    expected = run_session(session, Settings(threshold=800))
+    assert expected.overflow is not None and expected.rounds
+    fresh.sliders["threshold"].value = 800
+    assert_shows(fresh, expected)
+    assert trace_data(fresh.figure, "overflow")["x"] == [len(expected.rounds)]
+    assert status_lines(expected)[0].startswith(f"Stopped before the model call of round {len(expected.rounds)}")
+
+
+def test_reset_restores_the_article_values_and_redraws_once(fresh, session, monkeypatch):
+    for name, value in (("threshold", 600), ("head_chars", 400), ("protect_tail", 1)):
+        fresh.sliders[name].value = value
+    renders = []
+    original = fresh.render
+    monkeypatch.setattr(fresh, "render", lambda: renders.append(1) or original())
+    fresh.reset_button.click()
+    assert len(renders) == 1
+    assert settings_from_values(fresh.values()) == Settings()
+    assert_shows(fresh, run_session(session, Settings()))
+
+
+def test_changes_update_the_same_widgets_in_place(fresh):
+    figure, children, traces = fresh.figure, fresh.widget.children, list(fresh.figure.data)
+    for value in (500, 1500, 2500):
+        fresh.sliders["threshold"].value = value
+    assert fresh.figure is figure and fresh.widget.children is children
+    assert all(a is b for a, b in zip(fresh.figure.data, traces))
+
+
+def test_token_axis_is_fixed_while_aging_knobs_move(fresh):
+    """A fixed range: autorange would rescale the panel and hide the change."""
+    before = tuple(fresh.figure.layout.yaxis.range)
+    compressed_before = trace_data(fresh.figure, "compressed")["y"]
+    fresh.sliders["head_chars"].value = 800
+    assert tuple(fresh.figure.layout.yaxis.range) == before
+    assert trace_data(fresh.figure, "compressed")["y"] != compressed_before
+    assert before[1] >= max(fresh.baseline.tokens)
+
+
+def test_log_axis_keeps_every_point_in_range(fresh, session):
+    fresh.log_axis.value = True
+    low, high = fresh.figure.layout.yaxis.range
+    assert fresh.figure.layout.yaxis.type == "log"
+    values = [y for name in TRACE_NAMES if "messages" not in name for y in trace_data(fresh.figure, name)["y"]]
+    assert 10 ** low <= min(values) and max(values) <= 10 ** high
+    fresh.log_axis.value = False
+    assert fresh.figure.layout.yaxis.type == "linear"
+
+
+def test_a_threshold_above_the_baseline_widens_the_axis(session):
+    run = run_session(session, Settings(threshold=30_000))
+    low, high = token_axis_range(run, run_baseline(session))
+    assert low == 0 and high >= 30_000
+
+
+def test_invalid_values_give_a_message_naming_the_setting(fresh, monkeypatch):
+    with pytest.raises(ValueError, match="threshold must be >= 1"):
+        settings_from_values(dict(fresh.values(), threshold=0))
+    last_run = fresh.run
+    monkeypatch.setattr(fresh, "values", lambda: dict(threshold=1200, head_chars=-5, tail_chars=120, min_chars=240,
+                                                      protect_tail=4))
+    fresh.render()
+    assert "Invalid setting: head_chars must be &gt;= 0" in fresh.status.value
+    assert fresh.run is last_run  # the figure keeps the last valid run
+
+
+def test_sliders_are_labelled_by_their_settings_field_and_reach_the_overflow(dashboard):
+    """The labels and classes the browser test relies on."""
+    assert [slider.description for slider in dashboard.sliders.values()] == [f.name for f in fields(Settings)]
+    assert "ccl-long-session-dashboard" in dashboard.widget._dom_classes
+    assert "ccl-slider-threshold" in dashboard.sliders["threshold"]._dom_classes
+    threshold = next(spec for spec in SLIDERS if spec.name == "threshold")
+    protected_head = run_session(dashboard.session, Settings()).rounds[0].tokens_before
+    assert threshold.minimum < protected_head  # so a student can see the overflow
+    assert dashboard.reset_button.description == "Reset to the article's values"
+
+
+def test_text_form_has_no_random_ids(dashboard):
+    """What nbval compares and a viewer without a kernel shows."""
+    bundle = dashboard._repr_mimebundle_()
+    assert bundle["text/plain"] == "Long-session dashboard (run the notebook to use the sliders)"
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_slider_change_is_fast(fresh):
+    """The browser budget is 60 ms from keypress to redrawn chart; the kernel's share must stay small."""
+    timings = []
+    for value in range(300, 3000, 100):
+        start = time.perf_counter()
+        fresh.sliders["threshold"].value = value
+        timings.append(time.perf_counter() - start)
+    assert statistics.median(timings) < 0.025, f"median {statistics.median(timings) * 1000:.1f} ms"
+
+
+# ---------------------------------------------------------------- figures and tables on their own
+
+def test_static_figure_has_the_same_data_as_the_widget(session):
+    run = run_session(session, Settings(protect_tail=2))
+    static = session_figure(run, run_baseline(session), widget=False)
+    widget = session_figure(run, run_baseline(session), widget=True)
+    for name in TRACE_NAMES:
+        assert trace_data(static, name) == trace_data(widget, name)
+
+
+def test_trace_data_names_the_traces_when_one_is_missing(session):
+    figure = session_figure(run_session(session), run_baseline(session), widget=False)
+    with pytest.raises(KeyError, match="no trace named 'nope'; the figure has baseline, compressed"):
+        trace_data(figure, "nope")
+
+
+def test_trace_events_table_lists_every_record_in_order(session):
+    run = run_session(session)
+    every = trace_events_table(run, events=None)
+    assert list(every.index) == [record["seq"] for record in run.tracer.records]
+    assert list(every["event"]) == [record["event"] for record in run.tracer.records]
+    compressions = trace_events_table(run)
+    for seq, row in compressions.iterrows():
+        payload = run.tracer.records[seq - 1]["payload"]
+        assert row["what"] == payload["strategy"]
+        assert f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens" in row["detail"]
+
+
+def test_to_html_escapes_content_and_formats_numbers(session):
+    messages = [{"role": "system", "content": "<b>not bold</b>"}, {"role": "user", "content": "x" * 5000}]
+    table = messages_table(messages, protect_tail=0)
+    rendered = to_html(table, highlight_rows=[1])
+    assert "&lt;b&gt;not bold&lt;/b&gt;" in rendered and "<b>not bold</b>" not in rendered
+    assert f"<td>{table.loc[1, 'tokens']:,}</td>" in rendered
+    assert rendered.count('class="ccl-changed"') == 1
