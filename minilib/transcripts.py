@@ -122,7 +122,12 @@ def parse_transcript(text: str, source: str = "<transcript>", jsonl: bool = Fals
         where = "line {}"  # a JSONL error names the file's line
         positions = [number for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
     else:
-        data = _parse_json(text, source, "the file")
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as error:
+            hint = "; one message a line is read from a file named .jsonl" if error.msg == "Extra data" else ""
+            raise TranscriptFileError(f"{source}: the file is not valid JSON ({error.msg}, line {error.lineno} "
+                                      f"column {error.colno}){hint}") from None
         if isinstance(data, Mapping):
             if "messages" not in data:
                 raise TranscriptFileError(f"{source}: field 'messages' is missing (expected a list of messages, "
