@@ -87,7 +87,7 @@ def explain_step(walk: Sequence[WindowState], position: int, settings: Settings)
     if state.state == "send":
         return [state.detail, "the model sees exactly this list; the loop never learns what was cut"]
     if state.state == "overflow":
-        return [state.detail]
+        return [state.detail, "nothing is sent: the loop's message list is left exactly as it was, and the run stops"]
     lines = [state.detail]
     changes = step_changes(previous, state)
     if state.state == "tool_result_aging":
@@ -138,10 +138,10 @@ NODE_CENTERS = {  # (x, y) in the SVG's 720 x 300 view box
 }
 NODE_HALF = (92, 27)  # half width, half height of every node
 EDGES = (  # (from, to, label, sideways offset so two-way pairs do not overlap)
-    ("measure", "tool_result_aging", "over budget", -9),
-    ("tool_result_aging", "measure", "", -9),
-    ("measure", "rolling_summary", "still over", 9),
-    ("rolling_summary", "measure", "", 9),
+    ("measure", "tool_result_aging", "over budget", -8),
+    ("tool_result_aging", "measure", "", 8),
+    ("measure", "rolling_summary", "still over", 8),
+    ("rolling_summary", "measure", "", -8),
     ("measure", "send", "within budget", 0),
     ("measure", "overflow", "over, nothing left to cut", 0),
 )
@@ -274,7 +274,8 @@ class StateMachineStepper:
         self.next_button.disabled = self.position == len(walk) - 1
         self.title.value = f"<b>{html.escape(view.title)}</b>"
         self.diagram.value = view.diagram
-        self.explanation.value = "<br>".join(html.escape(line) for line in view.lines)
+        self.explanation.value = (f'<div style="border-left:4px solid {STATE_COLORS[view.state]};padding:2px 10px">'
+                                  + "<br>".join(html.escape(line) for line in view.lines) + "</div>")
         self.table.value = TABLE_CSS + to_html(view.table, highlight_rows=view.changes)
 
     def _on_round(self, change) -> None:

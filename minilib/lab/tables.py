@@ -18,7 +18,7 @@ from ..summary import is_summary
 from ..tokens import estimate_message_tokens, tool_call_name
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
-PREVIEW_CHARS = 48
+PREVIEW_CHARS = 40
 
 
 def rounds_table(run: SessionRun) -> pd.DataFrame:
@@ -122,7 +122,7 @@ def preview(content: Optional[str], width: int = PREVIEW_CHARS) -> str:
 
 def messages_table(messages: Sequence[Mapping], protect_tail: int, changes: Optional[Mapping[int, str]] = None
                    ) -> pd.DataFrame:
-    """The window one message a row: role, tokens, protected, aged, group, a preview, and what changed."""
+    """The window one message a row: role, tokens, protected, aged, group, what changed, and a preview."""
     changes = changes or {}
     rows = [{
         "#": index,
@@ -131,11 +131,11 @@ def messages_table(messages: Sequence[Mapping], protect_tail: int, changes: Opti
         "protected": protected,
         "aged": is_aged(message),
         "group": group,
-        "content": preview(message.get("content")),
         "changed": changes.get(index, ""),
+        "content": preview(message.get("content")),
     } for index, (message, protected, group) in enumerate(zip(messages, protection(messages, protect_tail),
                                                               message_groups(messages)))]
-    columns = ["#", "role", "tokens", "protected", "aged", "group", "content", "changed"]
+    columns = ["#", "role", "tokens", "protected", "aged", "group", "changed", "content"]
     return pd.DataFrame(rows, columns=columns).set_index("#")
 
 
