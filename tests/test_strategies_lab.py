@@ -1,0 +1,65 @@
+"""Notebook 08's views, headless: the explorer redraws exactly what run_path computes for its slider values."""
+
+import pandas as pd
+import pytest
+
+from minilib.compare import PATHS, run_path
+from minilib.lab.six_paths import (SixPathsExplorer, comparison_table, explorer_table, fact_states_table,
+                                   tokens_figure, tokens_per_round, tradeoff_data)
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return SixPathsExplorer()
+
+
+def point_of(figure, key):
+    trace = next(t for t in figure.data if t.name == PATHS[key].title)
+    return trace.x[0], trace.y[0], trace.marker.symbol
+
+
+@pytest.mark.parametrize("key, value", [("truncation", 10), ("hierarchical", 0), ("aging", 0), ("budgeting", 600),
+                                        ("store", 0)])
+def test_moving_a_slider_moves_that_point_to_run_paths_result(explorer, key, value):
+    explorer.sliders[key].value = value
+    run = run_path(key, value)
+    x, y, symbol = point_of(explorer.figure, key)
+    assert (x, y) == (run.final_tokens, run.final_count("kept"))
+    assert symbol == ("circle" if run.completed else "circle-open")
+    row = explorer_table(explorer.values()).loc[PATHS[key].title]
+    assert row["tokens last round"] == run.final_tokens and row["lost"] == run.final_count("lost")
+    assert f"{PATHS[key].parameter}={value}" in explorer.table_html.value
+    explorer.sliders[key].value = PATHS[key].default
+    assert point_of(explorer.figure, key)[:2] == (run_path(key).final_tokens, run_path(key).final_count("kept"))
+
+
+def test_other_points_stay_when_one_slider_moves(explorer):
+    before = {key: point_of(explorer.figure, key) for key in PATHS}
+    explorer.sliders["truncation"].value = 0
+    after = {key: point_of(explorer.figure, key) for key in PATHS}
+    assert {k: v for k, v in after.items() if k != "truncation"} == {k: v for k, v in before.items() if k != "truncation"}
+    assert after["truncation"] != before["truncation"]
+    explorer.sliders["truncation"].value = PATHS["truncation"].default
+
+
+def test_sweep_lines_cover_every_slider_value():
+    data = tradeoff_data({key: spec.default for key, spec in PATHS.items()})
+    for key, spec in PATHS.items():
+        assert data[f"{key} sweep"]["y"] == [run_path(key, v).final_count("kept") for v in spec.choices]
+
+
+def test_tables_and_figure_hold_the_computed_numbers():
+    runs = {key: run_path(key) for key in PATHS}
+    per_round = tokens_per_round(runs)
+    assert per_round.loc[13, "rolling_summary"] == 1193 and pd.isna(per_round.loc[9, "aging"])
+    table = comparison_table(runs)
+    assert table.loc["0 no compression", "kept"] == 19
+    assert table.loc["4 hierarchical summary", "kept"] == runs["hierarchical"].final_count("kept")
+    assert fact_states_table(runs).loc["E2BIG fix (#58) still in review", "store"] == "recallable"
+    figure = tokens_figure(runs)
+    line = next(t for t in figure.data if t.name == PATHS["truncation"].title)
+    assert list(line.y) == [r.tokens for r in runs["truncation"].rounds]
+
+
+def test_explorer_text_form_is_fixed(explorer):
+    assert explorer._repr_mimebundle_()["text/plain"] == "Six-paths explorer (run the notebook to use the sliders)"
