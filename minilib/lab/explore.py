@@ -132,10 +132,13 @@ class TokenEstimateBox(_Shown):
 # ---------------------------------------------------------------- 03: tool-result aging
 
 def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
-    """HTML: texts in columns side by side, each under its title, scrolling when long."""
+    """HTML: texts in columns side by side, each under its title, scrolling when long.
+
+    Lines are not wrapped, so a cut in the middle of a line shows as one.
+    """
     columns = "".join(
         f'<div style="flex:1;min-width:0"><div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
-        f'<pre style="white-space:pre-wrap;word-break:break-all;max-height:{height};overflow:auto;'
+        f'<pre style="white-space:pre;max-height:{height};overflow:auto;'
         f'border:1px solid #ccc;padding:6px;margin:0;font-size:12px">{html.escape(text)}</pre></div>'
         for title, text in panels)
     return f'<div style="display:flex;gap:12px">{columns}</div>'
