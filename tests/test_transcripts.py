@@ -162,3 +162,33 @@ def test_settings_reach_the_replay(tmp_path):
 def test_jsonl_and_json_give_the_same_transcript():
     messages = load_transcript(TRANSCRIPTS / "cjk_refactor.jsonl").messages
     assert parse_transcript(json.dumps(messages, ensure_ascii=False)).messages == messages
+
+
+def test_notebook_views_agree_with_the_core():
+    from minilib import validate_messages
+    from minilib.lab.transcripts_view import keep_last, naive_cut_table, transcript_baseline, what_was_cut
+
+    messages = load_transcript(TRANSCRIPTS / "coding_agent_fix.json").messages
+    run = replay_transcript(messages)
+    assert list(transcript_baseline(messages).tokens) == [r.baseline_tokens for r in run.rounds]
+    cut = what_was_cut(run, messages)
+    assert cut["recoverable"].all() and len(cut) == sum(m["role"] == "tool" for m in messages)
+    final_tools = {m["tool_call_id"]: m for m in run.final_messages if m["role"] == "tool"}
+    for call_id, row in cut.iterrows():
+        if call_id in final_tools:
+            assert row["characters in last window"] == len(final_tools[call_id]["content"])
+        else:
+            assert row["fate"] == "folded into the summary"
+    assert set(cut["fate"]) == {"folded into the summary", "aged", "verbatim"}
+    window = messages[:max(i for i, m in enumerate(messages) if m["role"] == "assistant")]
+    table = naive_cut_table(window, range(0, 14))
+    for count, row in table.iterrows():
+        kept = keep_last(window, count)
+        assert kept[:1] == window[:1] and len(kept) == 1 + count  # the system prompt, then the last N
+        try:
+            validate_messages(kept)
+            valid = not kept[-1].get("tool_calls")
+        except ValueError:
+            valid = False
+        assert row["valid"] == valid and row["tokens"] == estimate_tokens(kept)
+    assert not table["valid"].all() and table["valid"].any()
