@@ -11,8 +11,11 @@ import copy
 import json
 import os
 
+from pathlib import Path
+
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 
 from minilib import (SUMMARY_MARK, ContextOverflowError, InvalidMessagesError, RollingSummary, Settings,
                      ToolResultAging, Tracer, article_window, estimate_tokens, recover_tool_output,
@@ -20,6 +23,8 @@ from minilib import (SUMMARY_MARK, ContextOverflowError, InvalidMessagesError, R
 from minilib.messages import call_ids, protected_head_length
 from minilib.transcripts import parse_transcript, replay_transcript
 
+# Hypothesis still caches Unicode tables and source constants on disk: keep them in build/, not in the checkout.
+set_hypothesis_home_dir(Path(__file__).resolve().parent.parent / "build" / "hypothesis")
 settings.register_profile("properties", max_examples=150, derandomize=True, database=None, deadline=None,
                           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 settings.register_profile("thorough", parent=settings.get_profile("properties"), max_examples=1500)
