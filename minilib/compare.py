@@ -12,6 +12,7 @@ them as markdown (the README's table comes from there).
 """
 
 import argparse
+import json
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -23,10 +24,10 @@ from .budgeting import InputBudgeting, PromptSection, declaration_section
 from .facts import STATES, Fact, count_states, load_facts, probe
 from .hierarchical import HierarchicalSummary
 from .loop import run_loop
-from .messages import check_int
+from .messages import check_int, validate_messages
 from .model import ScriptedModel
 from .session import DATA_DIR, DEFAULT_SESSION, Session, SessionFileError, load_session
-from .store import RECALL_DECLARATION, ExternalStore, OffloadGroups, OffloadToolResults, RecallTool, ToolsWithRecall
+from .store import RECALL_DECLARATION, RECALL_TOOL, ExternalStore, OffloadGroups, OffloadToolResults, RecallTool, ToolsWithRecall
 from .summary import RollingSummary
 from .tokens import TokenCounter, estimate_text_tokens, estimate_tokens
 from .trace import Tracer
@@ -40,7 +41,7 @@ ARTICLE = dict(threshold=1200, head_chars=160, tail_chars=120, min_chars=240, pr
 
 
 @dataclass(frozen=True)
-class Path_:
+class PathSpec:
     """One compression path: its pipeline builder and its main parameter (the notebook's slider)."""
 
     key: str
@@ -140,18 +141,18 @@ def _budgeting(session, value, count_tokens, model):
                     session.tools, system=budget.full_prompt)
 
 
-PATHS: Dict[str, Path_] = {p.key: p for p in (
-    Path_("truncation", "1 sliding-window truncation", "aging → truncation", "protect_tail", 4,
+PATHS: Dict[str, PathSpec] = {p.key: p for p in (
+    PathSpec("truncation", "1 sliding-window truncation", "aging → truncation", "protect_tail", 4,
           (0, 1, 2, 4, 6, 8, 10), _truncation),
-    Path_("aging", "2 tool-result aging", "aging alone", "head_chars", 160,
+    PathSpec("aging", "2 tool-result aging", "aging alone", "head_chars", 160,
           (0, 40, 80, 160, 320, 640), _aging_only),
-    Path_("rolling_summary", "3 rolling summary", "aging → rolling summary (the article)", "protect_tail", 4,
+    PathSpec("rolling_summary", "3 rolling summary", "aging → rolling summary (the article)", "protect_tail", 4,
           (0, 1, 2, 4, 6, 8, 10), _rolling),
-    Path_("hierarchical", "4 hierarchical summary", "aging → hierarchical summary", "key_lines", 3,
+    PathSpec("hierarchical", "4 hierarchical summary", "aging → hierarchical summary", "key_lines", 3,
           (0, 1, 2, 3, 5, 8, 12), _hierarchical),
-    Path_("store", "5 external store + recall", "store results → store groups", "protect_tail", 4,
+    PathSpec("store", "5 external store + recall", "store results → store groups", "protect_tail", 4,
           (0, 1, 2, 4, 6, 8, 10), _store),
-    Path_("budgeting", "6 input-side budgeting", "budgeting → aging → rolling summary", "budget_tokens", 400,
+    PathSpec("budgeting", "6 input-side budgeting", "budgeting → aging → rolling summary", "budget_tokens", 400,
           (300, 350, 400, 450, 500, 600), _budgeting),
 )}
 
@@ -274,22 +275,40 @@ def default_facts() -> Tuple[Fact, ...]:
 
 
 def load_recall_session(path=RECALL_SESSION) -> Session:
-    """The session with one `recall` call: checked like any session, with recall as a known tool."""
-    import json
+    """A session whose agent may call `recall`: checked like `load_session`, with recall as a known tool.
+
+    `load_session` rejects it (a harness without a store has no recall tool), so the
+    file is checked here: the same fields, the same message checks, known tool names.
+    """
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise SessionFileError(f"{path}: no such session file") from None
-    base = default_session()
-    known = set(base.tools.workspace.tools) | {"recall"}
-    for index, reply in enumerate(data.get("replies") or []):
+    except json.JSONDecodeError as error:
+        raise SessionFileError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
+    if not isinstance(data, dict):
+        raise SessionFileError(f"{path}: expected a JSON object with name, system, task, replies and workspace")
+    for key, kind in (("name", str), ("system", str), ("task", str), ("replies", list), ("workspace", str)):
+        if not isinstance(data.get(key), kind):
+            raise SessionFileError(f"{path}: field '{key}' is missing or not a {kind.__name__}")
+    try:
+        validate_messages(data["replies"], where="replies", expect_tool_results=False)
+    except ValueError as error:
+        raise SessionFileError(f"{path}: {error}") from None
+    workspace = (path.parent / data["workspace"]).resolve()
+    if not workspace.is_dir():
+        raise SessionFileError(f"{path}: field 'workspace' names {data['workspace']}, which is not a folder")
+    session = Session(path, data["name"], data["system"], data["task"], data["replies"], workspace)
+    known = set(session.tools.workspace.tools) | {RECALL_TOOL}
+    for index, reply in enumerate(data["replies"]):
+        if reply.get("role") != "assistant":
+            raise SessionFileError(f"{path}: replies[{index}] must be an assistant message")
         for number, call in enumerate(reply.get("tool_calls") or []):
             if call["function"]["name"] not in known:
                 raise SessionFileError(f"{path}: replies[{index}].tool_calls[{number}] calls unknown tool "
                                        f"{call['function']['name']!r}")
-    workspace = (path.parent / data["workspace"]).resolve()
-    return Session(path, data["name"], data["system"], data["task"], data["replies"], workspace)
+    return session
 
 
 # --- tables ---------------------------------------------------------------------------------------

@@ -116,9 +116,10 @@ class HierarchicalSummary:
                 continue
             part = self.summarize_group(group)
             parts.append(part)
-            calls.append({"purpose": "summary:group", "input": group, "reply": part})
+            calls.append({"purpose": "summary", "input": group, "reply": part})
         text = self.merge(parts)
-        calls.append({"purpose": "summary:merge", "input": [{"role": "user", "content": p} for p in parts],
+        # Traced as "summary" like the rolling summary's call, so every consumer of the trace counts it.
+        calls.append({"purpose": "summary", "input": [{"role": "user", "content": p} for p in parts],
                       "reply": text})
         header = f"{SUMMARY_MARK} {HIERARCHICAL_TITLE}:折叠了 {len(folded)} 条早期消息,{len(parts)} 段"
         result: List[Mapping] = (list(messages[:span.start]) + [{"role": "user", "content": f"{header}\n{text}"}]

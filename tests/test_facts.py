@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from minilib import load_session, run_session
+from minilib.session import SessionFileError
 from minilib.compare import (PATHS, build_markdown, default_facts, load_recall_session, run_baseline_probe,
                              run_path)
 from minilib.facts import KINDS, Fact, FactsFileError, check_facts, load_facts, probe
@@ -126,7 +127,7 @@ def test_recall_session_is_the_session_plus_one_recall(session):
     assert recall.replies[:13] == session.replies[:13]
     call = recall.replies[13]["tool_calls"][0]
     assert call["function"]["name"] == "recall" and json.loads(call["function"]["arguments"])["id"] == "call_01"
-    with pytest.raises(Exception, match="unknown tool 'recall'"):
+    with pytest.raises(SessionFileError, match="unknown tool 'recall'"):
         load_session(ROOT / "data" / "session_recall.json")  # the plain harness has no store
 
 
@@ -148,3 +149,19 @@ def test_compare_command_writes_the_markdown(tmp_path):
                           cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert out.read_text(encoding="utf-8") == build_markdown(include_tokenizers=False)
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.pop("task"), "field 'task' is missing"),
+    (lambda d: d["replies"][13]["tool_calls"][0]["function"].update(name="shell"), r"replies\[13\].tool_calls\[0\] calls unknown tool 'shell'"),
+    (lambda d: d.update(workspace="nowhere"), "names nowhere, which is not a folder"),
+    (lambda d: d["replies"].insert(0, {"role": "user", "content": "hi"}), r"replies\[0\] must be an assistant message"),
+])
+def test_a_bad_recall_session_is_named(tmp_path, change, message):
+    document = json.loads((ROOT / "data" / "session_recall.json").read_text(encoding="utf-8"))
+    document["workspace"] = str(ROOT / "data" / "workspace")  # absolute, so the copy may live in tmp_path
+    change(document)
+    path = tmp_path / "session_recall.json"
+    path.write_text(json.dumps(document), encoding="utf-8")
+    with pytest.raises(SessionFileError, match=message):
+        load_recall_session(path)

@@ -57,8 +57,9 @@ def test_hierarchical_makes_one_call_per_group_plus_a_merge_and_keeps_more_than_
     history = HEAD + [assistant("a1", "c1"), tool("c1", body), assistant("a2", "c2"), tool("c2", body),
                       assistant("a3", "c3"), tool("c3", "done")]
     result = HierarchicalSummary(key_lines=2, protect_tail=2).compress(history)
-    purposes = [call["purpose"] for call in result.model_calls]
-    assert purposes == ["summary:group", "summary:group", "summary:merge"]
+    assert [call["purpose"] for call in result.model_calls] == ["summary"] * 3  # two groups, then the merge
+    assert [len(call["input"]) for call in result.model_calls] == [2, 2, 2]
+    assert result.model_calls[2]["input"][0]["content"] == result.model_calls[0]["reply"]
     summary = result.messages[2]["content"]
     assert summary.startswith(f"{SUMMARY_MARK} {HIERARCHICAL_TITLE}") and "exit code 2 in logs/build.log" in summary
     assert "NOT_FOUND here" in summary and "line without facts" not in summary
@@ -76,7 +77,7 @@ def test_hierarchical_folds_an_earlier_summary_without_a_call():
     earlier = {"role": "user", "content": f"{SUMMARY_MARK} old\n- kept line"}
     history = HEAD + [earlier, assistant("a", "c1"), tool("c1", "r 42"), assistant("b", "c2"), tool("c2", "s")]
     result = HierarchicalSummary(protect_tail=2).compress(history)
-    assert [c["purpose"] for c in result.model_calls] == ["summary:group", "summary:merge"]
+    assert [c["purpose"] for c in result.model_calls] == ["summary", "summary"]  # one new group, then the merge
     assert "- kept line" in result.messages[2]["content"]
     assert split_groups(history[2:5]) == [[earlier], history[3:5]]
 

@@ -7,7 +7,6 @@ The explorer's display is a pure function of its slider values
 the table with `run_path` for those values.
 """
 
-import html
 from functools import lru_cache
 from typing import Dict, Mapping, Optional, Sequence
 
@@ -77,7 +76,8 @@ def tokens_figure(runs: Mapping[str, PathRun], threshold: int = ARTICLE["thresho
         figure.add_trace(go.Scatter(x=[r.round for r in run.rounds], y=[r.tokens for r in run.rounds],
                                     mode="lines+markers", name=PATHS[key].title,
                                     line={"color": PATH_COLORS[key]}))
-    figure.add_trace(go.Scatter(x=[0, 13], y=[threshold, threshold], mode="lines", name="threshold",
+    last_round = max(r.round for run in runs.values() for r in run.rounds)
+    figure.add_trace(go.Scatter(x=[0, last_round], y=[threshold, threshold], mode="lines", name="threshold",
                                 line={"color": "#d62728", "dash": "dash"}))
     figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT, template="plotly_white",
                          title="Tokens sent per round, each path at its default setting",
@@ -194,7 +194,3 @@ def tokenizer_table(rows: Optional[Sequence[Mapping]] = None) -> pd.DataFrame:
     """The estimate against o200k_base and cl100k_base (needs bpe-openai)."""
     table = pd.DataFrame(rows if rows is not None else tokenizer_rows()).set_index("text")
     return table.rename(columns={"o200k_base_error": "error vs o200k", "cl100k_base_error": "error vs cl100k"})
-
-
-def status_html(text: str) -> str:
-    return f'<div style="padding:4px 8px">{html.escape(text)}</div>'
