@@ -191,6 +191,8 @@ def run_session(session: Session, settings: Settings = Settings(), count_tokens:
     A ContextOverflowError does not escape: it ends the run and is kept in
     `run.overflow`, with the rounds that completed before it.
     """
+    if not isinstance(settings, Settings):
+        raise TypeError(f"settings must be a minilib Settings, got {type(settings).__name__}")
     baseline = run_baseline(session, count_tokens)
     model = ScriptedModel(session.replies)
     window = article_window(model.summarize, threshold=settings.threshold, head_chars=settings.head_chars,

@@ -7,8 +7,9 @@ Accepted files (one transcript a file):
 
 Agent trajectory datasets often store what does not fit a table column as a string;
 loading undoes that: ``tool_calls`` given as a JSON string is parsed, ``arguments``
-given as an object is encoded, a call without ``type`` gets ``"function"``, and a
-content given as a list of text parts is joined. Anything else that is not a valid
+given as an object is encoded, a flat call ``{"id", "name", "arguments"}`` is nested
+under ``function``, a call without ``type`` gets ``"function"``, and a content given
+as a list of text parts is joined. Anything else that is not a valid
 conversation is a TranscriptFileError naming the file and the field.
 
 A round is one assistant message: `replay_transcript` governs the window the model
@@ -87,6 +88,8 @@ def normalize_message(message, at: str, source: str) -> dict:
             raise TranscriptFileError(f"{source}: {at}.tool_calls[{number}] must be a JSON object")
         call = dict(call)
         call.setdefault("type", "function")
+        if "function" not in call and "name" in call:  # the flat {"id", "name", "arguments"} some datasets use
+            call["function"] = {"name": call.pop("name"), "arguments": call.pop("arguments", "{}")}
         function = call.get("function")
         if isinstance(function, Mapping):
             function = dict(function)

@@ -11,7 +11,7 @@ import pytest
 
 from minilib import (ContextOverflowError, ContextWindow, InvalidMessagesError, RollingSummary, ScriptedModel, Settings,
                      ToolResultAging, Tracer, aged_content, article_window, load_session, recover_tool_output,
-                     run_loop, scripted_summary, summary_range, validate_messages)
+                     run_loop, run_session, scripted_summary, summary_range, validate_messages)
 from minilib.session import SessionFileError, window_before_round
 from minilib.trace import ToolOutputNotFound, read_jsonl
 from minilib.transcripts import TranscriptFileError, load_transcript, parse_transcript, replay_transcript
@@ -154,9 +154,11 @@ def test_a_strategy_without_compress_is_named():
         ContextWindow(threshold=100, strategies=[ToolResultAging(), "summary"])
 
 
-def test_replay_wants_settings():
+def test_replay_and_run_want_settings():
     with pytest.raises(TypeError, match=r"^settings must be a minilib Settings, got dict$"):
         replay_transcript(HEAD + PAIR, {"threshold": 100})
+    with pytest.raises(TypeError, match=r"^settings must be a minilib Settings, got int$"):
+        run_session(load_session(), 900)
 
 
 def test_a_model_reply_that_is_not_an_assistant_message_is_named():

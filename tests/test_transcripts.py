@@ -192,3 +192,17 @@ def test_notebook_views_agree_with_the_core():
             valid = False
         assert row["valid"] == valid and row["tokens"] == estimate_tokens(kept)
     assert not table["valid"].all() and table["valid"].any()
+
+
+def test_flat_calls_are_nested_and_a_flat_call_without_id_is_named():
+    flat = [{"role": "user", "content": "u"},
+            {"role": "assistant", "content": "", "tool_calls": json.dumps([{"id": "c1", "name": "bash",
+                                                                           "arguments": {"command": "ls"}}])},
+            {"role": "tool", "tool_call_id": "c1", "content": "a.py"}]
+    loaded = parse_transcript(json.dumps(flat)).messages
+    assert loaded[1]["tool_calls"] == [{"id": "c1", "type": "function",
+                                        "function": {"name": "bash", "arguments": '{"command": "ls"}'}}]
+    del flat[1]["tool_calls"]
+    flat[1]["tool_calls"] = [{"name": "bash", "arguments": {}}]
+    with pytest.raises(ValueError, match=r"^flat: messages\[1\]\.tool_calls\[0\]\.id is missing$"):
+        parse_transcript(json.dumps(flat), "flat")
