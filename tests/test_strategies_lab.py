@@ -63,3 +63,14 @@ def test_tables_and_figure_hold_the_computed_numbers():
 
 def test_explorer_text_form_is_fixed(explorer):
     assert explorer._repr_mimebundle_()["text/plain"] == "Six-paths explorer (run the notebook to use the sliders)"
+
+
+def test_facts_per_round_counts_each_state_and_rejects_unknown_ones():
+    from minilib.lab.six_paths import facts_per_round
+    runs = {key: run_path(key) for key in ("rolling_summary", "store")}
+    kept = facts_per_round(runs)
+    assert kept.loc[13, "rolling_summary"] == runs["rolling_summary"].final_count("kept")
+    assert list(kept.loc[1]) == [0, 0]  # the notes' facts are cut in the round they arrive
+    assert facts_per_round(runs, "not_yet").loc[0, "store"] == 19
+    with pytest.raises(ValueError, match="state must be one of kept"):
+        facts_per_round(runs, "forgotten")

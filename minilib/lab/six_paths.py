@@ -194,3 +194,14 @@ def tokenizer_table(rows: Optional[Sequence[Mapping]] = None) -> pd.DataFrame:
     """The estimate against o200k_base and cl100k_base (needs bpe-openai)."""
     table = pd.DataFrame(rows if rows is not None else tokenizer_rows()).set_index("text")
     return table.rename(columns={"o200k_base_error": "error vs o200k", "cl100k_base_error": "error vs cl100k"})
+
+
+def facts_per_round(runs: Mapping[str, PathRun], state: str = "kept") -> pd.DataFrame:
+    """How many facts are in `state` at each round, one column per path (empty after an overflow)."""
+    if state not in STATES + ("not_yet",):
+        raise ValueError(f"state must be one of {', '.join(STATES)}, not_yet; got {state!r}")
+    columns = {key: pd.Series({r.round: r.facts[state] for r in run.rounds}, dtype="Int64")
+               for key, run in runs.items()}
+    table = pd.DataFrame(columns)
+    table.index.name = "round"
+    return table
