@@ -181,7 +181,12 @@ class OffloadToolResults:
 
 @dataclass
 class OffloadGroups:
-    """Move the oldest closed range into the store; one index message says what is there and under which id."""
+    """Move the oldest closed range into the store; one index message says what is there and under which id.
+
+    A result already in the store (offloaded whole by OffloadToolResults) keeps that
+    copy. Any other result is stored as the window holds it: after ToolResultAging that
+    is the aged text, so pair the store with OffloadToolResults, not with aging.
+    """
 
     store: ExternalStore
     protect_tail: int = 4

@@ -165,3 +165,15 @@ def test_a_bad_recall_session_is_named(tmp_path, change, message):
     path.write_text(json.dumps(document), encoding="utf-8")
     with pytest.raises(SessionFileError, match=message):
         load_recall_session(path)
+
+
+def test_compare_command_without_the_tokenizer_package_says_how_to_get_it(monkeypatch, capsys):
+    from minilib import compare, tokenizers
+    monkeypatch.setitem(sys.modules, "bpe_openai", None)  # makes `import bpe_openai` fail
+    tokenizers._encoding.cache_clear()
+    try:
+        assert compare.main([]) == 2
+    finally:
+        tokenizers._encoding.cache_clear()
+    error = capsys.readouterr().err
+    assert "needs bpe-openai" in error and tokenizers.INSTALL_HINT in error and "--no-tokenizers" in error
