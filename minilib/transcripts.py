@@ -117,13 +117,10 @@ def _declared_tool_names(tools, source: str) -> Tuple[str, ...]:
 def parse_transcript(text: str, source: str = "<transcript>", jsonl: bool = False) -> Transcript:
     """A Transcript from the text of a file; `source` names it in errors."""
     declared = None
-    if jsonl:
-        raw = []
-        for number, line in enumerate(text.splitlines(), start=1):
-            if line.strip():
-                raw.append(_parse_json(line, source, f"line {number}"))
-        where = "line {}"  # a JSONL error names the file's line
-        positions = [number for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+    if jsonl:  # an error names the file's line, not the list index
+        numbered = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        raw = [_parse_json(line, source, f"line {number}") for number, line in numbered]
+        where, positions = "line {}", [number for number, _ in numbered]
     else:
         try:
             data = json.loads(text)
@@ -137,12 +134,14 @@ def parse_transcript(text: str, source: str = "<transcript>", jsonl: bool = Fals
                                           "or an object with 'messages')")
             if data.get("tools") is not None:
                 declared = _declared_tool_names(data["tools"], source)
+            if not isinstance(data["messages"], list):
+                raise TranscriptFileError(f"{source}: field 'messages' must be a list, "
+                                          f"got {type(data['messages']).__name__}")
             data = data["messages"]
-        if not isinstance(data, list):
-            raise TranscriptFileError(f"{source}: field 'messages' must be a list, got {type(data).__name__}")
-        raw = data
-        where = "messages[{}]"
-        positions = list(range(len(raw)))
+        elif not isinstance(data, list):
+            raise TranscriptFileError(f"{source}: expected a list of messages or an object with 'messages', "
+                                      f"got {type(data).__name__}")
+        raw, where, positions = data, "messages[{}]", list(range(len(data)))
     if not raw:
         raise TranscriptFileError(f"{source}: the transcript holds no messages")
     messages = [normalize_message(message, where.format(position), source)

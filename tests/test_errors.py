@@ -262,6 +262,7 @@ TRANSCRIPT_ERRORS = [
     ("object.json", '{"conversation": []}', "field 'messages' is missing"),
     ("messages.json", '{"messages": "hi"}', "field 'messages' must be a list, got str"),
     ("empty.json", "[]", "the transcript holds no messages"),
+    ("number.json", "42", "expected a list of messages or an object with 'messages', got int"),
     ("item.json", '[{"role": "user", "content": "u"}, 7]', "messages[1] must be a JSON object, got int"),
     ("string_calls.json", json.dumps(HEAD + [{"role": "assistant", "content": "", "tool_calls": "[{'id': 1}]"}]),
      "messages[2].tool_calls is not valid JSON"),
