@@ -10,6 +10,8 @@ only the lines that contain a search string. Two strategies fill the store:
   leaves the window; one index message keeps each action verbatim and the id of each
   stored result.
 The price moves from tokens to tool calls: a fact comes back only if the model asks.
+Storing is these strategies' one side effect; it is idempotent (the first copy under
+an id stays), so walking the same window twice, as the stepper does, stores nothing new.
 (A production store adds retrieval by relevance; here the model names the id.)
 """
 
