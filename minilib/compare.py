@@ -441,13 +441,27 @@ def fact_rows(runs: Mapping[str, PathRun], facts: Optional[Sequence[Fact]] = Non
              **{key: run.final_states.get(fact.id, "-") for key, run in runs.items()}} for fact in facts]
 
 
+def kind_rows(runs: Mapping[str, PathRun], facts: Optional[Sequence[Fact]] = None) -> List[dict]:
+    """Per kind of fact (paths, numbers, ...): how many each run keeps verbatim, as "kept/total"."""
+    facts = default_facts() if facts is None else facts
+    kinds = sorted({fact.kind for fact in facts}, key=[f.kind for f in facts].index)
+    rows = []
+    for kind in kinds:
+        ids = [fact.id for fact in facts if fact.kind == kind]
+        rows.append({"kind": kind, **{key: f"{sum(run.final_states.get(i) == 'kept' for i in ids)}/{len(ids)}"
+                                      for key, run in runs.items()}})
+    return rows
+
+
 def build_markdown(include_tokenizers: bool = True) -> str:
     runs = default_runs()
     recall = run_path("store", session=load_recall_session())
     unbudgeted = run_path("budgeting", full_prompt_tokens())
-    fact_table = markdown_table(fact_rows({**runs, "store+recall": recall}),
-                                [("fact", "fact"), ("kind", "kind"), ("first", "first in")]
-                                + [(key, key) for key in list(runs) + ["store+recall"]])
+    every = {**runs, "store+recall": recall}
+    fact_table = markdown_table(fact_rows(every), [("fact", "fact"), ("kind", "kind"), ("first", "first in")]
+                                + [(key, key) for key in every])
+    fact_table += "\n\nKept verbatim at the last round, by kind:\n\n" + markdown_table(
+        kind_rows(every), [("kind", "kind")] + [(key, key) for key in every])
     tokenizer_table = markdown_table(tokenizer_rows(), TOKENIZER_COLUMNS) if include_tokenizers else None
     return render_markdown(runs, run_baseline_probe(), recall, unbudgeted, fact_table, tokenizer_table)
 

@@ -177,3 +177,13 @@ def test_compare_command_without_the_tokenizer_package_says_how_to_get_it(monkey
         tokenizers._encoding.cache_clear()
     error = capsys.readouterr().err
     assert "needs bpe-openai" in error and tokenizers.INSTALL_HINT in error and "--no-tokenizers" in error
+
+
+def test_kind_rows_count_kept_facts_per_kind():
+    from minilib.compare import kind_rows
+    rows = {row["kind"]: row for row in kind_rows({"none": run_baseline_probe(), "rolling": run_path("rolling_summary")})}
+    facts = default_facts()
+    assert rows["path"]["none"] == f"{sum(f.kind == 'path' for f in facts)}/5" == "5/5"
+    rolling = run_path("rolling_summary").final_states
+    kept_numbers = sum(rolling[f.id] == "kept" for f in facts if f.kind == "number")
+    assert rows["number"]["rolling"] == f"{kept_numbers}/8"
