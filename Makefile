@@ -39,7 +39,7 @@ notebooks: $(STAMP)
 		--ExecutePreprocessor.store_widget_state=False $(NOTEBOOKS)
 
 present: $(STAMP)
-	$(BIN)/voila notebooks/06_long_session_lab.ipynb --no-browser
+	$(JUPYTER_ENV) $(BIN)/voila notebooks/06_long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
 
 bench: $(STAMP)
 	$(BIN)/python scripts/benchmark.py

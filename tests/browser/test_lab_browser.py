@@ -1,0 +1,260 @@
+"""The notebooks in a real browser: JupyterLab (and Voilà) in headless Chromium, driven by Playwright.
+
+What a person sees is checked against what the library computes in this process:
+- 06_long_session_lab: run all cells, move the threshold slider with the keyboard, and
+  the chart (plotly's data and the SVG points), the title, the status line and both
+  tables show `run_session` at the slider's new value; Reset brings the article back.
+- 05_state_machine: Next/Back step the diagram through the states `ContextWindow.walk`
+  passes for the picked round.
+- `make present` (Voilà on 06): sliders and chart without code, and the slider works.
+
+Expected values are never written down here: they come from minilib for whatever values
+the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard is copied to
+docs/screenshots/lab.png for the README when that file is missing or UPDATE_SCREENSHOTS=1.
+"""
+
+import os
+import re
+import shutil
+import time
+
+import pytest
+
+import labdriver as lab
+from minilib import Settings, load_session, run_baseline, run_session
+from minilib.cli import format_summary
+from minilib.session import window_before_round
+
+pytestmark = pytest.mark.browser
+
+LAB_NOTEBOOK = "notebooks/06_long_session_lab.ipynb"
+STEPPER_NOTEBOOK = "notebooks/05_state_machine.ipynb"
+DASHBOARD = ".ccl-long-session-dashboard"
+STEPPER = ".ccl-state-stepper"
+README_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "lab.png"
+THRESHOLD_PRESSES = 6  # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
+# Per-round table: header -> Round field (the columns the lab shows; others are ignored).
+ROUND_COLUMNS = {"round": "round", "baseline tokens": "baseline_tokens", "baseline msgs": "baseline_messages",
+                 "tokens before": "tokens_before", "tokens sent": "tokens_after", "msgs sent": "messages_after",
+                 "aging": "aged", "summary": "summarized"}
+
+
+@pytest.fixture(scope="module")
+def session():
+    return load_session()
+
+
+def require_notebook(path: str) -> None:
+    if not (lab.REPO / path).is_file():
+        pytest.fail(f"{path} does not exist")
+
+
+def settings_from_sliders(page, scope: str) -> Settings:
+    """The Settings the dashboard's sliders show (labels are the Settings field names)."""
+    shown = {re.sub(r"\W+", "_", label.strip().lower()): value
+             for label, value in lab.sliders_by_label(page, scope).items()}
+    fields = Settings.__dataclass_fields__
+    missing = [name for name in fields if name not in shown]
+    assert not missing, f"no slider for {missing}; sliders shown: {shown}"
+    return Settings(**{name: shown[name] for name in fields})
+
+
+def expected_traces(run, baseline) -> dict:
+    """Each chart trace's data for one run, from the library's rounds (not from the figure code)."""
+    rounds = run.rounds
+    return {
+        "baseline": {"y": list(baseline.tokens)},
+        "compressed": {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]},
+        "threshold": {"y": [run.settings.threshold] * 2},
+        "aging": {"x": [r.round for r in rounds if r.aged], "y": [r.tokens_after for r in rounds if r.aged]},
+        "summary": {"x": [r.round for r in rounds if r.summarized],
+                    "y": [r.tokens_after for r in rounds if r.summarized]},
+        "overflow": {"x": [len(rounds)] if run.overflow else []},
+        "compressed messages": {"x": [r.round for r in rounds], "y": [r.messages_after for r in rounds]},
+    }
+
+
+def cell_text(value) -> str:
+    if isinstance(value, bool):
+        return "✓" if value else ""
+    return f"{value:,}"
+
+
+def eventually(check, timeout: float = lab.UPDATE_TIMEOUT / 1000, interval: float = 0.1):
+    """Retry `check` until it stops raising AssertionError (the widgets update one comm message at a time)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(interval)
+
+
+def assert_dashboard_shows(page, scope: str, run, baseline) -> None:
+    eventually(lambda: check_dashboard(page, scope, run, baseline))
+
+
+def check_dashboard(page, scope: str, run, baseline) -> None:
+    """Chart, title, status line and both tables of the dashboard in `scope` show `run`."""
+    plot = page.locator(f"{scope} .js-plotly-plot").first
+    expected = expected_traces(run, baseline)
+    lab.wait_for_traces(page, plot, expected)
+    shown = lab.traces_by_name(plot)
+    for name, data in expected.items():
+        assert name in shown, f"no trace {name!r} in the chart; traces: {list(shown)}"
+        for key, values in data.items():
+            assert (shown[name][key] or []) == values, f"trace {name!r} {key} at {run.settings}"
+    # The SVG itself: one marker drawn per aging / summary round.
+    drawn = lab.points_drawn(plot)
+    assert drawn["aging"] == len(expected["aging"]["x"])
+    assert drawn["summary"] == len(expected["summary"]["x"])
+    title = plot.locator(".gtitle").text_content()
+    if run.overflow is None:
+        last = run.rounds[-1]
+        assert f"{last.tokens_after:,}" in title and f"{last.baseline_tokens:,}" in title, title
+    else:
+        assert f"{run.overflow.tokens:,}" in title, title
+
+    status = page.locator(f"{scope} .ccl-status").text_content()  # text_content: off-screen cells are not laid out
+    for line in format_summary(run).splitlines():
+        assert line in status, f"status line lacks {line!r}: {status!r}"
+
+    tables = [t for t in lab.html_tables(page, scope) if t["headers"]]
+    assert len(tables) >= 2, f"expected the per-round and trace-event tables, found {len(tables)}"
+    rounds_table, events_table = tables[0], tables[1]
+    columns = {header: ROUND_COLUMNS[header] for header in rounds_table["headers"] if header in ROUND_COLUMNS}
+    assert {"tokens sent", "msgs sent"} <= set(columns), f"per-round table headers: {rounds_table['headers']}"
+    want_rows = [[cell_text(getattr(r, field)) for field in columns.values()] for r in run.rounds]
+    index = [rounds_table["headers"].index(header) for header in columns]
+    got_rows = [[row[i] if i < len(row) else None for i in index] for row in rounds_table["rows"]]
+    assert got_rows == want_rows, f"per-round table at {run.settings}"
+    # Trace-event table: one row per compression (plus the overflow event), in order.
+    strategies = [c.strategy for c in run.compressions] + (["ContextOverflowError"] if run.overflow else [])
+    what = events_table["headers"].index("what")
+    assert [row[what] for row in events_table["rows"]] == strategies, "trace-event table"
+
+
+def test_long_session_lab_threshold_slider(page, lab_server, session):
+    require_notebook(LAB_NOTEBOOK)
+    baseline = run_baseline(session)
+    lab.open_notebook(page, lab_server, LAB_NOTEBOOK)
+    lab.run_all_cells(page)
+    page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace", timeout=lab.PAGE_TIMEOUT)
+    assert not page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count(), \
+        "a cell wrote to stderr"
+
+    dashboard = page.locator(DASHBOARD)
+    lab.scroll_to_top(dashboard)
+    start = settings_from_sliders(page, DASHBOARD)
+    assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
+    lab.shoot(page, "lab-01-after-run-all")
+
+    threshold = lab.slider(page, "^threshold$", DASHBOARD)
+    lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
+    page.wait_for_function(
+        "([el, old]) => (el.textContent || el.value || '').trim() !== old",
+        arg=[threshold.locator(".widget-readout").element_handle(), str(start.threshold)])
+    lab.wait_idle(page)
+    moved = settings_from_sliders(page, DASHBOARD)
+    assert moved.threshold < start.threshold and moved == Settings(**{**start.__dict__, "threshold": moved.threshold})
+    moved_run = run_session(session, moved)
+    assert [r.tokens_after for r in moved_run.rounds] != [r.tokens_after for r in run_session(session, start).rounds], \
+        "pick a slider move that changes the run, or the test proves nothing"
+    assert_dashboard_shows(page, DASHBOARD, moved_run, baseline)
+
+    lab.scroll_to_top(dashboard)
+    lab.shoot(page, f"lab-02-threshold-{moved.threshold}")
+    lab.collapse_left_sidebar(page)
+    element_shot = lab.shoot_widget(page, dashboard, f"lab-dashboard-threshold-{moved.threshold}")
+    # The README's picture is committed: refresh it only when asked (or when it is missing),
+    # so an ordinary run leaves the working tree clean.
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1" or not README_SCREENSHOT.exists():
+        README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(element_shot, README_SCREENSHOT)
+
+    page.locator(f"{DASHBOARD} .widget-button").filter(has_text=re.compile("reset", re.I)).click()
+    page.wait_for_function(
+        "([el, want]) => (el.textContent || el.value || '').trim() === want",
+        arg=[threshold.locator(".widget-readout").element_handle(), str(Settings().threshold)])
+    lab.wait_idle(page)
+    assert settings_from_sliders(page, DASHBOARD) == Settings()
+    assert_dashboard_shows(page, DASHBOARD, run_session(session, Settings()), baseline)
+    assert not page.page_errors, page.page_errors
+
+
+def assert_has_traces(plot) -> None:
+    shown = lab.traces_by_name(plot)
+    assert shown, ("the chart has no traces: the FigureWidget's synced state (_widget_data) was sent empty, "
+                   "so a page built from widget state (Voilà, a reload) draws nothing")
+
+
+def current_state(page) -> str:
+    return page.locator(f"{STEPPER} .ccl-state.ccl-current").get_attribute("data-state")
+
+
+def test_state_machine_next_back(page, lab_server, session):
+    require_notebook(STEPPER_NOTEBOOK)
+    lab.open_notebook(page, lab_server, STEPPER_NOTEBOOK)
+    lab.run_all_cells(page)
+    page.wait_for_selector(f"{STEPPER} .ccl-state.ccl-current", timeout=lab.PAGE_TIMEOUT)
+    stepper = page.locator(STEPPER).first
+    lab.scroll_to_top(stepper)
+    round_number = lab.slider_value(lab.slider(page, "^round$", STEPPER))
+    messages, window = window_before_round(session, Settings(), round_number)
+    walk = window.walk(messages, step=round_number)
+    assert len(walk) > 2, f"round {round_number} walks only {[s.state for s in walk]}: pick a richer round"
+
+    next_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Next\s*$"))
+    back_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Back\s*$"))
+    seen = []
+    for position, state in enumerate(walk):
+        if position:
+            next_button.click()
+        page.wait_for_function(
+            "([want, step]) => { const node = document.querySelector('.ccl-state-stepper .ccl-state.ccl-current');"
+            " return node && node.dataset.state === want &&"
+            " document.querySelector('.ccl-state-stepper').textContent.includes(step); }",
+            arg=[state.state, f"step {position + 1} of {len(walk)}"], timeout=lab.UPDATE_TIMEOUT)
+        seen.append(current_state(page))
+        table = [t for t in lab.html_tables(page, STEPPER) if t["headers"]][0]
+        assert len(table["rows"]) == len(state.messages), f"message table at step {position + 1}"
+        if position == 1:
+            lab.shoot(page, f"stepper-round-{round_number}-step-2")
+    assert seen == [state.state for state in walk]
+    assert next_button.is_disabled(), "Next should be disabled on the last state"
+    lab.shoot(page, f"stepper-round-{round_number}-last")
+    back_button.click()
+    page.wait_for_function(
+        "(want) => document.querySelector('.ccl-state-stepper .ccl-state.ccl-current')?.dataset.state === want",
+        arg=walk[-2].state, timeout=lab.UPDATE_TIMEOUT)
+    assert not next_button.is_disabled()
+    assert not page.page_errors, page.page_errors
+
+
+def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
+    """`make present`: Voilà shows the lab's widgets without code, and the threshold slider works."""
+    require_notebook(LAB_NOTEBOOK)
+    baseline = run_baseline(session)
+    with lab.start_voila(lab.REPO / LAB_NOTEBOOK, tmp_path, lab.ARTIFACTS / "logs" / "voila.log") as server:
+        page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
+        page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .main-svg", timeout=lab.PAGE_TIMEOUT)
+        code = page.locator(".jp-CodeCell .jp-InputArea:visible, .cm-editor:visible, .jp-InputPrompt:visible")
+        assert code.count() == 0, "Voilà shows code cells"
+        start = settings_from_sliders(page, DASHBOARD)
+        # Voilà builds the page from the widgets' synced state after the notebook ran: a FigureWidget
+        # whose traces were added after it was created (and not displayed on its own) arrives empty.
+        eventually(lambda: assert_has_traces(page.locator(f"{DASHBOARD} .js-plotly-plot").first), timeout=20)
+        assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
+        threshold = lab.slider(page, "^threshold$", DASHBOARD)
+        lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
+        page.wait_for_function(
+            "([el, old]) => (el.textContent || el.value || '').trim() !== old",
+            arg=[threshold.locator(".widget-readout").element_handle(), str(start.threshold)])
+        moved = settings_from_sliders(page, DASHBOARD)
+        assert moved.threshold < start.threshold
+        assert_dashboard_shows(page, DASHBOARD, run_session(session, moved), baseline)
+        lab.scroll_to_top(page.locator(DASHBOARD))
+        lab.shoot(page, f"voila-threshold-{moved.threshold}")
+        assert not page.page_errors, page.page_errors
