@@ -194,6 +194,37 @@ def current_state(page) -> str:
     return page.locator(f"{STEPPER} .ccl-state.ccl-current").get_attribute("data-state")
 
 
+def round_walk(session, round_number: int):
+    """The states ContextWindow.walk passes before the model call of `round_number` (article settings,
+    as notebook 05 builds its stepper)."""
+    messages, window = window_before_round(session, Settings(), round_number)
+    return window.walk(messages, step=round_number)
+
+
+def wait_for_step(page, state: str, title: str) -> None:
+    page.wait_for_function(
+        "([want, title]) => { const node = document.querySelector('.ccl-state-stepper .ccl-state.ccl-current');"
+        " return node && node.dataset.state === want &&"
+        " document.querySelector('.ccl-state-stepper').textContent.includes(title); }",
+        arg=[state, title], timeout=lab.UPDATE_TIMEOUT)
+
+
+def step_through(page, next_button, round_number: int, walk, screenshots: bool = False) -> None:
+    """From the first state, press Next through the walk: the lit state and the message table follow it."""
+    seen = []
+    for position, state in enumerate(walk):
+        if position:
+            next_button.click()
+        wait_for_step(page, state.state, f"Round {round_number}, step {position + 1} of {len(walk)}")
+        seen.append(current_state(page))
+        table = [t for t in lab.html_tables(page, STEPPER) if t["headers"]][0]
+        assert len(table["rows"]) == len(state.messages), f"round {round_number}: message table at step {position + 1}"
+        if screenshots and position == 1:
+            lab.shoot(page, f"stepper-round-{round_number}-step-2")
+    assert seen == [state.state for state in walk]
+    assert next_button.is_disabled(), "Next should be disabled on the last state"
+
+
 def test_state_machine_next_back(page, lab_server, session):
     require_notebook(STEPPER_NOTEBOOK)
     lab.open_notebook(page, lab_server, STEPPER_NOTEBOOK)
@@ -201,35 +232,27 @@ def test_state_machine_next_back(page, lab_server, session):
     page.wait_for_selector(f"{STEPPER} .ccl-state.ccl-current", timeout=lab.PAGE_TIMEOUT)
     stepper = page.locator(STEPPER).first
     lab.scroll_to_top(stepper)
-    round_number = lab.slider_value(lab.slider(page, "^round$", STEPPER))
-    messages, window = window_before_round(session, Settings(), round_number)
-    walk = window.walk(messages, step=round_number)
+    round_slider = lab.slider(page, "^round$", STEPPER)
+    round_number = lab.slider_value(round_slider)
+    walk = round_walk(session, round_number)
     assert len(walk) > 2, f"round {round_number} walks only {[s.state for s in walk]}: pick a richer round"
 
     next_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Next\s*$"))
     back_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Back\s*$"))
-    seen = []
-    for position, state in enumerate(walk):
-        if position:
-            next_button.click()
-        page.wait_for_function(
-            "([want, step]) => { const node = document.querySelector('.ccl-state-stepper .ccl-state.ccl-current');"
-            " return node && node.dataset.state === want &&"
-            " document.querySelector('.ccl-state-stepper').textContent.includes(step); }",
-            arg=[state.state, f"step {position + 1} of {len(walk)}"], timeout=lab.UPDATE_TIMEOUT)
-        seen.append(current_state(page))
-        table = [t for t in lab.html_tables(page, STEPPER) if t["headers"]][0]
-        assert len(table["rows"]) == len(state.messages), f"message table at step {position + 1}"
-        if position == 1:
-            lab.shoot(page, f"stepper-round-{round_number}-step-2")
-    assert seen == [state.state for state in walk]
-    assert next_button.is_disabled(), "Next should be disabled on the last state"
+    assert back_button.is_disabled(), "Back should be disabled on the first state"
+    step_through(page, next_button, round_number, walk, screenshots=True)
     lab.shoot(page, f"stepper-round-{round_number}-last")
     back_button.click()
-    page.wait_for_function(
-        "(want) => document.querySelector('.ccl-state-stepper .ccl-state.ccl-current')?.dataset.state === want",
-        arg=walk[-2].state, timeout=lab.UPDATE_TIMEOUT)
+    wait_for_step(page, walk[-2].state, f"step {len(walk) - 1} of {len(walk)}")
     assert not next_button.is_disabled()
+
+    # Pick another round with the keyboard: the stepper starts again at that round's first state.
+    lab.press_slider(round_slider, "ArrowLeft")
+    other = round_number - 1
+    other_walk = round_walk(session, other)
+    wait_for_step(page, other_walk[0].state, f"Round {other}, step 1 of {len(other_walk)}")
+    assert lab.slider_value(round_slider) == other
+    step_through(page, next_button, other, other_walk)
     assert not page.page_errors, page.page_errors
 
 
