@@ -9,6 +9,7 @@ real tokenizer can replace it.
 """
 
 import re
+from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
 MESSAGE_OVERHEAD = 4
@@ -35,6 +36,7 @@ def count_cjk(text: str) -> int:
     return len(_CJK_RE.findall(text))
 
 
+@lru_cache(maxsize=16384)  # replays count the same strings every round; str caches its hash
 def estimate_text_tokens(text: str) -> int:
     """Tokens of one string: CJK characters 1 each, the others 4 to a token, rounded up."""
     cjk = count_cjk(text)

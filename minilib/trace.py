@@ -7,25 +7,33 @@ strategy cut can be found here again. No timestamps, so the same run gives a
 byte-identical trace.
 """
 
-import copy
 import json
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional
 
 
 class Tracer:
-    """Collects trace records in memory; `write_jsonl` saves them."""
+    """Collects trace records in memory; `write_jsonl` saves them.
+
+    Messages are recorded as shallow copies: minilib treats a message as a value
+    (strategies write new dicts, never change one in place), so a copy of each dict
+    is enough to freeze the window as it was, and a deep copy per model call would
+    cost more than the rest of a replay.
+    """
 
     def __init__(self):
         self.records: List[dict] = []
 
     def event(self, name: str, payload: Mapping) -> dict:
-        record = {"type": "event", "event": name, "payload": copy.deepcopy(dict(payload)), "seq": len(self.records) + 1}
+        record = {"type": "event", "event": name, "payload": dict(payload), "seq": len(self.records) + 1}
         self.records.append(record)
         return record
 
     def model_call(self, step: int, purpose: str, input_messages: Iterable[Mapping], reply) -> dict:
-        return self.event("model_call", {"step": step, "purpose": purpose, "input": list(input_messages), "reply": reply})
+        frozen_reply = dict(reply) if isinstance(reply, Mapping) else reply
+        return self.event("model_call", {"step": step, "purpose": purpose,
+                                         "input": [dict(message) for message in input_messages],
+                                         "reply": frozen_reply})
 
     def tool_call(self, step: int, tool_call_id: str, name: str, arguments: str, output: str,
                   error: Optional[Mapping] = None) -> dict:
