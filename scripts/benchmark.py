@@ -255,7 +255,7 @@ def browser_benchmarks(presses: int) -> dict:
     with tempfile.TemporaryDirectory() as home, \
             lab.start_jupyterlab(Path(home), lab.ARTIFACTS / "logs" / "benchmark-jupyterlab.log") as server, \
             sync_playwright() as playwright:
-        browser = lab.launch_chromium(playwright, chromium)
+        browser = lab.launch_chromium(playwright, chromium, Path(home) / "chromium")
         try:
             for name, notebook in notebooks.items():
                 context = browser.new_context(viewport=lab.VIEWPORT)

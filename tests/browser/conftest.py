@@ -31,11 +31,11 @@ def chromium():
 
 
 @pytest.fixture(scope="session")
-def browser(chromium):
+def browser(chromium, tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = labdriver.launch_chromium(playwright, chromium)
+        launched = labdriver.launch_chromium(playwright, chromium, tmp_path_factory.mktemp("chromium-home"))
         try:
             yield launched
         finally:

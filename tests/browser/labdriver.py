@@ -55,8 +55,12 @@ def chromium_executable():
     return None
 
 
-def launch_chromium(playwright, executable: str):
-    return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS)
+def launch_chromium(playwright, executable: str, home=None):
+    """Headless Chromium; with `home`, its config and cache (crash reports...) go there instead of under HOME."""
+    env = None
+    if home is not None:
+        env = dict(os.environ, XDG_CONFIG_HOME=str(Path(home) / "config"), XDG_CACHE_HOME=str(Path(home) / "cache"))
+    return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS, env=env)
 
 
 def free_port() -> int:
