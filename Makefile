@@ -32,11 +32,12 @@ session: $(STAMP)
 	$(BIN)/python -m minilib run
 
 data: $(STAMP)
-	$(BIN)/python scripts/make_session.py
+	for script in scripts/make_*.py; do $(BIN)/python $$script || exit 1; done
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter nbconvert --execute --to notebook --inplace \
 		--ExecutePreprocessor.store_widget_state=False $(NOTEBOOKS)
+	$(BIN)/python scripts/clean_notebooks.py $(NOTEBOOKS)
 
 present: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/voila notebooks/06_long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
