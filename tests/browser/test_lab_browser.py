@@ -149,6 +149,7 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     lab.scroll_to_top(dashboard)
     start = settings_from_sliders(page, DASHBOARD)
     assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
+    lab.scroll_to_top(dashboard)
     lab.shoot(page, "lab-01-after-run-all")
 
     threshold = lab.slider(page, "^threshold$", DASHBOARD)
