@@ -172,6 +172,7 @@ TABLE_CSS = """<style>
 .ccl-table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
 .ccl-table th, .ccl-table td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 .ccl-table thead th { border-bottom: 2px solid #888; }
+.ccl-table th:nth-last-child(-n+2) { text-align: left; }
 .ccl-table td:nth-last-child(-n+2) { text-align: left; }
 .ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
 </style>"""
