@@ -235,3 +235,13 @@ def test_to_html_escapes_content_and_formats_numbers(session):
     assert "&lt;b&gt;not bold&lt;/b&gt;" in rendered and "<b>not bold</b>" not in rendered
     assert f"<td>{table.loc[1, 'tokens']:,}</td>" in rendered
     assert rendered.count('class="ccl-changed"') == 1
+
+
+def test_synced_state_holds_every_trace(session):
+    """A page built from the widget's synced state (Voila, a reload) must draw the chart, not an empty frame."""
+    run = run_session(session)
+    figure = session_figure(run, run_baseline(session), widget=True)
+    synced = {trace["name"]: trace for trace in figure._widget_data}
+    assert list(synced) == list(TRACE_NAMES)
+    assert list(synced["compressed"]["y"]) == [r.tokens_after for r in run.rounds]
+    assert figure._widget_layout["title"]["text"] == figure.layout.title.text

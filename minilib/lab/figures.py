@@ -94,8 +94,6 @@ def session_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, 
     """The two-panel figure for one run: a FigureWidget (for sliders) or a static go.Figure."""
     figure = make_subplots(rows=1, cols=2, column_widths=[0.62, 0.38], horizontal_spacing=0.09,
                            subplot_titles=("Tokens sent to the model, per round", "Messages per round"))
-    if widget:
-        figure = go.FigureWidget(figure)
     token_styles = {
         "baseline": dict(mode="lines+markers", line=dict(color=BASELINE_COLOR, width=2), marker=dict(size=5),
                          hovertemplate="round %{x}<br>%{y:,} tokens without compression<extra></extra>"),
@@ -138,7 +136,10 @@ def session_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, 
                          width=FIGURE_WIDTH, height=FIGURE_HEIGHT, margin=dict(l=70, r=20, t=70, b=100),
                          template="plotly_white",
                          legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0))
-    return figure
+    # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as they are at
+    # construction (or at its own display), and a page built from that state (Voila, a reload) would
+    # otherwise draw an empty chart.
+    return go.FigureWidget(figure) if widget else figure
 
 
 def update_session_figure(figure, run: SessionRun, baseline: Baseline, *, log_tokens: bool = False) -> None:
