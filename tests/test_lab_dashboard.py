@@ -151,8 +151,10 @@ def test_log_axis_keeps_every_point_in_range(fresh, session):
     assert fresh.figure.layout.yaxis.type == "log"
     values = [y for name in TRACE_NAMES if "messages" not in name for y in trace_data(fresh.figure, name)["y"]]
     assert 10 ** low <= min(values) and max(values) <= 10 ** high
+    ticks = fresh.figure.layout.yaxis.tickvals
+    assert ticks and all(10 ** low <= t <= 10 ** high for t in ticks[1:-1])  # readable labels, not every minor tick
     fresh.log_axis.value = False
-    assert fresh.figure.layout.yaxis.type == "linear"
+    assert fresh.figure.layout.yaxis.type == "linear" and fresh.figure.layout.yaxis.tickvals is None
 
 
 def test_a_threshold_above_the_baseline_widens_the_axis(session):

@@ -85,6 +85,14 @@ def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> 
     return [0, top]
 
 
+LOG_TICKS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
+
+
+def token_axis_ticks(log: bool) -> dict:
+    """A log axis labels every minor tick by default (50, 60, 70...): list readable ones instead."""
+    return dict(tickmode="array", tickvals=LOG_TICKS) if log else dict(tickmode="auto", tickvals=None)
+
+
 def message_axis_range(baseline: Baseline) -> list:
     """Compressed windows never hold more messages than the baseline, so its maximum bounds the panel."""
     return [0, max(baseline.messages) * HEADROOM + 1]
@@ -129,7 +137,8 @@ def session_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, 
     rounds = len(baseline.tokens)
     figure.update_xaxes(title_text="round", range=[-0.5, rounds - 0.5], dtick=1)
     figure.update_yaxes(title_text="tokens (estimate)", row=1, col=1, tickformat=",",
-                        type="log" if log_tokens else "linear", range=token_axis_range(run, baseline, log_tokens))
+                        type="log" if log_tokens else "linear", range=token_axis_range(run, baseline, log_tokens),
+                        **token_axis_ticks(log_tokens))
     figure.update_yaxes(title_text="messages", row=1, col=2, range=message_axis_range(baseline))
     # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the output area.
     figure.update_layout(title=dict(text=figure_title(run), x=0.01, y=0.97, font=dict(size=15)),
@@ -157,7 +166,7 @@ def update_session_figure(figure, run: SessionRun, baseline: Baseline, *, log_to
                 traces[name].update(changed)
         figure.layout.title.text = figure_title(run)
         if figure.layout.yaxis.type != axis_type or tuple(figure.layout.yaxis.range) != tuple(axis_range):
-            figure.layout.yaxis.update(type=axis_type, range=axis_range)
+            figure.layout.yaxis.update(type=axis_type, range=axis_range, **token_axis_ticks(log_tokens))
 
 
 def trace_data(figure, name: str) -> dict:
