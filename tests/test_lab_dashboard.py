@@ -16,7 +16,7 @@ from minilib import Settings, run_baseline, run_session
 from minilib.cli import format_summary
 from minilib.lab.dashboard import SLIDERS, LongSessionDashboard, settings_from_values, status_lines
 from minilib.lab.figures import TRACE_NAMES, figure_traces, session_figure, token_axis_range, trace_data
-from minilib.lab.tables import messages_table, rounds_table, to_html, trace_events_table
+from minilib.lab.tables import messages_table, to_html, trace_events_table
 
 
 @pytest.fixture(scope="module")
