@@ -29,7 +29,7 @@ def format_summary(run: SessionRun) -> str:
         counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
     last = run.rounds[-1] if run.rounds else None
     text = [
-        f"model decisions: {run.model_decisions} (plus {run.summary_calls} summary calls), tool calls: {run.tool_calls}",
+        f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, tool calls: {run.tool_calls}",
         f"compressions: aging in {counts.get('tool_result_aging', 0)} rounds, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]

@@ -42,3 +42,13 @@ def test_data_is_reproduced_byte_for_byte_by_its_script(tmp_path):
     status = subprocess.run(["git", "status", "--porcelain", "--", "data"], cwd=clone, capture_output=True,
                             text=True, check=True).stdout
     assert status == "", f"data/ differs from what scripts/ write:\n{status}"
+
+
+def test_readme_six_paths_table_is_the_generated_one():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    generated = (ROOT / "docs" / "six_paths.md").read_text(encoding="utf-8")  # checked against the code in test_facts
+    block = readme.split("<!-- six-paths table:", 1)[1].split("<!-- end of six-paths table -->", 1)[0]
+    rows = [line for line in block.splitlines() if line.startswith("| ")]
+    assert len(rows) >= 8
+    for row in rows:
+        assert row in generated.splitlines(), f"README row not in docs/six_paths.md: {row}"
