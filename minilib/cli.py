@@ -5,7 +5,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import List, Optional, Sequence
+from typing import Optional, Sequence
 
 from .session import DEFAULT_SESSION, SessionFileError, SessionRun, Settings, load_session, run_session
 from .transcripts import TranscriptFileError, load_transcript, replay_transcript

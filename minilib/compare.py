@@ -12,7 +12,6 @@ them as markdown (the README's table comes from there).
 """
 
 import argparse
-import json
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -24,9 +23,9 @@ from .budgeting import InputBudgeting, PromptSection, declaration_section
 from .facts import STATES, Fact, count_states, load_facts, probe
 from .hierarchical import HierarchicalSummary
 from .loop import run_loop
-from .messages import check_int, validate_messages
+from .messages import check_int
 from .model import ScriptedModel
-from .session import DATA_DIR, DEFAULT_SESSION, Session, SessionFileError, load_session
+from .session import DATA_DIR, DEFAULT_SESSION, Session, load_session
 from .store import RECALL_DECLARATION, RECALL_TOOL, ExternalStore, OffloadGroups, OffloadToolResults, RecallTool, ToolsWithRecall
 from .summary import RollingSummary
 from .tokens import TokenCounter, estimate_text_tokens, estimate_tokens
@@ -275,40 +274,8 @@ def default_facts() -> Tuple[Fact, ...]:
 
 
 def load_recall_session(path=RECALL_SESSION) -> Session:
-    """A session whose agent may call `recall`: checked like `load_session`, with recall as a known tool.
-
-    `load_session` rejects it (a harness without a store has no recall tool), so the
-    file is checked here: the same fields, the same message checks, known tool names.
-    """
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SessionFileError(f"{path}: no such session file") from None
-    except json.JSONDecodeError as error:
-        raise SessionFileError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
-    if not isinstance(data, dict):
-        raise SessionFileError(f"{path}: expected a JSON object with name, system, task, replies and workspace")
-    for key, kind in (("name", str), ("system", str), ("task", str), ("replies", list), ("workspace", str)):
-        if not isinstance(data.get(key), kind):
-            raise SessionFileError(f"{path}: field '{key}' is missing or not a {kind.__name__}")
-    try:
-        validate_messages(data["replies"], where="replies", expect_tool_results=False)
-    except ValueError as error:
-        raise SessionFileError(f"{path}: {error}") from None
-    workspace = (path.parent / data["workspace"]).resolve()
-    if not workspace.is_dir():
-        raise SessionFileError(f"{path}: field 'workspace' names {data['workspace']}, which is not a folder")
-    session = Session(path, data["name"], data["system"], data["task"], data["replies"], workspace)
-    known = set(session.tools.workspace.tools) | {RECALL_TOOL}
-    for index, reply in enumerate(data["replies"]):
-        if reply.get("role") != "assistant":
-            raise SessionFileError(f"{path}: replies[{index}] must be an assistant message")
-        for number, call in enumerate(reply.get("tool_calls") or []):
-            if call["function"]["name"] not in known:
-                raise SessionFileError(f"{path}: replies[{index}].tool_calls[{number}] calls unknown tool "
-                                       f"{call['function']['name']!r}")
-    return session
+    """A session whose agent may call `recall`: checked like any session, with recall as a known tool."""
+    return load_session(path, extra_tools=[RECALL_TOOL])
 
 
 # --- tables ---------------------------------------------------------------------------------------

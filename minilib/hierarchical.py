@@ -19,10 +19,10 @@ from typing import Callable, List, Mapping, Sequence
 
 from .aging import AGING_MARK
 from .messages import check_int
-from .model import first_line_of_result
+from .model import scripted_summary
 from .strategy import CompressionResult
 from .summary import SUMMARY_MARK, is_summary
-from .tokens import TokenCounter, estimate_tokens, tool_call_name
+from .tokens import TokenCounter, estimate_tokens
 from .truncation import foldable_range
 
 HIERARCHICAL_TITLE = "分段摘要"
@@ -50,25 +50,12 @@ def split_groups(messages: Sequence[Mapping]) -> List[List[Mapping]]:
 
 
 def scripted_group_summary(group: Sequence[Mapping], key_lines: int = 3) -> str:
-    """The map step, scripted: quote the action, each result's first line and up to `key_lines` fact-like lines."""
-    lines: List[str] = []
-    names = {}
-    for message in group:
-        content = message.get("content") or ""
-        if is_summary(message):
-            lines.extend(content.splitlines()[1:])  # an earlier summary is carried over as it is
-        elif message.get("role") == "assistant":
-            calls = message.get("tool_calls") or []
-            names.update({call.get("id"): tool_call_name(call) for call in calls})
-            called = ", ".join(tool_call_name(call) for call in calls)
-            lines.append(f"- {content}" + (f" → {called}" if called else ""))
-        elif message.get("role") == "tool":
-            first = first_line_of_result(content)
-            lines.append(f"  {names.get(message.get('tool_call_id'), 'tool')} 回报: {first}")
-            extra = [line.strip() for line in content.splitlines()
-                     if line.strip() and line != first and not _is_marker(line) and _FACT_LIKE.search(line)]
-            lines.extend(f"    {line}" for line in extra[:key_lines])
-    return "\n".join(lines)
+    """The map step, scripted: the rolling summary's quotes plus up to `key_lines` fact-like lines a result."""
+    def fact_lines(content: str, first: str) -> List[str]:
+        return [line.strip() for line in content.splitlines()
+                if line.strip() and line != first and not _is_marker(line) and _FACT_LIKE.search(line)][:key_lines]
+
+    return scripted_summary(group, fact_lines)
 
 
 def scripted_merge(parts: Sequence[str]) -> str:

@@ -8,10 +8,10 @@ not change.
 """
 
 import copy
-from typing import List, Mapping, Sequence
+from typing import Callable, List, Mapping, Optional, Sequence
 
 from .aging import AGING_MARK
-from .summary import SUMMARY_MARK, is_summary
+from .summary import is_summary
 from .tokens import tool_call_name
 
 
@@ -27,11 +27,14 @@ def first_line_of_result(content: str) -> str:
     return lines[0] if lines else ""
 
 
-def scripted_summary(messages: Sequence[Mapping]) -> str:
+def scripted_summary(messages: Sequence[Mapping],
+                     more_from_result: Optional[Callable[[str, str], List[str]]] = None) -> str:
     """A deterministic summary that only quotes: no rewording, so nothing is invented.
 
     Each assistant action is quoted verbatim with the names of the tools it called,
     each tool result by its first line; an earlier summary is carried over line for line.
+    `more_from_result(content, first_line)` may pick further lines of a result to quote
+    (the hierarchical summary's "keep the facts" rule).
     """
     lines: List[str] = []
     names = {}
@@ -46,7 +49,10 @@ def scripted_summary(messages: Sequence[Mapping]) -> str:
             lines.append(f"- {content}" + (f" → {called}" if called else ""))
         elif message.get("role") == "tool":
             name = names.get(message.get("tool_call_id"), "tool")
-            lines.append(f"  {name} 回报: {first_line_of_result(content)}")
+            first = first_line_of_result(content)
+            lines.append(f"  {name} 回报: {first}")
+            if more_from_result is not None:
+                lines.extend(f"    {line}" for line in more_from_result(content, first))
     return "\n".join(lines)
 
 

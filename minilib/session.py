@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .loop import answer_tool_call, run_loop
 from .messages import check_int, validate_messages
@@ -82,8 +82,12 @@ class Session:
         return sum(len(reply.get("tool_calls") or []) for reply in self.replies)
 
 
-def load_session(path=DEFAULT_SESSION) -> Session:
-    """Read and check a session file; errors name the file and the field."""
+def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Session:
+    """Read and check a session file; errors name the file and the field.
+
+    Every tool the replies call must be a workspace tool or one of `extra_tools`
+    (tools the harness adds itself, such as an external store's `recall`).
+    """
     path = Path(path)
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -108,7 +112,7 @@ def load_session(path=DEFAULT_SESSION) -> Session:
     if not workspace.is_dir():
         raise SessionFileError(f"{path}: field 'workspace' names {data['workspace']}, which is not a folder")
     session = Session(path, data["name"], data["system"], data["task"], data["replies"], workspace)
-    known = set(session.tools.workspace.tools)
+    known = set(session.tools.workspace.tools) | set(extra_tools)
     for index, reply in enumerate(data["replies"]):
         for number, call in enumerate(reply.get("tool_calls") or []):
             name = call["function"]["name"]

@@ -37,12 +37,19 @@ class RangeCandidate(NamedTuple):
     reason: str
 
 
-def _why_not_closed(messages: Sequence[Mapping], start: int, end: int) -> Optional[str]:
+def why_not_closed(messages: Sequence[Mapping], start: int, end: int,
+                   carried: Callable[[Mapping], bool] = is_summary) -> Optional[str]:
+    """Why messages[start:end] may not be replaced as one block, or None when it may.
+
+    Closed means: only assistant/tool messages (an earlier fold at `start`, which
+    `carried` recognises, is folded again), and every tool call in it answered in it.
+    Every group-level path (summary, truncation, store) cuts only closed ranges.
+    """
     calls, answers = set(), set()
     for index in range(start, end):
         message = messages[index]
-        if index == start and is_summary(message):
-            continue  # an earlier summary is folded in
+        if index == start and carried(message):
+            continue  # an earlier fold (a summary, a store index) is folded again
         role = message.get("role")
         if role not in ("assistant", "tool"):
             return f"message {index} is a {role} message"
@@ -69,7 +76,7 @@ def range_candidates(messages: Sequence[Mapping], protect_tail: int) -> Iterator
     first_new = start + 1 if start < len(messages) and is_summary(messages[start]) else start
     end = len(messages) - protect_tail
     while end > first_new:
-        reason = _why_not_closed(messages, start, end)
+        reason = why_not_closed(messages, start, end)
         yield RangeCandidate(start, end, reason is None, reason or "closed")
         if reason is None:
             return

@@ -12,36 +12,17 @@ summary, external store) use it too, so all group-level paths cut the same range
 """
 
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import Callable, List, Mapping, Sequence
 
-from .messages import call_ids, check_int, protected_head_length
+from .messages import check_int, protected_head_length
 from .strategy import CompressionResult
+from .summary import why_not_closed
 
 CarriedTest = Callable[[Mapping], bool]
 
 
 def _never(message: Mapping) -> bool:
     return False
-
-
-def _open_reason(messages: Sequence[Mapping], start: int, end: int, carried: CarriedTest) -> Optional[str]:
-    """Why messages[start:end] is not a closed range, or None when it is."""
-    calls, answers = set(), set()
-    for index in range(start, end):
-        message = messages[index]
-        if index == start and carried(message):
-            continue  # an earlier fold (summary, store index) is folded again
-        role = message.get("role")
-        if role not in ("assistant", "tool"):
-            return f"message {index} is a {role} message"
-        calls.update(call_ids(message))
-        if role == "tool":
-            answers.add(message.get("tool_call_id"))
-    if calls - answers:
-        return "unanswered tool call " + ", ".join(sorted(calls - answers))
-    if answers - calls:
-        return "tool result without its call " + ", ".join(sorted(answers - calls))
-    return None
 
 
 def foldable_range(messages: Sequence[Mapping], protect_tail: int, carried: CarriedTest = _never) -> range:
@@ -55,7 +36,7 @@ def foldable_range(messages: Sequence[Mapping], protect_tail: int, carried: Carr
     first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
     end = len(messages) - protect_tail
     while end > first_new:
-        if _open_reason(messages, start, end, carried) is None:
+        if why_not_closed(messages, start, end, carried) is None:
             return range(start, end)
         end -= 1
     return range(start, start)
