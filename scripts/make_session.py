@@ -11,6 +11,7 @@ the fidelity table in README.md). The size knobs are the constants below; nothin
 here knows the figures themselves.
 """
 
+import datetime
 import json
 import random
 from pathlib import Path
@@ -81,6 +82,20 @@ PLANTED_NOTES = {
 }
 
 
+# The log runs from the start of the cycle to the day before the release; the nightly
+# failure of 10-28 is logged on that day (row 118), the rest follows in the last two weeks.
+LOG_START, NIGHTLY_FAILED, LOG_END = datetime.date(2026, 9, 1), datetime.date(2026, 10, 28), datetime.date(2026, 11, 10)
+NIGHTLY_FAILED_ROW = 118
+
+
+def _log_date(row: int) -> datetime.date:
+    """Dates rise with the rows: evenly up to the nightly failure, then evenly to the end."""
+    if row <= NIGHTLY_FAILED_ROW:
+        return LOG_START + datetime.timedelta(days=row * (NIGHTLY_FAILED - LOG_START).days // NIGHTLY_FAILED_ROW)
+    rows_after = NOTES_LINES - 4 - NIGHTLY_FAILED_ROW
+    return NIGHTLY_FAILED + datetime.timedelta(days=(row - NIGHTLY_FAILED_ROW) * (LOG_END - NIGHTLY_FAILED).days // rows_after)
+
+
 def _row(date: str, area: str, owner: str, note: str) -> str:
     note_width = NOTES_WIDTH - len(f"| {date} | {area:<8} | {owner:<5} |  |")
     return f"| {date} | {area:<8} | {owner:<5} | {note:<{note_width}} |"
@@ -97,10 +112,8 @@ def long_notes() -> str:
         _rule("mini-agent team log, v0.3 cycle (newest last)"),
         _row("date      ", "area", "owner", "note"),
     ]
-    day = 0
     for row in range(NOTES_LINES - 3):
-        day += rng.choice([0, 0, 1, 1, 1, 2])
-        date = f"2026-{9 + (day // 30):02d}-{1 + day % 30:02d}"
+        date = _log_date(row).isoformat()
         if row in PLANTED_NOTES:
             area, owner, note = PLANTED_NOTES[row]
         else:
