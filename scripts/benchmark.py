@@ -99,13 +99,13 @@ def python_benchmarks(repeats: int) -> dict:
         "slider.value = v with no frontend attached: the observer runs render() in full (run_session, "
         "figure update, status, both tables); sending the comm messages is not included")
     # Where the callback's time goes (same alternation, each part alone).
-    from minilib.lab.figures import update_session_figure
+    from minilib.lab.figures import update_lab_figure
     from minilib.lab.tables import rounds_table, to_html, trace_events_table
 
     runs = [run_session(session, Settings(threshold=v)) for v in values]
     parts_flip = iter(range(10 ** 9))
     results["part_figure_update"] = summary(timed(
-        lambda: update_session_figure(dashboard.figure, runs[next(parts_flip) % 2], dashboard.baseline), repeats))
+        lambda: update_lab_figure(dashboard.figure, runs[next(parts_flip) % 2], dashboard.baseline), repeats))
     results["part_tables_html"] = summary(timed(
         lambda: (to_html(rounds_table(runs[0])), to_html(trace_events_table(runs[0]))), repeats))
     return results
@@ -135,22 +135,23 @@ TRIVIAL_NOTEBOOK = {
 }
 
 
-# The lab's own figure (two panels, eight traces), built once; the callback only moves the threshold line.
+# The lab's own figure (three panels, fourteen traces), built once; the callback only moves the threshold
+# (its two lines and the zoom's axis).
 SAME_FIGURE_NOTEBOOK = json.loads(json.dumps(TRIVIAL_NOTEBOOK))
 SAME_FIGURE_NOTEBOOK["cells"][0]["source"] = [
     "# Benchmark: the lab's figure with a trivial callback (no replay, no tables).\n",
     "import ipywidgets as widgets\n",
     "from minilib import Settings, load_session, run_baseline, run_session\n",
-    "from minilib.lab.figures import session_figure\n",
+    "from minilib.lab.figures import ZOOM_FACTOR, lab_figure\n",
     "session = load_session()\n",
-    "figure = session_figure(run_session(session, Settings()), run_baseline(session), widget=False)\n",
-    "import plotly.graph_objects as go\n",
-    "figure = go.FigureWidget(figure)  # built first, wrapped last: the widget state holds every trace\n",
-    "threshold = [t for t in figure.data if t.name == 'threshold'][0]\n",
+    "figure = lab_figure(run_session(session, Settings()), run_baseline(session), widget=True)\n",
+    "thresholds = [t for t in figure.data if t.name in ('threshold', 'threshold (zoom)')]\n",
     "slider = widgets.IntSlider(value=1200, min=100, max=8000, step=50, description='threshold')\n",
     "def redraw(change):\n",
     "    with figure.batch_update():\n",
-    "        threshold.y = [change['new']] * 2\n",
+    "        for line in thresholds:\n",
+    "            line.y = [change['new']] * 2\n",
+    "        figure.layout.yaxis3.range = [0, change['new'] * ZOOM_FACTOR]\n",
     "slider.observe(redraw, names='value')\n",
     "widgets.VBox([slider, figure]).add_class('ccl-long-session-dashboard')\n",
 ]
@@ -370,7 +371,7 @@ def markdown(python: dict, browser: dict, info: dict, when: str) -> str:
            "| what | median | p90 | min | changes |", "|---|---|---|---|---|"]
     labels = {"run_session": "`run_session`: the whole 13-call session replayed",
               "dashboard_callback": "the dashboard's full callback (`render`)",
-              "part_figure_update": "of which: `update_session_figure`",
+              "part_figure_update": "of which: `update_lab_figure`",
               "part_tables_html": "of which: both tables to HTML"}
     for key, label in labels.items():
         if key in python:

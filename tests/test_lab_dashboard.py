@@ -15,8 +15,9 @@ import pytest
 from minilib import Settings, run_baseline, run_session
 from minilib.cli import format_summary
 from minilib.lab.dashboard import SLIDERS, LongSessionDashboard, settings_from_values, status_lines
-from minilib.lab.figures import TRACE_NAMES, figure_traces, session_figure, token_axis_range, trace_data
-from minilib.lab.tables import messages_table, to_html, trace_events_table
+from minilib.lab.figures import (LAB_TRACE_NAMES, TOKEN_TRACES, TRACE_NAMES, ZOOM_FACTOR, lab_figure, lab_traces,
+                                  session_figure, token_axis_range, trace_data)
+from minilib.lab.tables import TABLE_CSS, HtmlTable, messages_table, rounds_table, to_html, trace_events_table
 
 
 @pytest.fixture(scope="module")
@@ -31,16 +32,40 @@ def fresh(dashboard):
     return dashboard
 
 
+def sawtooth(run):
+    """(round, tokens) the zoom draws: per round the window as measured, then (if compressed) as sent."""
+    points = []
+    for r in run.rounds:
+        points += [(r.round, r.tokens_before)] + ([(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else [])
+    return points
+
+
 def assert_shows(dashboard, expected):
     """The figure, both tables and the status line show `expected` (a SessionRun)."""
     rounds = expected.rounds
     figure = dashboard.figure
+    threshold = expected.settings.threshold
     assert trace_data(figure, "compressed") == {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]}
     assert trace_data(figure, "compressed messages")["y"] == [r.messages_after for r in rounds]
     assert trace_data(figure, "aging")["x"] == [r.round for r in rounds if r.aged]
     assert trace_data(figure, "summary")["x"] == [r.round for r in rounds if r.summarized]
-    assert trace_data(figure, "threshold")["y"] == [expected.settings.threshold] * 2
+    assert trace_data(figure, "threshold")["y"] == [threshold] * 2
     assert trace_data(figure, "overflow")["y"] == ([expected.overflow.tokens] if expected.overflow else [])
+    # The zoom: the same run against an axis that ends at ZOOM_FACTOR x the threshold.
+    window = trace_data(figure, "window (zoom)")
+    assert list(zip(window["x"], window["y"])) == sawtooth(expected)
+    assert trace_data(figure, "threshold (zoom)")["y"] == [threshold] * 2
+    assert trace_data(figure, "aging (zoom)") == {"x": [r.round for r in rounds if r.aged],
+                                                  "y": [r.tokens_after for r in rounds if r.aged]}
+    assert trace_data(figure, "summary (zoom)")["x"] == [r.round for r in rounds if r.summarized]
+    assert trace_data(figure, "overflow (zoom)")["y"] == ([expected.overflow.tokens] if expected.overflow else [])
+    top = threshold * ZOOM_FACTOR
+    assert tuple(figure.layout.yaxis3.range) == (0, top)
+    above = [y for _, y in sawtooth(expected) if y > top] + \
+        ([expected.overflow.tokens] if expected.overflow and expected.overflow.tokens > top else [])
+    off_scale = next(trace for trace in figure.data if trace.name == "off the scale (zoom)")
+    assert list(off_scale.text or ()) == [f"{y:,}" for y in above]
+    assert all(0 <= y <= top for y in off_scale.y or ())  # drawn at the edge, not off it
     assert html_rows(dashboard.rounds_html.value) == [
         [str(r.round), f"{r.baseline_tokens:,}", str(r.baseline_messages), f"{r.tokens_before:,}",
          f"{r.tokens_after:,}", str(r.messages_after), "✓" if r.aged else "", "✓" if r.summarized else ""]
@@ -83,11 +108,11 @@ def test_each_slider_redraws_figure_and_tables_for_its_value(fresh, session, nam
     assert_shows(fresh, expected)
 
 
-def test_every_trace_is_the_data_figure_traces_computes(fresh, session):
+def test_every_trace_is_the_data_lab_traces_computes(fresh, session):
     fresh.sliders["threshold"].value = 700
-    expected = figure_traces(run_session(session, Settings(threshold=700)), run_baseline(session))
-    assert [trace.name for trace in fresh.figure.data] == list(TRACE_NAMES)
-    for name in TRACE_NAMES:
+    expected = lab_traces(run_session(session, Settings(threshold=700)), run_baseline(session))
+    assert [trace.name for trace in fresh.figure.data] == list(LAB_TRACE_NAMES)
+    for name in LAB_TRACE_NAMES:
         assert trace_data(fresh.figure, name) == {"x": expected[name]["x"], "y": expected[name]["y"]}
 
 
@@ -101,7 +126,9 @@ def test_a_threshold_below_the_protected_head_shows_a_message_not_a_traceback(fr
     assert trace_data(fresh.figure, "overflow") == {"x": [0], "y": [expected.overflow.tokens]}
     assert trace_data(fresh.figure, "compressed") == {"x": [], "y": []}
     assert "no round was sent" in fresh.rounds_html.value
-    assert fresh.figure.layout.title.text.startswith("Stopped at round 0")
+    assert trace_data(fresh.figure, "overflow (zoom)") == {"x": [0], "y": [expected.overflow.tokens]}
+    # The status box says why the run stopped; the chart carries no title repeating it.
+    assert not fresh.figure.layout.title.text
     # The baseline does not depend on the settings: it is drawn in full even when nothing was sent.
     assert trace_data(fresh.figure, "baseline")["y"] == list(run_baseline(session).tokens)
 
@@ -135,21 +162,74 @@ def test_changes_update_the_same_widgets_in_place(fresh):
     assert all(a is b for a, b in zip(fresh.figure.data, traces))
 
 
-def test_token_axis_is_fixed_while_aging_knobs_move(fresh):
-    """A fixed range: autorange would rescale the panel and hide the change."""
-    before = tuple(fresh.figure.layout.yaxis.range)
+def test_token_axes_are_fixed_while_aging_knobs_move(fresh):
+    """Fixed ranges: autorange would rescale the panels and hide the change."""
+    before = tuple(fresh.figure.layout.yaxis.range), tuple(fresh.figure.layout.yaxis3.range)
     compressed_before = trace_data(fresh.figure, "compressed")["y"]
     fresh.sliders["head_chars"].value = 800
-    assert tuple(fresh.figure.layout.yaxis.range) == before
+    assert (tuple(fresh.figure.layout.yaxis.range), tuple(fresh.figure.layout.yaxis3.range)) == before
     assert trace_data(fresh.figure, "compressed")["y"] != compressed_before
-    assert before[1] >= max(fresh.baseline.tokens)
+    assert before[0][1] >= max(fresh.baseline.tokens)
+
+
+def test_the_zoom_follows_the_threshold(fresh, session):
+    for threshold in (900, 2000):
+        fresh.sliders["threshold"].value = threshold
+        assert tuple(fresh.figure.layout.yaxis3.range) == (0, threshold * ZOOM_FACTOR)
+        # Every window sent is under the threshold, so on the zoom's scale, not clipped at its edge.
+        sent = [r.tokens_after for r in run_session(session, Settings(threshold=threshold)).rounds]
+        assert max(sent) <= threshold < threshold * ZOOM_FACTOR
+
+
+def captured_updates(figure, monkeypatch) -> list:
+    """Record the messages `figure` sends to the browser, as (kind, arguments), instead of sending them."""
+    sent = []
+
+    def update(restyle_data, relayout_data, trace_indexes=None, source_view_id=None):
+        sent.append(("update", (restyle_data, relayout_data, trace_indexes)))
+
+    monkeypatch.setattr(figure, "_send_update_msg", update)
+    for kind in ("restyle", "relayout"):
+        monkeypatch.setattr(figure, f"_send_{kind}_msg", lambda *args, kind=kind, **kwargs: sent.append((kind, args)))
+    return sent
+
+
+def test_one_message_per_change_carrying_only_what_changed(fresh, session, monkeypatch):
+    sent = captured_updates(fresh.figure, monkeypatch)
+    names = [trace.name for trace in fresh.figure.data]
+    fresh.sliders["head_chars"].value = 400
+    assert [kind for kind, _ in sent] == ["update"]
+    restyle, relayout, indexes = sent[0][1]
+    assert relayout == {}, "no axis depends on head_chars"
+    touched = {names[i] for i in indexes}
+    assert "compressed" in touched
+    assert not touched & {"baseline", "baseline messages", "threshold", "threshold (zoom)"}
+
+    sent.clear()
+    fresh.sliders["threshold"].value = 1000
+    assert [kind for kind, _ in sent] == ["update"]
+    assert sent[0][1][1]["yaxis3.range"] == [0, 1000 * ZOOM_FACTOR]
+
+    sent.clear()
+    unchanged = next(value for value in range(fresh.sliders["min_chars"].value + 20, 5000, 20)
+                     if run_session(session, settings_from_values(dict(fresh.values(), min_chars=value))).rounds
+                     == fresh.run.rounds)
+    fresh.sliders["min_chars"].value = unchanged
+    assert sent == [], "a change that leaves the run as it was sends nothing"
+
+
+def test_table_css_is_on_the_page_once_not_in_every_update(fresh):
+    fresh.sliders["threshold"].value = 900
+    assert "<style" not in fresh.rounds_html.value and "<style" not in fresh.events_html.value
+    styles = [child for child in fresh.widget.children if getattr(child, "value", None) == TABLE_CSS]
+    assert len(styles) == 1 and styles[0].layout.display == "none"
 
 
 def test_log_axis_keeps_every_point_in_range(fresh, session):
     fresh.log_axis.value = True
     low, high = fresh.figure.layout.yaxis.range
     assert fresh.figure.layout.yaxis.type == "log"
-    values = [y for name in TRACE_NAMES if "messages" not in name for y in trace_data(fresh.figure, name)["y"]]
+    values = [y for name in TOKEN_TRACES for y in trace_data(fresh.figure, name)["y"]]
     assert 10 ** low <= min(values) and max(values) <= 10 ** high
     ticks = fresh.figure.layout.yaxis.tickvals
     assert ticks and all(10 ** low <= t <= 10 ** high for t in ticks[1:-1])  # readable labels, not every minor tick
@@ -206,10 +286,22 @@ def test_slider_change_is_fast(fresh):
 
 def test_static_figure_has_the_same_data_as_the_widget(session):
     run = run_session(session, Settings(protect_tail=2))
-    static = session_figure(run, run_baseline(session), widget=False)
-    widget = session_figure(run, run_baseline(session), widget=True)
-    for name in TRACE_NAMES:
+    static = lab_figure(run, run_baseline(session), widget=False)
+    widget = lab_figure(run, run_baseline(session), widget=True)
+    for name in LAB_TRACE_NAMES:
         assert trace_data(static, name) == trace_data(widget, name)
+
+
+def test_the_articles_figure_has_its_two_panels_and_the_labs_adds_the_zoom(session):
+    run, baseline = run_session(session), run_baseline(session)
+    article = session_figure(run, baseline, widget=False)
+    assert [trace.name for trace in article.data] == list(TRACE_NAMES)
+    assert {trace.yaxis for trace in article.data} == {"y", "y2"}
+    lab = lab_figure(run, baseline, widget=False)
+    assert {trace.yaxis for trace in lab.data if trace.name in TRACE_NAMES} == {"y", "y2"}
+    assert {trace.yaxis for trace in lab.data if trace.name not in TRACE_NAMES} == {"y3"}
+    for name in TRACE_NAMES:
+        assert trace_data(lab, name) == trace_data(article, name)
 
 
 def test_trace_data_names_the_traces_when_one_is_missing(session):
@@ -242,8 +334,23 @@ def test_to_html_escapes_content_and_formats_numbers(session):
 def test_synced_state_holds_every_trace(session):
     """A page built from the widget's synced state (Voila, a reload) must draw the chart, not an empty frame."""
     run = run_session(session)
-    figure = session_figure(run, run_baseline(session), widget=True)
+    figure = lab_figure(run, run_baseline(session), widget=True)
     synced = {trace["name"]: trace for trace in figure._widget_data}
-    assert list(synced) == list(TRACE_NAMES)
+    assert list(synced) == list(LAB_TRACE_NAMES)
     assert list(synced["compressed"]["y"]) == [r.tokens_after for r in run.rounds]
-    assert figure._widget_layout["title"]["text"] == figure.layout.title.text
+    assert [tuple(p) for p in zip(synced["window (zoom)"]["x"], synced["window (zoom)"]["y"])] == sawtooth(run)
+    assert list(figure._widget_layout["yaxis3"]["range"]) == [0, run.settings.threshold * ZOOM_FACTOR]
+
+
+def test_html_table_renders_like_the_dashboard_with_its_css(session):
+    run = run_session(session)
+    shown = HtmlTable(rounds_table(run), empty="no round was sent")
+    assert shown._repr_html_() == TABLE_CSS + to_html(rounds_table(run), empty="no round was sent")
+    assert html_rows(shown._repr_html_()) == html_rows(to_html(rounds_table(run)))
+    aged = [r for r in run.rounds if r.aged]
+    assert [row[6] for row in html_rows(shown._repr_html_())].count("✓") == len(aged)
+    assert f"{max(r.baseline_tokens for r in run.rounds):,}" in shown._repr_html_()
+    # The text form (what nbval compares) reads the same: ✓ marks and separators, not True/False.
+    assert "True" not in repr(shown)
+    assert repr(shown).count("✓") == len(aged) + sum(r.summarized for r in run.rounds)
+    assert f"{max(r.baseline_tokens for r in run.rounds):,}" in repr(shown)

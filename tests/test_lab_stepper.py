@@ -5,6 +5,8 @@ settings, the message objects (a row said to have moved must be the same object)
 the token estimate.
 """
 
+import html
+
 import pytest
 
 from minilib import AGING_MARK, Settings, run_session
@@ -14,6 +16,7 @@ from minilib.summary import summary_range
 from minilib.tokens import estimate_message_tokens
 from minilib.lab.stepper import (EDGES, STATE_COLORS, StateMachineStepper, explain_step, last_round, round_walk,
                                  state_diagram, step_changes, step_view)
+from minilib.lab.tables import TABLE_CSS
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +161,7 @@ def test_changing_the_round_starts_its_walk_from_the_top(stepper, session, artic
     stepper.go(3)
     stepper.round_slider.value = 1
     assert stepper.position == 0
-    assert stepper.title.value == f"<b>{step_view(round_walk(session, Settings(), 1), 0, Settings(), 1).title}</b>"
+    assert html.escape(step_view(round_walk(session, Settings(), 1), 0, Settings(), 1).title) in stepper.title.value
     assert f"{article_run.rounds[1].tokens_before:,} tokens" in stepper.title.value
     stepper.round_slider.value = 9
 
@@ -191,3 +194,11 @@ def test_text_form_is_one_line(stepper):
     bundle = stepper._repr_mimebundle_()
     assert bundle["text/plain"].startswith("State-machine stepper, round ")
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_table_css_is_on_the_page_once_not_in_every_step(stepper):
+    stepper.go(0)
+    stepper.next_button.click()
+    assert "<style" not in stepper.table.value and "<table" in stepper.table.value
+    styles = [child for child in stepper.widget.children if getattr(child, "value", None) == TABLE_CSS]
+    assert len(styles) == 1

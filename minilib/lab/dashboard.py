@@ -1,7 +1,7 @@
-"""The long-session lab: sliders for the pipeline's knobs, the two-panel figure and two tables.
+"""The long-session lab: sliders for the pipeline's knobs, the lab's figure and two tables.
 
-Every slider change replays the whole 13-call session (`run_session`, a few
-milliseconds) and redraws the figure and the tables in place. What is shown is a pure
+Every slider change replays the whole 13-call session (`run_session`, about a
+millisecond) and redraws the figure and the tables in place. What is shown is a pure
 function of the slider values (`LongSessionDashboard.render`), so a test sets
 `slider.value` and checks the figure and tables against `run_session` for that setting.
 """
@@ -14,7 +14,7 @@ import ipywidgets as widgets
 
 from ..cli import format_summary
 from ..session import Session, SessionRun, Settings, load_session, run_baseline, run_session
-from .figures import session_figure, update_session_figure
+from .figures import lab_figure, update_lab_figure
 from .tables import TABLE_CSS, rounds_table, to_html, trace_events_table
 
 
@@ -53,7 +53,8 @@ def status_lines(run: SessionRun) -> list:
 def status_html(lines, problem: bool) -> str:
     style = "color:#a61b1b;background:#fdecea;" if problem else "color:#1e4620;background:#edf7ed;"
     body = "<br>".join(html.escape(line) for line in lines)
-    return f'<div class="ccl-status" style="{style}padding:6px 10px;border-radius:4px;font-size:14px">{body}</div>'
+    return (f'<div class="ccl-status" style="{style}padding:6px 12px;border-radius:4px;font-size:15px;'
+            f'line-height:1.5">{body}</div>')
 
 
 class LongSessionDashboard:
@@ -69,7 +70,7 @@ class LongSessionDashboard:
                 value=getattr(settings, spec.name), min=spec.minimum, max=spec.maximum, step=spec.step,
                 description=spec.name,
                 tooltip=spec.tooltip, continuous_update=True, style={"description_width": "90px"},
-                layout=widgets.Layout(width="430px"))
+                layout=widgets.Layout(width="400px"))
             for spec in SLIDERS
         }
         for name, slider in self.sliders.items():
@@ -78,20 +79,25 @@ class LongSessionDashboard:
                                          layout=widgets.Layout(width="140px"))
         self.reset_button = widgets.Button(description="Reset to the article's values", icon="undo",
                                            layout=widgets.Layout(width="230px"))
-        self.status = widgets.HTML()
+        self.status = widgets.HTML(layout=widgets.Layout(flex="1 1 340px", min_width="340px"))
+        # The tables' CSS, on the page once: prepended to every table update it cost a style
+        # recalculation of JupyterLab's whole DOM per keypress. A <style> applies while hidden.
+        self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
         first_run = run_session(self.session, settings)
-        self.figure = session_figure(first_run, self.baseline, widget=True)
+        self.figure = lab_figure(first_run, self.baseline, widget=True)
         for slider in self.sliders.values():
             slider.observe(self._on_change, names="value")
         self.log_axis.observe(self._on_change, names="value")
         self.reset_button.on_click(lambda _: self.reset())
         sliders = list(self.sliders.values())
+        # The status box beside the sliders when the width allows: the chart then starts higher on a screen.
         self.widget = widgets.VBox([
+            self.table_style,
             widgets.HBox([widgets.VBox(sliders[:3]), widgets.VBox(sliders[3:] + [
-                widgets.HBox([self.reset_button, self.log_axis])])]),
-            self.status,
+                widgets.HBox([self.reset_button, self.log_axis])]), self.status],
+                layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
             self.figure,
             widgets.HBox([self._titled("Per round", self.rounds_html),
                           self._titled("Compression events in the trace", self.events_html)],
@@ -102,7 +108,7 @@ class LongSessionDashboard:
 
     @staticmethod
     def _titled(title: str, body: widgets.Widget) -> widgets.VBox:
-        return widgets.VBox([widgets.HTML(f"<b>{html.escape(title)}</b>"), body])
+        return widgets.VBox([widgets.HTML(f'<b style="font-size:16px">{html.escape(title)}</b>'), body])
 
     def values(self) -> Dict[str, int]:
         return {name: slider.value for name, slider in self.sliders.items()}
@@ -116,9 +122,9 @@ class LongSessionDashboard:
             return
         run = run_session(self.session, settings)
         self.run = run
-        update_session_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
+        update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
         self.status.value = status_html(status_lines(run), problem=run.overflow is not None)
-        self.rounds_html.value = TABLE_CSS + to_html(rounds_table(run), empty="no round was sent")
+        self.rounds_html.value = to_html(rounds_table(run), empty="no round was sent")
         self.events_html.value = to_html(trace_events_table(run), empty="no compression")
 
     def reset(self) -> None:

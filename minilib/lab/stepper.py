@@ -173,7 +173,8 @@ def state_diagram(walk: Sequence[WindowState], position: int) -> str:
     visited = {state.state for state in walk[:position]}
     taken = (walk[position - 1].state, current) if position > 0 else None
     parts = [
-        '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="720" height="300" '
+        # Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a projector.
+        '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="900" height="375" '
         'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">',
         '<defs>'
         '<marker id="ccl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
@@ -246,10 +247,13 @@ class StateMachineStepper:
         self.diagram = widgets.HTML()
         self.explanation = widgets.HTML()
         self.table = widgets.HTML()
+        # The table's CSS, on the page once rather than in every table update (a style recalculation each).
+        self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.round_slider.observe(self._on_round, names="value")
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.next_button.on_click(lambda _: self.go(self.position + 1))
         self.widget = widgets.VBox([
+            self.table_style,
             widgets.HBox([self.round_slider, self.back_button, self.next_button]),
             self.title, self.diagram, self.explanation, self.table,
         ])
@@ -272,11 +276,12 @@ class StateMachineStepper:
         view = self.view()
         self.back_button.disabled = self.position == 0
         self.next_button.disabled = self.position == len(walk) - 1
-        self.title.value = f"<b>{html.escape(view.title)}</b>"
+        self.title.value = f'<b style="font-size:17px">{html.escape(view.title)}</b>'
         self.diagram.value = view.diagram
-        self.explanation.value = (f'<div style="border-left:4px solid {STATE_COLORS[view.state]};padding:2px 10px">'
+        self.explanation.value = (f'<div style="border-left:4px solid {STATE_COLORS[view.state]};padding:2px 10px;'
+                                  f'font-size:15px;line-height:1.5">'
                                   + "<br>".join(html.escape(line) for line in view.lines) + "</div>")
-        self.table.value = TABLE_CSS + to_html(view.table, highlight_rows=view.changes)
+        self.table.value = to_html(view.table, highlight_rows=view.changes)
 
     def _on_round(self, change) -> None:
         self.go(0)

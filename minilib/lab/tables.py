@@ -1,8 +1,9 @@
 """Tables for the notebooks: rounds of a run, trace events, and the messages of one window.
 
 Each builder returns a pandas DataFrame of plain values (tests compare those);
-`to_html` renders one for an ipywidgets.HTML with thousands separators and without
-pandas' random element ids, so the same table always gives the same HTML.
+`to_html` renders one for an ipywidgets.HTML with thousands separators and ✓ marks, without
+pandas' random element ids, so the same table always gives the same HTML. `TABLE_CSS` styles
+it and goes on a page once; `HtmlTable` shows a table in a notebook cell the same way.
 """
 
 import html
@@ -139,14 +140,19 @@ def messages_table(messages: Sequence[Mapping], protect_tail: int, changes: Opti
     return pd.DataFrame(rows, columns=columns).set_index("#")
 
 
-def _cell(value) -> str:
+def _text(value) -> str:
+    """A cell as the tables show it: ✓ for True, thousands separators, nothing for a missing value."""
     if isinstance(value, bool):
         return "✓" if value else ""
     if isinstance(value, int):
         return f"{value:,}"
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    return html.escape(str(value))
+    return str(value)
+
+
+def _cell(value) -> str:
+    return html.escape(_text(value))
 
 
 def to_html(table: pd.DataFrame, highlight_rows: Iterable = (), css_class: str = "ccl-table",
@@ -169,10 +175,27 @@ def to_html(table: pd.DataFrame, highlight_rows: Iterable = (), css_class: str =
 
 
 TABLE_CSS = """<style>
-.ccl-table { border-collapse: collapse; font-size: 13px; font-variant-numeric: tabular-nums; }
-.ccl-table th, .ccl-table td { padding: 2px 8px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+.ccl-table { border-collapse: collapse; font-size: 15px; font-variant-numeric: tabular-nums; }
+.ccl-table th, .ccl-table td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
 .ccl-table thead th { border-bottom: 2px solid #888; }
 .ccl-table th:nth-last-child(-n+2) { text-align: left; }
 .ccl-table td:nth-last-child(-n+2) { text-align: left; }
 .ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
 </style>"""
+
+
+class HtmlTable:
+    """A table as the dashboard shows it (✓ marks, thousands separators), for a notebook cell.
+
+    `TABLE_CSS` comes with it: a static output is rendered once, not on every keypress.
+    """
+
+    def __init__(self, table: pd.DataFrame, **to_html_options):
+        self.table = table
+        self.html = TABLE_CSS + to_html(table, **to_html_options)
+
+    def _repr_html_(self) -> str:
+        return self.html
+
+    def __repr__(self) -> str:  # the text form nbval compares and a viewer without HTML shows
+        return self.table.map(_text).rename(index=_text).to_string()

@@ -334,8 +334,18 @@ def plot_traces(page, index: int = 0, scope: str = ""):
 
 def plot_layout_text(page, index: int = 0, scope: str = "") -> str:
     """Every SVG text of a chart (titles, tick labels, annotations, legend): text_content, not inner_text."""
-    return page.locator(f"{scope} .js-plotly-plot").nth(index).evaluate(
-        "(gd) => [...gd.querySelectorAll('text')].map(t => t.textContent).join('\\n')")
+    return chart_text(page.locator(f"{scope} .js-plotly-plot").nth(index))
+
+
+def chart_text(plot_locator) -> str:
+    """Every SVG text of the chart `plot_locator` finds, one a line."""
+    return plot_locator.evaluate("(gd) => [...gd.querySelectorAll('text')].map(t => t.textContent).join('\\n')")
+
+
+def plot_axis_range(plot_locator, axis: str) -> list:
+    """The range plotly.js drew an axis with ("yaxis", "yaxis3"...), from its full layout."""
+    return plot_locator.evaluate(
+        "(gd, axis) => Array.from((gd.closest('.js-plotly-plot') || gd)._fullLayout[axis].range)", axis)
 
 
 def html_tables(page, scope: str = ""):

@@ -9,8 +9,9 @@ What a person sees is checked against what the library computes in this process:
 - `make present` (Voilà on 06): sliders and chart without code, and the slider works.
 
 Expected values are never written down here: they come from minilib for whatever values
-the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard is copied to
-docs/screenshots/lab.png for the README when that file is missing or UPDATE_SCREENSHOTS=1.
+the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard at the article's
+settings and the stepper in the middle of a round are copied to docs/screenshots/ (lab.png,
+state_machine.png) for the README when those files are missing or UPDATE_SCREENSHOTS=1.
 """
 
 import os
@@ -32,6 +33,8 @@ STEPPER_NOTEBOOK = "notebooks/05_state_machine.ipynb"
 DASHBOARD = ".ccl-long-session-dashboard"
 STEPPER = ".ccl-state-stepper"
 README_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "lab.png"
+STEPPER_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "state_machine.png"
+ZOOM_FACTOR = 1.5  # the zoom under the token panel ends at 1.5 x the threshold (what a teacher is told)
 THRESHOLD_PRESSES = 6  # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
 # Per-round table: header -> Round field (the columns the lab shows; others are ignored).
 ROUND_COLUMNS = {"round": "round", "baseline tokens": "baseline_tokens", "baseline msgs": "baseline_messages",
@@ -59,9 +62,20 @@ def settings_from_sliders(page, scope: str) -> Settings:
     return Settings(**{name: shown[name] for name in fields})
 
 
+def sawtooth(run) -> list:
+    """(round, tokens) of the zoom's line: per round the window as measured, then (if compressed) as sent."""
+    points = []
+    for r in run.rounds:
+        points += [(r.round, r.tokens_before)] + ([(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else [])
+    return points
+
+
 def expected_traces(run, baseline) -> dict:
     """Each chart trace's data for one run, from the library's rounds (not from the figure code)."""
     rounds = run.rounds
+    top = run.settings.threshold * ZOOM_FACTOR
+    above = [x for x, y in sawtooth(run) if y > top] + \
+        ([len(rounds)] if run.overflow and run.overflow.tokens > top else [])
     return {
         "baseline": {"y": list(baseline.tokens)},
         "compressed": {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]},
@@ -71,6 +85,12 @@ def expected_traces(run, baseline) -> dict:
                     "y": [r.tokens_after for r in rounds if r.summarized]},
         "overflow": {"x": [len(rounds)] if run.overflow else []},
         "compressed messages": {"x": [r.round for r in rounds], "y": [r.messages_after for r in rounds]},
+        "window (zoom)": {"x": [x for x, _ in sawtooth(run)], "y": [y for _, y in sawtooth(run)]},
+        "threshold (zoom)": {"y": [run.settings.threshold] * 2},
+        "aging (zoom)": {"x": [r.round for r in rounds if r.aged]},
+        "summary (zoom)": {"x": [r.round for r in rounds if r.summarized]},
+        "overflow (zoom)": {"x": [len(rounds)] if run.overflow else []},
+        "off the scale (zoom)": {"x": above},
     }
 
 
@@ -106,20 +126,19 @@ def check_dashboard(page, scope: str, run, baseline) -> None:
         assert name in shown, f"no trace {name!r} in the chart; traces: {list(shown)}"
         for key, values in data.items():
             assert (shown[name][key] or []) == values, f"trace {name!r} {key} at {run.settings}"
-    # The SVG itself: one marker drawn per aging / summary round.
+    # The SVG itself: one marker drawn per aging / summary round, in the token panel and in the zoom.
     drawn = lab.points_drawn(plot)
-    assert drawn["aging"] == len(expected["aging"]["x"])
-    assert drawn["summary"] == len(expected["summary"]["x"])
-    title = plot.locator(".gtitle").text_content()
-    if run.overflow is None:
-        last = run.rounds[-1]
-        assert f"{last.tokens_after:,}" in title and f"{last.baseline_tokens:,}" in title, title
-    else:
-        assert f"{run.overflow.tokens:,}" in title, title
+    for name in ("aging", "summary"):
+        assert drawn[name] == drawn[f"{name} (zoom)"] == len(expected[name]["x"]), f"{name} markers drawn: {drawn}"
+    # The zoom's axis follows the threshold and nothing else.
+    assert lab.plot_axis_range(plot, "yaxis3") == [0, run.settings.threshold * ZOOM_FACTOR]
 
     status = page.locator(f"{scope} .ccl-status").text_content()  # text_content: off-screen cells are not laid out
     for line in format_summary(run).splitlines():
         assert line in status, f"status line lacks {line!r}: {status!r}"
+    # Said once, in the status box: no chart title repeats it.
+    chart_text = lab.chart_text(plot)
+    assert not any(line in chart_text for line in format_summary(run).splitlines()), chart_text
 
     tables = [t for t in lab.html_tables(page, scope) if t["headers"]]
     assert len(tables) >= 2, f"expected the per-round and trace-event tables, found {len(tables)}"
@@ -151,6 +170,11 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
     lab.scroll_to_top(dashboard)
     lab.shoot(page, "lab-01-after-run-all")
+    # The README's picture: the article's settings, as the notebook opens, with the file browser closed.
+    assert start == Settings(), f"notebook 06 should open at the article's settings, not {start}"
+    lab.collapse_left_sidebar(page)
+    article_shot = lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
+    update_docs_screenshot(article_shot, README_SCREENSHOT)
 
     threshold = lab.slider(page, "^threshold$", DASHBOARD)
     lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
@@ -167,13 +191,7 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
 
     lab.scroll_to_top(dashboard)
     lab.shoot(page, f"lab-02-threshold-{moved.threshold}")
-    lab.collapse_left_sidebar(page)
-    element_shot = lab.shoot_widget(page, dashboard, f"lab-dashboard-threshold-{moved.threshold}")
-    # The README's picture is committed: refresh it only when asked (or when it is missing),
-    # so an ordinary run leaves the working tree clean.
-    if os.environ.get("UPDATE_SCREENSHOTS") == "1" or not README_SCREENSHOT.exists():
-        README_SCREENSHOT.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(element_shot, README_SCREENSHOT)
+    lab.shoot_widget(page, dashboard, f"lab-dashboard-threshold-{moved.threshold}")
 
     page.locator(f"{DASHBOARD} .widget-button").filter(has_text=re.compile("reset", re.I)).click()
     page.wait_for_function(
@@ -183,6 +201,14 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     assert settings_from_sliders(page, DASHBOARD) == Settings()
     assert_dashboard_shows(page, DASHBOARD, run_session(session, Settings()), baseline)
     assert not page.page_errors, page.page_errors
+
+
+def update_docs_screenshot(shot, target) -> None:
+    """The README's pictures are committed: refresh one only when asked (or when it is missing),
+    so an ordinary run leaves the working tree clean."""
+    if os.environ.get("UPDATE_SCREENSHOTS") == "1" or not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(shot, target)
 
 
 def assert_has_traces(plot) -> None:
@@ -210,18 +236,30 @@ def wait_for_step(page, state: str, title: str) -> None:
         arg=[state, title], timeout=lab.UPDATE_TIMEOUT)
 
 
+def check_message_table(page, state, where: str) -> None:
+    table = [t for t in lab.html_tables(page, STEPPER) if t["headers"]][0]
+    assert len(table["rows"]) == len(state.messages), where
+
+
 def step_through(page, next_button, round_number: int, walk, screenshots: bool = False) -> None:
-    """From the first state, press Next through the walk: the lit state and the message table follow it."""
+    """From the first state, press Next through the walk: the lit state and the message table follow it.
+
+    With `screenshots`, the stepper is also shot at its second state and at the rolling summary
+    (the most telling step of a round: the folded range and where each message moved)."""
     seen = []
     for position, state in enumerate(walk):
         if position:
             next_button.click()
         wait_for_step(page, state.state, f"Round {round_number}, step {position + 1} of {len(walk)}")
         seen.append(current_state(page))
-        table = [t for t in lab.html_tables(page, STEPPER) if t["headers"]][0]
-        assert len(table["rows"]) == len(state.messages), f"round {round_number}: message table at step {position + 1}"
+        # The table is its own widget, updated by its own comm message after the title: wait for it too.
+        eventually(lambda: check_message_table(page, state, f"round {round_number}: message table at step {position + 1}"))
         if screenshots and position == 1:
             lab.shoot(page, f"stepper-round-{round_number}-step-2")
+        if screenshots and state.state == "rolling_summary":
+            shot = lab.shoot_widget(page, page.locator(STEPPER).first,
+                                    f"stepper-round-{round_number}-step-{position + 1}-rolling-summary")
+            update_docs_screenshot(shot, STEPPER_SCREENSHOT)
     assert seen == [state.state for state in walk]
     assert next_button.is_disabled(), "Next should be disabled on the last state"
 
@@ -231,12 +269,14 @@ def test_state_machine_next_back(page, lab_server, session):
     lab.open_notebook(page, lab_server, STEPPER_NOTEBOOK)
     lab.run_all_cells(page)
     page.wait_for_selector(f"{STEPPER} .ccl-state.ccl-current", timeout=lab.PAGE_TIMEOUT)
+    lab.collapse_left_sidebar(page)
     stepper = page.locator(STEPPER).first
     lab.scroll_to_top(stepper)
     round_slider = lab.slider(page, "^round$", STEPPER)
     round_number = lab.slider_value(round_slider)
     walk = round_walk(session, round_number)
-    assert len(walk) > 2, f"round {round_number} walks only {[s.state for s in walk]}: pick a richer round"
+    assert "rolling_summary" in [s.state for s in walk], \
+        f"round {round_number} walks only {[s.state for s in walk]}: pick a round with a summary to show"
 
     next_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Next\s*$"))
     back_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Back\s*$"))
