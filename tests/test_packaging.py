@@ -3,8 +3,9 @@
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -14,6 +15,7 @@ def _name(requirement: str) -> str:
 
 
 def test_environment_yml_names_the_same_packages_as_the_notebooks_extra():
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is in the standard library from Python 3.11")
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     extra = {_name(r) for r in project["project"]["optional-dependencies"]["notebooks"]}
     lines = (ROOT / "environment.yml").read_text(encoding="utf-8").splitlines()
