@@ -74,3 +74,43 @@ def test_facts_per_round_counts_each_state_and_rejects_unknown_ones():
     assert facts_per_round(runs, "not_yet").loc[0, "store"] == 19
     with pytest.raises(ValueError, match="state must be one of kept"):
         facts_per_round(runs, "forgotten")
+
+
+def test_recallable_bar_reaches_kept_plus_recallable_and_follows_the_slider(explorer):
+    def bar(key):
+        trace = next(t for t in explorer.figure.data if t.name == f"{key} recallable")
+        return list(trace.x), list(trace.y)
+
+    for value in (0, PATHS["store"].default):
+        explorer.sliders["store"].value = value
+        run = run_path("store", value)
+        kept, recallable = run.final_count("kept"), run.final_count("recallable")
+        assert recallable > 0
+        assert bar("store") == ([run.final_tokens] * 2, [kept, kept + recallable])
+    truncation = run_path("truncation")
+    assert bar("truncation")[1] == [truncation.final_count("kept")] * 2  # nothing recallable: no height
+
+
+def test_tradeoff_axis_holds_every_slider_value_and_the_threshold():
+    from minilib.compare import ARTICLE
+    from minilib.lab.six_paths import tradeoff_figure, tradeoff_x_range
+    low, high = tradeoff_x_range()
+    xs = [run_path(key, v).final_tokens for key, spec in PATHS.items() for v in spec.choices]
+    assert low < min(xs) and max(max(xs), ARTICLE["threshold"]) < high
+    assert high - low < 1000  # not from 0: the points are not squeezed into a corner
+    figure = tradeoff_figure({key: spec.default for key, spec in PATHS.items()})
+    assert list(figure.layout.xaxis.range) == [low, high]
+    assert all(t.mode in ("markers", "lines+markers") for t in figure.data)  # no text labels piling up
+
+
+def test_every_path_has_its_own_panel_in_the_tokens_figure():
+    runs = {key: run_path(key) for key in PATHS}
+    figure = tokens_figure(runs)
+    axes = set()
+    for key, run in runs.items():
+        line = next(t for t in figure.data if t.name == PATHS[key].title)
+        assert list(line.x) == [r.round for r in run.rounds] and list(line.y) == [r.tokens for r in run.rounds]
+        axes.add(line.xaxis)
+    assert len(axes) == len(PATHS)  # one panel each: no line can hide another
+    crosses = [t for t in figure.data if t.name == "overflow"]
+    assert [list(t.x) for t in crosses] == [[len(runs["aging"].rounds)]]

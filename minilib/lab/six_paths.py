@@ -13,6 +13,7 @@ from typing import Dict, Mapping, Optional, Sequence
 import ipywidgets as widgets
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ..compare import (ARTICLE, PATHS, PathRun, comparison_rows, default_facts, run_baseline_probe, run_path,
                        tokenizer_rows)
@@ -70,19 +71,60 @@ def fact_states_table(runs: Mapping[str, PathRun]) -> pd.DataFrame:
 
 
 def tokens_figure(runs: Mapping[str, PathRun], threshold: int = ARTICLE["threshold"]) -> go.Figure:
-    """Tokens per round for each path, against the threshold (a static figure: deterministic output)."""
-    figure = go.Figure()
-    for key, run in runs.items():
-        figure.add_trace(go.Scatter(x=[r.round for r in run.rounds], y=[r.tokens for r in run.rounds],
-                                    mode="lines+markers", name=PATHS[key].title,
-                                    line={"color": PATH_COLORS[key]}))
+    """Tokens per round, one small panel per path, against the threshold (a static figure: deterministic output).
+
+    Until round 8 several paths send the same window, so on one chart their lines hide each other. Each
+    panel draws its path in colour over the other paths in faint grey, and marks an overflow with a cross.
+    """
+    keys = list(runs)
+    columns = 3
+    rows = -(-len(keys) // columns)
+    figure = make_subplots(rows=rows, cols=columns, shared_xaxes=True, shared_yaxes=True,
+                           horizontal_spacing=0.04, vertical_spacing=0.12,
+                           subplot_titles=[PATHS[key].title for key in keys])
     last_round = max(r.round for run in runs.values() for r in run.rounds)
-    figure.add_trace(go.Scatter(x=[0, last_round], y=[threshold, threshold], mode="lines", name="threshold",
-                                line={"color": "#d62728", "dash": "dash"}))
-    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT, template="plotly_white",
-                         title="Tokens sent per round, each path at its default setting",
-                         xaxis_title="round", yaxis_title="tokens sent (estimate)", yaxis_range=[0, 1300])
+    for index, key in enumerate(keys):
+        row, col = index // columns + 1, index % columns + 1
+        for other in keys:
+            if other != key:
+                figure.add_trace(go.Scatter(x=[r.round for r in runs[other].rounds],
+                                            y=[r.tokens for r in runs[other].rounds], mode="lines",
+                                            name="other paths", legendgroup="other paths",
+                                            showlegend=index == 0 and other == keys[1], hoverinfo="skip",
+                                            line={"color": "#d0d0d0", "width": 1}), row=row, col=col)
+        figure.add_trace(go.Scatter(threshold_line(last_round, threshold), mode="lines", name="threshold",
+                                    legendgroup="threshold", showlegend=index == 0,
+                                    line={"color": "#d62728", "dash": "dash", "width": 1}), row=row, col=col)
+        run = runs[key]
+        figure.add_trace(go.Scatter(x=[r.round for r in run.rounds], y=[r.tokens for r in run.rounds],
+                                    mode="lines+markers", name=PATHS[key].title, showlegend=False,
+                                    line={"color": PATH_COLORS[key], "width": 3}, marker={"size": 5},
+                                    hovertemplate="round %{x}: %{y:,} tokens sent<extra>" + key + "</extra>"),
+                      row=row, col=col)
+        if run.overflow is not None:
+            figure.add_trace(go.Scatter(x=[len(run.rounds)], y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
+                                        mode="markers+text", name="overflow", legendgroup="overflow",
+                                        showlegend=False, text=[f"overflow, round {len(run.rounds)}"],
+                                        textposition="bottom center", cliponaxis=False,
+                                        marker={"symbol": "x", "size": 12, "color": "#d62728"},
+                                        hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
+                                                      "compression, nothing more may be cut<extra></extra>"),
+                          row=row, col=col)
+    figure.update_xaxes(range=[-0.5, last_round + 0.5], dtick=2)
+    figure.update_xaxes(title_text="round", row=rows)
+    figure.update_yaxes(range=[0, 1300], dtick=400)
+    figure.update_yaxes(title_text="tokens sent", col=1)
+    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT + 60, template="plotly_white",
+                         title="Tokens sent per round, each path at its default setting (grey: the other paths)",
+                         margin={"t": 80, "b": 110}, legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0})
     return figure
+
+
+OVERFLOW_DRAWN_AT = 1250  # an overflow's tokens can be far above the axis; its cross is drawn at most this high
+
+
+def threshold_line(last_round: int, threshold: int) -> dict:
+    return {"x": [0, last_round], "y": [threshold, threshold]}
 
 
 # --- the trade-off explorer -------------------------------------------------------------------------
@@ -95,34 +137,66 @@ def point(run: PathRun) -> dict:
 
 
 def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
-    """Every trace of the trade-off chart for slider `values`: a sweep line and a current point per path."""
+    """Every trace of the trade-off chart for slider `values`, by name.
+
+    Per path: its sweep (facts kept at every slider value, faint dots), its current point (facts kept verbatim)
+    and, above that point, a bar up to the facts kept or recallable (one `recall` away): only the store has
+    any, so for the other paths the bar has no height.
+    """
     data = {}
     for key, spec in PATHS.items():
         sweep = [point(cached_run(key, value)) for value in spec.choices]
         data[f"{key} sweep"] = {"x": [p["x"] for p in sweep], "y": [p["y"] for p in sweep],
                                 "text": [f"{spec.parameter}={v}" for v in spec.choices]}
         now = point(cached_run(key, values[key]))
-        data[key] = {"x": [now["x"]], "y": [now["y"]],
-                     "text": [f"{spec.parameter}={values[key]}" + ("" if now["completed"] else " (overflow)")]}
+        setting = f"{spec.parameter}={values[key]}" + ("" if now["completed"] else " (overflow)")
+        data[key] = {"x": [now["x"]], "y": [now["y"]], "text": [setting]}
+        data[f"{key} recallable"] = {"x": [now["x"], now["x"]], "y": [now["y"], now["y"] + now["recallable"]],
+                                     "text": [setting, setting]}
     return data
 
 
+def tradeoff_x_range(threshold: int = ARTICLE["threshold"]) -> list:
+    """Fixed, so the points move against a still axis: every slider value of every path, and the threshold."""
+    xs = [cached_run(key, value).final_tokens for key, spec in PATHS.items() for value in spec.choices]
+    return [(min(xs) - 60) // 50 * 50, max(max(xs), threshold) + 50]
+
+
 def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
-    """Final tokens against facts kept: faint sweep lines, bold current points (hollow = the run overflowed)."""
+    """Final tokens against facts: faint dots for every slider value, a bold point per path (facts kept verbatim; hollow =
+    the run overflowed) and a diamond on a bar above it for the facts kept or recallable.
+    One legend entry per path instead of text labels: at these settings the points sit close together."""
     data = tradeoff_data(values)
+    threshold = ARTICLE["threshold"]
     figure = go.FigureWidget() if widget else go.Figure()
     for key, spec in PATHS.items():
         color = PATH_COLORS[key]
-        figure.add_trace(go.Scatter(name=f"{key} sweep", mode="lines", showlegend=False, hoverinfo="skip",
-                                    line={"color": color, "width": 1, "dash": "dot"}, opacity=0.5,
-                                    **{k: data[f"{key} sweep"][k] for k in ("x", "y")}))
-        figure.add_trace(go.Scatter(name=spec.title, mode="markers+text", textposition="top center",
-                                    marker={"color": color, "size": 13}, **data[key]))
+        figure.add_trace(go.Scatter(name=f"{key} sweep", mode="markers", showlegend=False, opacity=0.35,
+                                    marker={"color": color, "size": 7}, legendgroup=key,
+                                    hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>" + spec.title
+                                                  + "</extra>", **data[f"{key} sweep"]))
+        figure.add_trace(go.Scatter(name=f"{key} recallable", mode="lines+markers", showlegend=False,
+                                    legendgroup=key, line={"color": color, "width": 3},
+                                    marker={"color": color, "size": [0, 14], "symbol": "diamond"},
+                                    hovertemplate="%{text}<br>kept or recallable: %{y}<extra>" + spec.title
+                                                  + "</extra>", **data[f"{key} recallable"]))
+        figure.add_trace(go.Scatter(name=spec.title, mode="markers", legendgroup=key,
+                                    marker={"color": color, "size": 14, "line": {"color": color, "width": 2}},
+                                    hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
+                                                  + spec.title + "</extra>", **data[key]))
+    figure.add_trace(go.Scatter(name="◆ kept + recallable (store)", mode="markers", x=[None], y=[None],
+                                marker={"color": "#444", "size": 12, "symbol": "diamond"}, hoverinfo="skip"))
+    figure.add_vline(x=threshold, line={"color": "#d62728", "dash": "dash", "width": 1},
+                     annotation_text=f"threshold {threshold:,}", annotation_position="bottom left")
     _style_points(figure, values)
-    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT, template="plotly_white",
-                         title="Tokens in the last window against facts still in it (of %d)" % len(default_facts()),
-                         xaxis={"title": "tokens in the last window sent", "range": [0, 1300]},
-                         yaxis={"title": "facts kept verbatim", "range": [-0.5, len(default_facts()) + 0.5]})
+    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT + 40, template="plotly_white",
+                         title="Last window: tokens against facts the model can still reach (of %d)"
+                               % len(default_facts()),
+                         xaxis={"title": "tokens in the last window sent", "range": tradeoff_x_range(threshold)},
+                         yaxis={"title": "facts: ● kept verbatim, ◆ kept or recallable",
+                                "range": [-0.5, len(default_facts()) + 1], "dtick": 2},
+                         legend={"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 13}},
+                         margin={"r": 250})
     return figure
 
 
@@ -137,8 +211,9 @@ def update_tradeoff_figure(figure, values: Mapping[str, int]) -> None:
     data = tradeoff_data(values)
     with figure.batch_update():
         for key, spec in PATHS.items():
-            trace = next(t for t in figure.data if t.name == spec.title)
-            trace.x, trace.y, trace.text = data[key]["x"], data[key]["y"], data[key]["text"]
+            for name, trace_name in ((key, spec.title), (f"{key} recallable", f"{key} recallable")):
+                trace = next(t for t in figure.data if t.name == trace_name)
+                trace.x, trace.y, trace.text = data[name]["x"], data[name]["y"], data[name]["text"]
         _style_points(figure, values)
 
 
