@@ -304,6 +304,28 @@ def test_the_articles_figure_has_its_two_panels_and_the_labs_adds_the_zoom(sessi
         assert trace_data(lab, name) == trace_data(article, name)
 
 
+def test_the_labs_figure_keeps_the_articles_marks_with_less_to_redraw(session):
+    """plotly redraws every axis and marker of the figure on each slider change (docs/benchmark.md):
+    the lab's figure draws what the article's does, minus work that shows nothing."""
+    run, baseline = run_session(session), run_baseline(session)
+    figure = lab_figure(run, baseline, widget=False)
+    traces = {trace.name: trace for trace in figure.data}
+    for name in ("aging", "aging (zoom)"):
+        assert traces[name].marker.symbol == "triangle-down" and "markers" in traces[name].mode
+    for name in ("summary", "summary (zoom)"):
+        assert traces[name].marker.symbol == "star" and "markers" in traces[name].mode
+    for name in ("compressed", "window (zoom)"):  # a point per round (the zoom: before and sent)
+        assert "markers" in traces[name].mode
+    assert traces["threshold"].line.dash == traces["threshold (zoom)"].line.dash == "dash"
+    assert [name for name, trace in traces.items() if trace.showlegend is not False] == list(TOKEN_TRACES)
+    layout = figure.to_plotly_json()["layout"]
+    axes = [name for name in layout if name.startswith(("xaxis", "yaxis"))]
+    assert len(axes) == 6
+    # Tick labels are not measured again for every label drawn (plotly's "hide past div" default).
+    assert all(layout[name]["ticklabeloverflow"] == "allow" for name in axes)
+    assert not layout["template"].get("layout"), "no template for the browser to merge on every redraw"
+
+
 def test_trace_data_names_the_traces_when_one_is_missing(session):
     figure = session_figure(run_session(session), run_baseline(session), widget=False)
     with pytest.raises(KeyError, match="no trace named 'nope'; the figure has baseline, compressed"):

@@ -230,6 +230,13 @@ def session_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, 
 
 LAB_WIDTH, LAB_HEIGHT = 1100, 780
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # pixels: readable from the back of a classroom
+GRID_COLOR, TEXT_COLOR = "#EBF0F8", "#2a3f5f"  # plotly_white's grid and text colours
+# Every axis of the lab's figure: what plotly_white set, and labels that are not re-measured (see lab_figure).
+LAB_AXIS_STYLE = dict(ticks="", linecolor=GRID_COLOR, zeroline=False, ticklabeloverflow="allow")
+# Plain lines in the lab's figure: every marker is styled again on each redraw, and these ones mark
+# nothing a round did (the baseline does not depend on the settings; the message counts are read
+# from the lines and the table). The compressed tokens keep a marker per round.
+LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
 ZOOM_TITLE = "Zoom on the threshold: each drop is one round's compression, from the window measured to the window sent"
 
 
@@ -267,15 +274,22 @@ def lab_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, log_
              **{name: (2, 1) for name in ZOOM_TRACES}}
     for name in LAB_TRACE_NAMES:
         style = dict(styles[name], legendgroup=name) if name in TOKEN_TRACES else styles[name]
+        if name in LAB_LINES_ONLY:  # markers where something happens; the others are plain lines
+            style = dict(style, mode="lines")
         row, col = cells[name]
         figure.add_trace(go.Scatter(name=name, **data[name], **style), row=row, col=col)
     rounds = len(baseline.tokens)
     # Every round labelled in the wide zoom, every other one on top: tick labels are much of what
     # plotly redraws per change (about 3 ms of a keypress for the 14 labels saved).
-    figure.update_xaxes(range=[-0.5, rounds - 0.5], dtick=2, tickfont_size=FONT_SIZE)
+    # plotly redraws every axis on each data change, so the axes carry only what is read:
+    # - ticklabeloverflow="allow": the default ("hide past div") measures every tick label's box
+    #   again for each label drawn, about 6 ms of a keypress; these labels never overflow the figure;
+    # - no vertical grid lines or zero lines (the rounds are labelled; a line at round 0 says nothing).
+    figure.update_xaxes(range=[-0.5, rounds - 0.5], dtick=2, tickfont_size=FONT_SIZE, showgrid=False,
+                        **LAB_AXIS_STYLE)
     figure.update_xaxes(dtick=1, row=2, col=1)
     figure.update_xaxes(title_text="round", row=2, col=1)
-    figure.update_yaxes(tickfont_size=FONT_SIZE, title_font_size=FONT_SIZE)
+    figure.update_yaxes(tickfont_size=FONT_SIZE, title_font_size=FONT_SIZE, gridcolor=GRID_COLOR, **LAB_AXIS_STYLE)
     figure.update_yaxes(title_text="tokens", row=1, col=1, tickformat=",",
                         type="log" if log_tokens else "linear", range=token_axis_range(run, baseline, log_tokens),
                         **token_axis_ticks(log_tokens))
@@ -284,9 +298,14 @@ def lab_figure(run: SessionRun, baseline: Baseline, *, widget: bool = True, log_
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
     # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the output area.
     # uirevision: a legend click or a zoom by hand survives the slider's updates.
-    figure.update_layout(width=LAB_WIDTH, height=LAB_HEIGHT, margin=dict(l=80, r=30, t=40, b=90),
-                         template="plotly_white", font=dict(size=FONT_SIZE), uirevision="lab",
-                         legend=dict(orientation="h", yanchor="top", y=-0.08, x=0.0, font=dict(size=LEGEND_SIZE)))
+    # No template: plotly_white's look (white background, light grid, slate text) set directly, so the
+    # browser does not merge a template into every trace and axis on each redraw.
+    # Fixed margins (no automargin on the axes, so no margin is recomputed per redraw), with room
+    # for the round axis's title above the legend.
+    figure.update_layout(width=LAB_WIDTH, height=LAB_HEIGHT, margin=dict(l=80, r=30, t=40, b=100),
+                         template="none", paper_bgcolor="white", plot_bgcolor="white", hoverlabel_align="left",
+                         font=dict(size=FONT_SIZE, color=TEXT_COLOR), uirevision="lab",
+                         legend=dict(orientation="h", yanchor="top", y=-0.105, x=0.0, font=dict(size=LEGEND_SIZE)))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as they are at
     # construction, and a page built from that state (Voila, a reload) would otherwise draw an empty chart.
     return go.FigureWidget(figure) if widget else figure

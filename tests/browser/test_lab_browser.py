@@ -139,6 +139,10 @@ def check_dashboard(page, scope: str, run, baseline) -> None:
     # Said once, in the status box: no chart title repeats it.
     chart_text = lab.chart_text(plot)
     assert not any(line in chart_text for line in format_summary(run).splitlines()), chart_text
+    # The legend names the article's marks (the zoom's traces join their groups instead of repeating them).
+    legend = plot.evaluate("(gd) => [...gd.querySelectorAll('.legend .legendtext')].map(t => t.textContent)")
+    assert {"baseline", "compressed", "threshold", "aging", "summary"} <= set(legend), legend
+    assert not any("zoom" in name for name in legend), legend
 
     tables = [t for t in lab.html_tables(page, scope) if t["headers"]]
     assert len(tables) >= 2, f"expected the per-round and trace-event tables, found {len(tables)}"
