@@ -63,20 +63,22 @@ def why_not_closed(messages: Sequence[Mapping], start: int, end: int,
     return None
 
 
-def range_candidates(messages: Sequence[Mapping], protect_tail: int) -> Iterator[RangeCandidate]:
+def range_candidates(messages: Sequence[Mapping], protect_tail: int,
+                     carried: Callable[[Mapping], bool] = is_summary) -> Iterator[RangeCandidate]:
     """The narrowing loop, one candidate at a time, ending at the first closed range.
 
-    The range starts right after the protected head and ends before the protected
-    tail; while it is not closed its end moves one message earlier. An empty range
-    (nothing may be summarized) is the last candidate when no closed one exists.
+    The range starts right after the protected head (including an earlier fold there,
+    which `carried` recognises) and ends before the protected tail; while it is not
+    closed its end moves one message earlier. An empty range (nothing may be
+    summarized) is the last candidate when no closed one exists.
     """
     validate_messages(messages)
     check_int("protect_tail", protect_tail)
     start = protected_head_length(messages)
-    first_new = start + 1 if start < len(messages) and is_summary(messages[start]) else start
+    first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
     end = len(messages) - protect_tail
     while end > first_new:
-        reason = why_not_closed(messages, start, end)
+        reason = why_not_closed(messages, start, end, carried)
         yield RangeCandidate(start, end, reason is None, reason or "closed")
         if reason is None:
             return
@@ -84,9 +86,13 @@ def range_candidates(messages: Sequence[Mapping], protect_tail: int) -> Iterator
     yield RangeCandidate(start, start, False, "nothing left to summarize")
 
 
-def summary_range(messages: Sequence[Mapping], protect_tail: int) -> range:
-    """The closed range a summary would replace (empty when there is none)."""
-    *_, last = range_candidates(messages, protect_tail)
+def summary_range(messages: Sequence[Mapping], protect_tail: int,
+                  carried: Callable[[Mapping], bool] = is_summary) -> range:
+    """The closed range a summary would replace (empty when there is none).
+
+    Every group-level path (summary, truncation, store) cuts exactly this range.
+    """
+    *_, last = range_candidates(messages, protect_tail, carried)
     return range(last.start, last.end) if last.closed else range(last.start, last.start)
 
 

@@ -14,9 +14,9 @@ summary, external store) use it too, so all group-level paths cut the same range
 from dataclasses import dataclass
 from typing import Callable, List, Mapping, Sequence
 
-from .messages import check_int, protected_head_length
+from .messages import check_int
 from .strategy import CompressionResult
-from .summary import why_not_closed
+from .summary import summary_range
 
 CarriedTest = Callable[[Mapping], bool]
 
@@ -28,18 +28,11 @@ def _never(message: Mapping) -> bool:
 def foldable_range(messages: Sequence[Mapping], protect_tail: int, carried: CarriedTest = _never) -> range:
     """The longest closed range after the protected head and before the protected tail.
 
-    It starts right after the head (including an earlier fold there, when
-    `carried(message)` says so) and its end moves one message earlier until the
-    range is closed. Empty when nothing new may be cut.
+    The rolling summary's range rule (`summary_range`), with `carried(message)`
+    saying which earlier fold right after the head is folded again. Empty when
+    nothing new may be cut.
     """
-    start = protected_head_length(messages)
-    first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
-    end = len(messages) - protect_tail
-    while end > first_new:
-        if why_not_closed(messages, start, end, carried) is None:
-            return range(start, end)
-        end -= 1
-    return range(start, start)
+    return summary_range(messages, protect_tail, carried)
 
 
 @dataclass
