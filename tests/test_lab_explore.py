@@ -84,13 +84,28 @@ def test_token_examples_has_a_row_per_text():
     assert table["tokens"].tolist() == [estimate_text_tokens(t) for t in texts]
 
 
-@pytest.mark.parametrize("typed", ["", "hello", "上下文窗口告急", "tool_call_id 配对 kept"])
+def _tokens(number):
+    return "1 token" if number == 1 else f"{number:,} tokens"
+
+
+@pytest.mark.parametrize("typed", ["", "hello", "上下文窗口告急", "tool_call_id 配对 kept", "a", "上", "x" * 5000])
 def test_text_box_readout_follows_what_is_typed(typed):
     box = TokenEstimateBox("start")
     box.text.value = typed
     assert box.readout.value == estimate_readout(typed)
-    assert f"<b>{estimate_text_tokens(typed)} tokens</b>" in box.readout.value
-    assert f"<b>{estimate_message_tokens({'role': 'user', 'content': typed})} tokens</b>" in box.readout.value
+    assert f"<b>{_tokens(estimate_text_tokens(typed))}</b>" in box.readout.value
+    assert f"<b>{_tokens(estimate_message_tokens({'role': 'user', 'content': typed}))}</b>" in box.readout.value
+
+
+@pytest.mark.parametrize("typed, tokens, characters", [("a", "1 token", "1 character"),
+                                                      ("上", "1 token", "1 character"),
+                                                      ("", "0 tokens", "0 characters"),
+                                                      ("abcde", "2 tokens", "5 characters")])
+def test_text_box_readout_says_one_token_in_the_singular(typed, tokens, characters):
+    assert estimate_text_tokens(typed) == int(tokens.split()[0])  # the premise, from the core
+    readout = estimate_readout(typed)
+    assert readout.startswith(f"<b>{tokens}</b> for {characters}:")
+    assert "1 tokens" not in readout and "1 characters" not in readout.replace("11 characters", "")
 
 
 def test_widgets_display_with_a_short_stable_text():
@@ -148,6 +163,30 @@ def test_aging_sliders_show_what_aging_does_at_their_values(long_notes, head, ta
     shown = expected["content"] if expected is not None else long_notes["content"]
     assert explorer.view.value == text_panels([("original", long_notes["content"]), ("sent to the model", shown)],
                                               explorer.height)
+
+
+def test_aging_sliders_reach_the_length_where_aging_declines(long_notes):
+    """3.3's claim: raise head_chars + tail_chars near the length and aging declines; the sliders get there."""
+    explorer = AgingExplorer(long_notes)
+    length = len(long_notes["content"])
+    assert explorer.head.max >= length and explorer.tail.max >= length and explorer.min.max >= length
+    explorer.tail.value = 120
+    explorer.head.value = explorer.head.max
+    view = aging_view(long_notes, explorer.head.value, 120, explorer.min.value)
+    assert view.aged is None and "would cost" in view.verdict
+    assert ToolResultAging(explorer.head.value, 120, explorer.min.value).age_message(long_notes) is None
+    assert explorer.verdict.value == f"<b>{html.escape(view.verdict)}</b>"
+    # and the decline sets in below the length: the first head_chars (in slider steps) where aging declines
+    declines = next(h for h in range(0, explorer.head.max + 1, explorer.head.step)
+                    if aging_view(long_notes, h, 120, 240).aged is None)
+    assert declines + 120 < length
+    assert aging_view(long_notes, declines - explorer.head.step, 120, 240).aged is not None
+
+
+def test_text_panels_wrap_and_share_the_width():
+    page = text_panels([("a", "x" * 500), ("b", "y"), ("c", "z")])
+    assert page.count("white-space:pre-wrap") == 3 and "white-space:pre;" not in page
+    assert "grid-template-columns:repeat(3,minmax(0,1fr))" in page
 
 
 def test_text_panels_escape_markup():

@@ -99,12 +99,17 @@ def token_examples(texts: Iterable[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["text", "chars", "cjk", "other", "tokens", "message_tokens"])
 
 
+def _count(number: int, unit: str) -> str:
+    """`1 token`, `2 tokens`, `0 characters`: the unit in the singular only for exactly one."""
+    return f"{number:,} {unit}" if number == 1 else f"{number:,} {unit}s"
+
+
 def estimate_readout(text: str) -> str:
     """The text box's readout (HTML): the estimate and the arithmetic behind it."""
     parts = token_breakdown(text)
-    return (f"<b>{parts['tokens']} tokens</b> for {parts['chars']} characters: "
+    return (f"<b>{_count(parts['tokens'], 'token')}</b> for {_count(parts['chars'], 'character')}: "
             f"{parts['cjk']} CJK × 1 + ⌈{parts['other']} other ÷ 4⌉ = {parts['cjk']} + {parts['tokens'] - parts['cjk']}"
-            f"<br>as one message (+4 structure): <b>{parts['message_tokens']} tokens</b>")
+            f"<br>as one message (+4 structure): <b>{_count(parts['message_tokens'], 'token')}</b>")
 
 
 class _Shown:
@@ -132,16 +137,18 @@ class TokenEstimateBox(_Shown):
 # ---------------------------------------------------------------- 03: tool-result aging
 
 def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
-    """HTML: texts in columns side by side, each under its title, scrolling when long.
+    """HTML: texts in equal columns side by side, each under its title, scrolling when long.
 
-    Lines are not wrapped, so a cut in the middle of a line shows as one.
+    Long lines wrap (`pre-wrap`, breaking even inside a long word), so nothing is cut off at the
+    right edge; the line breaks of the text itself are kept, so a cut mid-line still ends its line.
     """
     columns = "".join(
-        f'<div style="flex:1;min-width:0"><div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
-        f'<pre style="white-space:pre;max-height:{height};overflow:auto;'
+        f'<div style="min-width:0"><div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
+        f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere;max-height:{height};overflow:auto;'
         f'border:1px solid #ccc;padding:6px;margin:0;font-size:12px">{html.escape(text)}</pre></div>'
         for title, text in panels)
-    return f'<div style="display:flex;gap:12px">{columns}</div>'
+    return (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));'
+            f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>')
 
 
 def side_by_side(left_title: str, left: str, right_title: str, right: str, height: str = "22em") -> HTML:
@@ -190,21 +197,26 @@ class AgingExplorer(_Shown):
                  height: str = "18em"):
         self.message = message
         self.height = height
-        longest = max(1000, len(message.get("content") or ""))
+        length = len(message.get("content") or "")
+        # Every slider reaches the message's length (rounded up to a step), so each knob can be pushed to
+        # where it matters: min_chars past the length spares the result, head_chars + tail_chars near it
+        # makes the aged form no smaller than the original, and aging declines.
+        longest = max(2000, -(-length // 10) * 10)
         style = {"description_width": "90px"}
-        layout = widgets.Layout(width="480px")
-        self.head = widgets.IntSlider(head_chars, min=0, max=2000, step=10, description="head_chars",
+        layout = widgets.Layout(width="640px")
+        self.head = widgets.IntSlider(head_chars, min=0, max=longest, step=10, description="head_chars",
                                       style=style, layout=layout)
-        self.tail = widgets.IntSlider(tail_chars, min=0, max=2000, step=10, description="tail_chars",
+        self.tail = widgets.IntSlider(tail_chars, min=0, max=longest, step=10, description="tail_chars",
                                       style=style, layout=layout)
         self.min = widgets.IntSlider(min_chars, min=0, max=longest, step=10, description="min_chars",
                                      style=style, layout=layout)
         self.verdict = widgets.HTML()
-        self.view = widgets.HTML()
+        self.view = widgets.HTML(layout=widgets.Layout(width="100%"))
         for slider in (self.head, self.tail, self.min):
             slider.observe(lambda change: self.update(), "value")
         self.update()
-        self.widget = widgets.VBox([self.head, self.tail, self.min, self.verdict, self.view])
+        self.widget = widgets.VBox([self.head, self.tail, self.min, self.verdict, self.view],
+                                   layout=widgets.Layout(width="100%"))
 
     def update(self) -> AgingView:
         result = aging_view(self.message, self.head.value, self.tail.value, self.min.value)
