@@ -145,7 +145,8 @@ def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
     columns = "".join(
         f'<div style="min-width:0"><div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
         f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere;max-height:{height};overflow:auto;'
-        f'border:1px solid #ccc;padding:6px;margin:0;font-size:12px">{html.escape(text)}</pre></div>'
+        f'border:1px solid #ccc;padding:6px;margin:0;font-family:var(--jp-code-font-family,monospace);'
+        f'font-size:12px;line-height:1.35">{html.escape(text)}</pre></div>'
         for title, text in panels)
     return (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));'
             f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>')
@@ -211,12 +212,11 @@ class AgingExplorer(_Shown):
         self.min = widgets.IntSlider(min_chars, min=0, max=longest, step=10, description="min_chars",
                                      style=style, layout=layout)
         self.verdict = widgets.HTML()
-        self.view = widgets.HTML(layout=widgets.Layout(width="100%"))
+        self.view = widgets.HTML(layout=widgets.Layout(width="auto"))
         for slider in (self.head, self.tail, self.min):
             slider.observe(lambda change: self.update(), "value")
         self.update()
-        self.widget = widgets.VBox([self.head, self.tail, self.min, self.verdict, self.view],
-                                   layout=widgets.Layout(width="100%"))
+        self.widget = widgets.VBox([self.head, self.tail, self.min, self.verdict, self.view])
 
     def update(self) -> AgingView:
         result = aging_view(self.message, self.head.value, self.tail.value, self.min.value)
