@@ -14,10 +14,11 @@ four states, from best to worst:
   full search would find it).
 """
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
+
+from .messages import read_json_file
 
 STATES = ("kept", "recallable", "traceable", "lost")
 KINDS = ("path", "error_code", "number", "command", "status")
@@ -39,12 +40,7 @@ class Fact:
 def load_facts(path) -> List[Fact]:
     """Read and check a facts file: {"facts": [{"id", "kind", "text", "first_call", "note"?}, ...]}."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise FactsFileError(f"{path}: no such facts file") from None
-    except json.JSONDecodeError as error:
-        raise FactsFileError(f"{path}: not valid JSON ({error.msg}, line {error.lineno})") from None
+    data = read_json_file(path, "facts", FactsFileError)
     items = data.get("facts") if isinstance(data, dict) else None
     if not isinstance(items, list) or not items:
         raise FactsFileError(f"{path}: expected an object with a non-empty list 'facts'")

@@ -7,6 +7,8 @@ with the same ``tool_call_id``; a tool message may carry ``"error": {"code",
 the checks here name the message index and field of anything that breaks them.
 """
 
+import json
+from pathlib import Path
 from typing import Iterable, List, Mapping, Sequence
 
 ROLES = ("system", "user", "assistant", "tool")
@@ -116,3 +118,14 @@ def validate_messages(messages: Iterable[Mapping], where: str = "messages", *, e
             error = message.get("error")
             if error is not None and not (isinstance(error, Mapping) and "code" in error):
                 raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")
+
+
+def read_json_file(path, kind: str, error: type):
+    """The parsed JSON of a data file, or `error` naming the file: missing, or where the JSON breaks."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise error(f"{path}: no such {kind} file") from None
+    except json.JSONDecodeError as problem:
+        raise error(f"{path}: not valid JSON ({problem.msg}, line {problem.lineno} column {problem.colno})") from None

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .loop import answer_tool_call, run_loop
-from .messages import check_int, validate_messages
+from .messages import check_int, read_json_file, validate_messages
 from .model import ScriptedModel
 from .tokens import TokenCounter, estimate_tokens
 from .tools import ToolResult, Workspace
@@ -89,12 +89,7 @@ def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Sessi
     (tools the harness adds itself, such as an external store's `recall`).
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise SessionFileError(f"{path}: no such session file") from None
-    except json.JSONDecodeError as error:
-        raise SessionFileError(f"{path}: not valid JSON ({error.msg}, line {error.lineno} column {error.colno})") from None
+    data = read_json_file(path, "session", SessionFileError)
     if not isinstance(data, dict):
         raise SessionFileError(f"{path}: expected a JSON object with name, system, task, replies and workspace")
     for key, kind in (("name", str), ("system", str), ("task", str), ("replies", list), ("workspace", str)):
