@@ -11,18 +11,29 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
-.PHONY: lab test test-browser session data notebooks present bench clean
+.PHONY: lab lint test test-browser session data notebooks present bench clean
 
-$(STAMP): pyproject.toml
+# JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
+ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
+# The project's own JupyterLab settings (no news pop-up over the notebooks).
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+
+$(STAMP): pyproject.toml jupyter/overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
+	mkdir -p $(dir $(LAB_SETTINGS)) && cp jupyter/overrides.json $(LAB_SETTINGS)
 	touch $(STAMP)
 
+# LAB_ARGS passes more flags, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 lab: $(STAMP)
-	$(BIN)/jupyter lab notebooks/
+	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/ $(ROOT_FLAG) $(LAB_ARGS)
 
-test: $(STAMP)
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: lint
 	$(JUPYTER_ENV) $(BIN)/python -m pytest -m "not browser" tests $(NOTEBOOKS) $(NBVAL)
 
 test-browser: $(STAMP)
@@ -33,11 +44,13 @@ session: $(STAMP)
 
 data: $(STAMP)
 	for script in scripts/make_*.py; do $(BIN)/python $$script || exit 1; done
+	$(BIN)/python scripts/write_six_paths.py --write docs/six_paths.md
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter nbconvert --execute --to notebook --inplace \
 		--ExecutePreprocessor.store_widget_state=False $(NOTEBOOKS)
 	$(BIN)/python scripts/clean_notebooks.py $(NOTEBOOKS)
+	$(BIN)/ruff format notebooks
 
 present: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/voila notebooks/06_long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))

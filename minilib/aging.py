@@ -10,40 +10,34 @@ idempotent: an aged message is never aged again.
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
-from .messages import check_int, validate_messages
+from .markers import AGING_MARK, OMISSION_LINE, cut_content, is_aged, size_header
+from .messages import check_int, is_observation, validate_messages
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
-AGING_MARK = "[已老化]"
-# The article's line, plus what it takes to find the cut text again: how much was
-# cut, and the id under which the trace keeps the full output.
-OMISSION_LINE = "……(中段已省略 {omitted} 字符,完整内容见运行日志 tool_call_id={tool_call_id})……"
 
-
-def aged_content(content: str, head_chars: int, tail_chars: int, tool_call_id: str = "",
-                 error_code: Optional[str] = None) -> str:
+def aged_content(
+    content: str,
+    head_chars: int,
+    tail_chars: int,
+    tool_call_id: str = "",
+    error_code: Optional[str] = None,
+) -> str:
     """The aged form of a tool result: header, head, omission line, tail."""
     if not isinstance(content, str):
         raise ValueError(f"content must be a string, got {type(content).__name__}")
     check_int("head_chars", head_chars)
     check_int("tail_chars", tail_chars)
-    header = f"{AGING_MARK} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
-    if error_code is not None:
-        header += f" / 错误码 {error_code}"
-    head = content[:head_chars]
-    tail = content[max(len(head), len(content) - tail_chars):] if tail_chars else ""
-    omitted = len(content) - len(head) - len(tail)
-    omission = OMISSION_LINE.format(omitted=omitted, tool_call_id=tool_call_id)
-    return "\n".join([header, head, omission, tail])
-
-
-def is_aged(message: Mapping) -> bool:
-    return (message.get("content") or "").startswith(AGING_MARK)
+    header = size_header(AGING_MARK, content, error_code)
+    return cut_content(
+        content, header, head_chars, tail_chars, OMISSION_LINE, tool_call_id
+    )
 
 
 @dataclass
 class ToolResultAging:
-    """Age every tool message longer than `min_chars`, wherever it is, the newest included.
+    """Age every tool message longer than `min_chars`, wherever it is, the newest
+    included.
 
     Protecting recent messages would not help here: early in a session a single
     huge result is the whole problem, and cutting its content breaks no pairing.
@@ -63,19 +57,28 @@ class ToolResultAging:
         check_int("min_chars", self.min_chars)
 
     def age_message(self, message: Mapping) -> Optional[dict]:
-        """The aged copy of `message`, or None when it is not eligible or would not shrink."""
+        """The aged copy of `message`, or None when it is not eligible or would not
+        shrink."""
         content = message.get("content") or ""
-        if message.get("role") != "tool" or is_aged(message) or len(content) <= self.min_chars:
+        is_output = message.get("role") == "tool" or is_observation(message)
+        if not is_output or is_aged(message) or len(content) <= self.min_chars:
             return None
         error = message.get("error") or {}
-        aged_text = aged_content(content, self.head_chars, self.tail_chars, message.get("tool_call_id", ""), error.get("code"))
+        aged_text = aged_content(
+            content,
+            self.head_chars,
+            self.tail_chars,
+            message.get("tool_call_id", ""),
+            error.get("code"),
+        )
         aged = dict(message, content=aged_text)
         if self.count_tokens([aged]) >= self.count_tokens([message]):
             return None
         return aged
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """Return a new list with every eligible tool message aged; the input is not changed."""
+        """Return a new list with every eligible tool message aged; the input is not
+        changed."""
         validate_messages(messages)
         result: List[Mapping] = list(messages)
         affected = []

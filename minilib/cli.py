@@ -1,5 +1,7 @@
-"""Command line: `python -m minilib run` replays the bundled session like the article's terminal card;
-`python -m minilib compress FILE` replays a recorded transcript (JSON or JSONL) the same way."""
+"""Command line: `python -m minilib run` replays the bundled session like the article's
+terminal card;
+`python -m minilib compress FILE` replays a recorded transcript (JSON or JSONL) the same
+way."""
 
 import argparse
 import json
@@ -7,8 +9,15 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .session import DEFAULT_SESSION, SessionFileError, SessionRun, Settings, load_session, run_session
+from .session import (
+    DEFAULT_SESSION,
+    SessionFileError,
+    SessionRun,
+    load_session,
+    run_session,
+)
 from .transcripts import TranscriptFileError, load_transcript, replay_transcript
+from .window import Settings
 
 COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
 
@@ -17,9 +26,18 @@ def format_rounds(run: SessionRun) -> str:
     """The per-round table: baseline window beside the compressed one."""
     lines = ["{:>5}  {:>9} {:>5}  {:>7} {:>6} {:>5}  {:>5}  {:>7}".format(*COLUMNS)]
     for r in run.rounds:
-        lines.append("{:>5}  {:>9,} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
-            r.round, r.baseline_tokens, r.baseline_messages, r.tokens_before, r.tokens_after,
-            r.messages_after, "yes" if r.aged else "", "yes" if r.summarized else ""))
+        lines.append(
+            "{:>5}  {:>9,} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
+                r.round,
+                r.baseline_tokens,
+                r.baseline_messages,
+                r.tokens_before,
+                r.tokens_after,
+                r.messages_after,
+                "yes" if r.aged else "",
+                "yes" if r.summarized else "",
+            )
+        )
     return "\n".join(lines)
 
 
@@ -29,15 +47,21 @@ def format_summary(run: SessionRun) -> str:
         counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
     last = run.rounds[-1] if run.rounds else None
     text = [
-        f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, tool calls: {run.tool_calls}",
+        f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, "
+        f"tool calls: {run.tool_calls}",
         f"compressions: aging in {counts.get('tool_result_aging', 0)} rounds, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]
     if last is not None and last.baseline_tokens:
         saved = 1 - last.tokens_after / last.baseline_tokens
-        text.append(f"round {last.round}: {last.tokens_after:,} tokens sent against {last.baseline_tokens:,} "
-                    f"without compression ({saved:.0%} less)")
-    text.append(f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens")
+        text.append(
+            f"round {last.round}: {last.tokens_after:,} tokens sent against "
+            f"{last.baseline_tokens:,} "
+            f"without compression ({saved:.0%} less)"
+        )
+    text.append(
+        f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
+    )
     return "\n".join(text)
 
 
@@ -51,14 +75,18 @@ def write_outputs(run: SessionRun, out: Path) -> None:
         "final_tokens": run.final_tokens,
         "overflow": str(run.overflow) if run.overflow else None,
     }
-    (out / "rounds.json").write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    (out / "rounds.json").write_text(
+        json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+    )
 
 
 def _non_negative(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number, got {text!r}"
+        ) from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a number >= 0, got {value}")
     return value
@@ -80,30 +108,58 @@ class _Parser(argparse.ArgumentParser):
 
 def _add_settings_arguments(command: argparse.ArgumentParser) -> None:
     defaults = Settings()
-    command.add_argument("--threshold", type=_positive, default=defaults.threshold, help="window budget in tokens")
+    command.add_argument(
+        "--threshold",
+        type=_positive,
+        default=defaults.threshold,
+        help="window budget in tokens",
+    )
     command.add_argument("--head-chars", type=_non_negative, default=defaults.head_chars)
     command.add_argument("--tail-chars", type=_non_negative, default=defaults.tail_chars)
     command.add_argument("--min-chars", type=_non_negative, default=defaults.min_chars)
-    command.add_argument("--protect-tail", type=_non_negative, default=defaults.protect_tail)
-    command.add_argument("--out", type=Path, default=Path("out"), help="folder for trace.jsonl and rounds.json")
+    command.add_argument(
+        "--protect-tail", type=_non_negative, default=defaults.protect_tail
+    )
+    command.add_argument(
+        "--out",
+        type=Path,
+        default=Path("out"),
+        help="folder for trace.jsonl and rounds.json",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="python -m minilib", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    run = commands.add_parser("run", help="replay the session with and without compression")
+    run = commands.add_parser(
+        "run", help="replay the session with and without compression"
+    )
     _add_settings_arguments(run)
-    run.add_argument("--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)")
-    compress = commands.add_parser("compress", help="replay a recorded transcript round by round")
-    compress.add_argument("file", type=Path, help="transcript: a JSON list of messages, an object with "
-                                                  "'messages', or JSONL (.jsonl)")
+    run.add_argument(
+        "--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)"
+    )
+    compress = commands.add_parser(
+        "compress", help="replay a recorded transcript round by round"
+    )
+    compress.add_argument(
+        "file",
+        type=Path,
+        help="transcript: a JSON list of messages, an object with "
+        "'messages', or JSONL (.jsonl)",
+    )
     _add_settings_arguments(compress)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
-    settings = Settings(args.threshold, args.head_chars, args.tail_chars, args.min_chars, args.protect_tail)
+    settings = Settings(
+        args.threshold,
+        args.head_chars,
+        args.tail_chars,
+        args.min_chars,
+        args.protect_tail,
+    )
     try:
         if args.command == "compress":
             run = replay_transcript(load_transcript(args.file).messages, settings)

@@ -9,7 +9,7 @@ the checks here name the message index and field of anything that breaks them.
 
 import json
 from pathlib import Path
-from typing import Iterable, List, Mapping, Sequence
+from typing import Dict, Iterable, List, Mapping, Sequence
 
 ROLES = ("system", "user", "assistant", "tool")
 
@@ -21,6 +21,15 @@ class InvalidMessagesError(ValueError):
 def call_ids(message: Mapping) -> List[str]:
     """Ids of the tool calls an assistant message makes (empty for any other message)."""
     return [call.get("id") for call in message.get("tool_calls") or ()]
+
+
+def is_observation(message: Mapping) -> bool:
+    """Environment output an agent recorded as a user message (SWE-agent, mini-swe-agent).
+
+    Log readers mark such messages with ``"observation": True``; to compression they
+    are tool output, not a person's turn.
+    """
+    return message.get("role") == "user" and bool(message.get("observation"))
 
 
 def protected_head_length(messages: Sequence[Mapping]) -> int:
@@ -45,87 +54,164 @@ def check_int(name: str, value, *, minimum: int = 0) -> int:
     return value
 
 
-def validate_messages(messages: Iterable[Mapping], where: str = "messages", *, expect_tool_results: bool = True) -> None:
+class ConversationChecker:
+    """Checks a conversation one message at a time, so a window can check only what is
+    new.
+
+    Pairing is positional, as the chat-completions API has it: a tool message answers
+    an open call of the most recent assistant message, and every call of that message
+    is answered before any other message comes. An id must be unique within one
+    assistant message; a later turn may use it again. Calls still open at the end are
+    allowed: the model may just have made them. With `expect_tool_results=False` (a
+    script of assistant replies whose tools run at replay) calls open nothing.
+    """
+
+    def __init__(self, where: str = "messages", *, expect_tool_results: bool = True):
+        self.where = where
+        self.expect_tool_results = expect_tool_results
+        self.open_calls: Dict[
+            str, None
+        ] = {}  # ids of the latest assistant message still unanswered
+        self.caller = -1  # index of the latest assistant message
+        self.answered: set = set()  # its calls answered so far
+
+    def copy(self) -> "ConversationChecker":
+        twin = ConversationChecker(
+            self.where, expect_tool_results=self.expect_tool_results
+        )
+        twin.open_calls, twin.caller, twin.answered = (
+            dict(self.open_calls),
+            self.caller,
+            set(self.answered),
+        )
+        return twin
+
+    def add(self, message, index: int) -> None:
+        """Check the message at `index`, given every message before it; raise
+        InvalidMessagesError."""
+        at = f"{self.where}[{index}]"
+        if not isinstance(message, dict) and not isinstance(message, Mapping):
+            raise InvalidMessagesError(
+                f"{at} must be a dict, got {type(message).__name__}"
+            )
+        role = message.get("role")
+        if role not in ROLES:
+            raise InvalidMessagesError(
+                f"{at}.role is {role!r}; expected one of {', '.join(ROLES)}"
+            )
+        if role != "tool" and self.open_calls:
+            raise InvalidMessagesError(
+                f"{at} ({role}) comes before tool call {next(iter(self.open_calls))!r} "
+                "of "
+                f"{self.where}[{self.caller}] is answered; tool results must directly "
+                "follow "
+                "the assistant message that made the calls"
+            )
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise InvalidMessagesError(
+                f"{at}.content must be a string, got {type(content).__name__}"
+            )
+        tool_calls = message.get("tool_calls")
+        if content is None and not (role == "assistant" and tool_calls):
+            raise InvalidMessagesError(f"{at}.content is missing")
+        if role == "assistant":
+            self.caller, self.answered = index, set()
+        if tool_calls is not None:
+            self._check_calls(tool_calls, role, at)
+        if role == "tool":
+            self._check_answer(message, at)
+
+    def _check_calls(self, tool_calls, role: str, at: str) -> None:
+        if role != "assistant":
+            raise InvalidMessagesError(
+                f"{at}.tool_calls is only allowed on assistant messages, not {role}"
+            )
+        if not isinstance(tool_calls, (list, tuple)):
+            raise InvalidMessagesError(f"{at}.tool_calls must be a list")
+        ids = set()
+        for number, call in enumerate(tool_calls):
+            call_at = f"{at}.tool_calls[{number}]"
+            if not isinstance(call, Mapping):
+                raise InvalidMessagesError(f"{call_at} must be a dict")
+            call_id = call.get("id")
+            if not isinstance(call_id, str) or not call_id:
+                raise InvalidMessagesError(f"{call_at}.id is missing")
+            function = call.get("function")
+            name = function.get("name") if isinstance(function, Mapping) else None
+            if not isinstance(name, str) or not name:
+                raise InvalidMessagesError(f"{call_at}.function.name is missing")
+            arguments = function.get("arguments")
+            if arguments is not None and not isinstance(arguments, str):
+                raise InvalidMessagesError(
+                    f"{call_at}.function.arguments must be a JSON string, "
+                    f"got {type(arguments).__name__}"
+                )
+            if call_id in ids:
+                raise InvalidMessagesError(
+                    f"{call_at}.id {call_id!r} is used twice in this message"
+                )
+            ids.add(call_id)
+            if self.expect_tool_results:
+                self.open_calls[call_id] = None
+
+    def _check_answer(self, message: Mapping, at: str) -> None:
+        call_id = message.get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id:
+            raise InvalidMessagesError(f"{at}.tool_call_id is missing")
+        if call_id not in self.open_calls:
+            if call_id in self.answered:
+                raise InvalidMessagesError(
+                    f"{at}.tool_call_id {call_id!r} was already answered"
+                )
+            if self.caller < 0:
+                raise InvalidMessagesError(
+                    f"{at}.tool_call_id {call_id!r} answers no tool call: "
+                    "no assistant message comes before it"
+                )
+            raise InvalidMessagesError(
+                f"{at}.tool_call_id {call_id!r} answers no open tool call of "
+                f"the most recent assistant message ({self.where}[{self.caller}])"
+            )
+        del self.open_calls[call_id]
+        self.answered.add(call_id)
+        error = message.get("error")
+        if error is not None and not (isinstance(error, Mapping) and "code" in error):
+            raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")
+
+
+def validate_messages(
+    messages: Iterable[Mapping],
+    where: str = "messages",
+    *,
+    expect_tool_results: bool = True,
+) -> None:
     """Raise InvalidMessagesError unless `messages` is a well-formed conversation.
 
     Checked: each item is a dict with a known role and string (or, for an assistant
-    with tool calls, null) content; tool calls have a unique id, a name and string
-    arguments; every tool message answers a not yet answered call of the assistant
-    message before it, and those answers come right after it, before any other
-    message (what the chat-completions API accepts); an error is {"code", "message"}.
-    Calls still unanswered at the end are allowed: the model may just have made them.
-    With `expect_tool_results=False` (a script of assistant replies whose tools are
-    run at replay) calls need no answers in the list.
+    with tool calls, null) content; tool calls have an id (unique in their message), a
+    name and string arguments; tool results pair by position (see ConversationChecker);
+    an error is {"code", "message"}.
     """
     if not isinstance(messages, (list, tuple)):
-        raise InvalidMessagesError(f"{where} must be a list of messages, got {type(messages).__name__}")
-    seen_calls = set()
-    answered = set()
-    pending = {}  # call id -> index of the assistant message whose answers are still due
+        raise InvalidMessagesError(
+            f"{where} must be a list of messages, got {type(messages).__name__}"
+        )
+    checker = ConversationChecker(where, expect_tool_results=expect_tool_results)
     for index, message in enumerate(messages):
-        at = f"{where}[{index}]"
-        if not isinstance(message, Mapping):
-            raise InvalidMessagesError(f"{at} must be a dict, got {type(message).__name__}")
-        role = message.get("role")
-        if role not in ROLES:
-            raise InvalidMessagesError(f"{at}.role is {role!r}; expected one of {', '.join(ROLES)}")
-        if role != "tool" and pending:
-            call_id, caller = next(iter(pending.items()))
-            raise InvalidMessagesError(
-                f"{at} ({role}) comes before tool call {call_id!r} of {where}[{caller}] is answered; "
-                f"tool results must directly follow the assistant message that made the calls")
-        content = message.get("content")
-        if content is not None and not isinstance(content, str):
-            raise InvalidMessagesError(f"{at}.content must be a string, got {type(content).__name__}")
-        if content is None and not (role == "assistant" and message.get("tool_calls")):
-            raise InvalidMessagesError(f"{at}.content is missing")
-        tool_calls = message.get("tool_calls")
-        if tool_calls is not None:
-            if role != "assistant":
-                raise InvalidMessagesError(f"{at}.tool_calls is only allowed on assistant messages, not {role}")
-            if not isinstance(tool_calls, (list, tuple)):
-                raise InvalidMessagesError(f"{at}.tool_calls must be a list")
-            for number, call in enumerate(tool_calls):
-                call_at = f"{at}.tool_calls[{number}]"
-                if not isinstance(call, Mapping):
-                    raise InvalidMessagesError(f"{call_at} must be a dict")
-                call_id = call.get("id")
-                if not isinstance(call_id, str) or not call_id:
-                    raise InvalidMessagesError(f"{call_at}.id is missing")
-                function = call.get("function")
-                name = function.get("name") if isinstance(function, Mapping) else None
-                if not isinstance(name, str) or not name:
-                    raise InvalidMessagesError(f"{call_at}.function.name is missing")
-                arguments = function.get("arguments")
-                if arguments is not None and not isinstance(arguments, str):
-                    raise InvalidMessagesError(
-                        f"{call_at}.function.arguments must be a JSON string, got {type(arguments).__name__}")
-                if call_id in seen_calls:
-                    raise InvalidMessagesError(f"{call_at}.id {call_id!r} is used by an earlier tool call")
-                seen_calls.add(call_id)
-                if expect_tool_results:
-                    pending[call_id] = index
-        if role == "tool":
-            call_id = message.get("tool_call_id")
-            if not isinstance(call_id, str) or not call_id:
-                raise InvalidMessagesError(f"{at}.tool_call_id is missing")
-            if call_id not in seen_calls:
-                raise InvalidMessagesError(f"{at}.tool_call_id {call_id!r} answers no earlier tool call")
-            if call_id in answered:
-                raise InvalidMessagesError(f"{at}.tool_call_id {call_id!r} was already answered")
-            answered.add(call_id)
-            pending.pop(call_id, None)
-            error = message.get("error")
-            if error is not None and not (isinstance(error, Mapping) and "code" in error):
-                raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")
+        checker.add(message, index)
 
 
 def read_json_file(path, kind: str, error: type):
-    """The parsed JSON of a data file, or `error` naming the file: missing, or where the JSON breaks."""
+    """The parsed JSON of a data file, or `error` naming the file: missing, or where the
+    JSON breaks."""
     path = Path(path)
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise error(f"{path}: no such {kind} file") from None
     except json.JSONDecodeError as problem:
-        raise error(f"{path}: not valid JSON ({problem.msg}, line {problem.lineno} column {problem.colno})") from None
+        raise error(
+            f"{path}: not valid JSON ({problem.msg}, line {problem.lineno} column "
+            f"{problem.colno})"
+        ) from None

@@ -10,8 +10,8 @@ not change.
 import copy
 from typing import Callable, List, Mapping, Optional, Sequence
 
-from .aging import AGING_MARK
-from .summary import is_summary
+from .markers import AGING_MARK, is_summary
+from .messages import is_observation
 from .tokens import tool_call_name
 
 
@@ -27,12 +27,15 @@ def first_line_of_result(content: str) -> str:
     return lines[0] if lines else ""
 
 
-def scripted_summary(messages: Sequence[Mapping],
-                     more_from_result: Optional[Callable[[str, str], List[str]]] = None) -> str:
+def scripted_summary(
+    messages: Sequence[Mapping],
+    more_from_result: Optional[Callable[[str, str], List[str]]] = None,
+) -> str:
     """A deterministic summary that only quotes: no rewording, so nothing is invented.
 
     Each assistant action is quoted verbatim with the names of the tools it called,
-    each tool result by its first line; an earlier summary is carried over line for line.
+    each tool result (or environment output) by its first line, a later user turn
+    whole; an earlier summary is carried over line for line.
     `more_from_result(content, first_line)` may pick further lines of a result to quote
     (the hierarchical summary's "keep the facts" rule).
     """
@@ -47,8 +50,10 @@ def scripted_summary(messages: Sequence[Mapping],
             names.update({call.get("id"): tool_call_name(call) for call in calls})
             called = ", ".join(tool_call_name(call) for call in calls)
             lines.append(f"- {content}" + (f" → {called}" if called else ""))
-        elif message.get("role") == "tool":
-            name = names.get(message.get("tool_call_id"), "tool")
+        elif message.get("role") == "user" and not is_observation(message):
+            lines.append(f"- 用户: {content}")  # a person's words are quoted whole
+        elif message.get("role") in ("tool", "user"):
+            name = names.get(message.get("tool_call_id"), "环境")
             first = first_line_of_result(content)
             lines.append(f"  {name} 回报: {first}")
             if more_from_result is not None:
@@ -65,7 +70,10 @@ class ScriptedModel:
 
     def complete(self, messages: Sequence[Mapping]) -> dict:
         if self.calls >= len(self.replies):
-            raise ScriptEndedError(f"the script has {len(self.replies)} replies; call {self.calls + 1} has none")
+            raise ScriptEndedError(
+                f"the script has {len(self.replies)} replies; call {self.calls + 1} has "
+                "none"
+            )
         reply = copy.deepcopy(self.replies[self.calls])
         self.calls += 1
         return reply

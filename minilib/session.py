@@ -1,4 +1,5 @@
-"""The bundled session: load it, replay it with and without compression, compare round by round.
+"""The bundled session: load it, replay it with and without compression, compare round by
+round.
 
 A session file holds the system prompt, the task and the scripted assistant replies
 (chat-completions shape); the tool results come from really running the tools on
@@ -7,41 +8,27 @@ the sliders all call, so every number they show comes from the same code.
 """
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from .loop import answer_tool_call, run_loop
+from .loop import LiveConversation, Replay, replay
 from .messages import check_int, read_json_file, validate_messages
 from .model import ScriptedModel
 from .tokens import TokenCounter, estimate_tokens
 from .tools import ToolResult, Workspace
 from .trace import Tracer
-from .window import Compression, ContextOverflowError, article_window
+from .window import Compression, ContextOverflowError, Settings, article_window
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+# data/ ships in the package as minilib.data, so an installed wheel finds it too.
+DATA_DIR = Path(str(files("minilib.data")))
 DEFAULT_SESSION = DATA_DIR / "session.json"
 
 
 class SessionFileError(ValueError):
     """A session file that cannot be used; the text names the file and the field."""
-
-
-@dataclass(frozen=True)
-class Settings:
-    """The knobs of the article's pipeline, at the article's values."""
-
-    threshold: int = 1200
-    head_chars: int = 160
-    tail_chars: int = 120
-    min_chars: int = 240
-    protect_tail: int = 4
-
-    def __post_init__(self):
-        check_int("threshold", self.threshold, minimum=1)
-        for name in ("head_chars", "tail_chars", "min_chars", "protect_tail"):
-            check_int(name, getattr(self, name))
 
 
 class CachedTools:
@@ -52,7 +39,12 @@ class CachedTools:
         self._results: Dict[Tuple[str, str], ToolResult] = {}
 
     def call(self, name: str, arguments) -> ToolResult:
-        key = (name, arguments if isinstance(arguments, str) else json.dumps(arguments, sort_keys=True))
+        key = (
+            name,
+            arguments
+            if isinstance(arguments, str)
+            else json.dumps(arguments, sort_keys=True),
+        )
         if key not in self._results:
             self._results[key] = self.workspace.call(name, arguments)
         return self._results[key]
@@ -75,11 +67,20 @@ class Session:
             self.tools = CachedTools(Workspace(self.workspace))
 
     def opening_messages(self) -> List[dict]:
-        return [{"role": "system", "content": self.system}, {"role": "user", "content": self.task}]
+        return [
+            {"role": "system", "content": self.system},
+            {"role": "user", "content": self.task},
+        ]
 
-    @property
-    def tool_call_count(self) -> int:
-        return sum(len(reply.get("tool_calls") or []) for reply in self.replies)
+    def conversation(
+        self, model=None, tools=None, system: Optional[str] = None
+    ) -> LiveConversation:
+        """The session as a replayable conversation: its replies, its tools, its opening."""
+        opening = self.opening_messages()
+        if system is not None:
+            opening[0] = {"role": "system", "content": system}
+        model = ScriptedModel(self.replies) if model is None else model
+        return LiveConversation(model, self.tools if tools is None else tools, opening)
 
 
 def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Session:
@@ -91,13 +92,26 @@ def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Sessi
     path = Path(path)
     data = read_json_file(path, "session", SessionFileError)
     if not isinstance(data, dict):
-        raise SessionFileError(f"{path}: expected a JSON object with name, system, task, replies and workspace")
-    for key, kind in (("name", str), ("system", str), ("task", str), ("replies", list), ("workspace", str)):
+        raise SessionFileError(
+            f"{path}: expected a JSON object with name, system, task, replies and "
+            "workspace"
+        )
+    for key, kind in (
+        ("name", str),
+        ("system", str),
+        ("task", str),
+        ("replies", list),
+        ("workspace", str),
+    ):
         if not isinstance(data.get(key), kind):
-            raise SessionFileError(f"{path}: field '{key}' is missing or not a {kind.__name__}")
+            raise SessionFileError(
+                f"{path}: field '{key}' is missing or not a {kind.__name__}"
+            )
     for index, reply in enumerate(data["replies"]):
         if not isinstance(reply, dict) or reply.get("role") != "assistant":
-            raise SessionFileError(f"{path}: replies[{index}] must be an assistant message")
+            raise SessionFileError(
+                f"{path}: replies[{index}] must be an assistant message"
+            )
     try:
         # The tools answer the calls at replay, so the script holds no tool results.
         validate_messages(data["replies"], where="replies", expect_tool_results=False)
@@ -105,15 +119,25 @@ def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Sessi
         raise SessionFileError(f"{path}: {error}") from None
     workspace = (path.parent / data["workspace"]).resolve()
     if not workspace.is_dir():
-        raise SessionFileError(f"{path}: field 'workspace' names {data['workspace']}, which is not a folder")
-    session = Session(path, data["name"], data["system"], data["task"], data["replies"], workspace)
+        raise SessionFileError(
+            f"{path}: field 'workspace' names {data['workspace']}, which is not a folder"
+        )
+    session = Session(
+        path, data["name"], data["system"], data["task"], data["replies"], workspace
+    )
     known = set(session.tools.workspace.tools) | set(extra_tools)
     for index, reply in enumerate(data["replies"]):
         for number, call in enumerate(reply.get("tool_calls") or []):
             name = call["function"]["name"]
             if name not in known:
-                raise SessionFileError(f"{path}: replies[{index}].tool_calls[{number}] calls unknown tool {name!r}")
+                raise SessionFileError(
+                    f"{path}: replies[{index}].tool_calls[{number}] calls unknown tool "
+                    f"{name!r}"
+                )
     return session
+
+
+SUMMARY_STRATEGIES = ("rolling_summary", "hierarchical_summary")
 
 
 @dataclass(frozen=True)
@@ -146,12 +170,18 @@ class SessionRun:
     @property
     def model_decisions(self) -> int:
         """Model calls that decided the next step (the article's 14)."""
-        return sum(1 for call in self.tracer.events("model_call") if call["purpose"] == "decision")
+        return sum(
+            1
+            for call in self.tracer.events("model_call")
+            if call["purpose"] == "decision"
+        )
 
     @property
     def summary_calls(self) -> int:
         """Model calls made by the rolling summary: compression is not free."""
-        return sum(1 for call in self.tracer.events("model_call") if call["purpose"] == "summary")
+        return sum(
+            1 for call in self.tracer.events("model_call") if call["purpose"] == "summary"
+        )
 
     @property
     def tool_calls(self) -> int:
@@ -163,96 +193,103 @@ class SessionRun:
 
 @dataclass(frozen=True)
 class Baseline:
-    """The session replayed with no compression: per-round tokens and messages."""
+    """A replay with no compression: per-round tokens and messages."""
 
     tokens: Tuple[int, ...]
     messages: Tuple[int, ...]
     final_messages: Tuple[Mapping, ...]
     final_tokens: int
 
+    @classmethod
+    def of(cls, run: Replay, count_tokens: TokenCounter = estimate_tokens) -> "Baseline":
+        return cls(
+            tuple(r.tokens_before for r in run.rounds),
+            tuple(r.messages_before for r in run.rounds),
+            tuple(run.messages),
+            count_tokens(run.messages),
+        )
+
+
+def session_run(
+    settings: Settings,
+    governed: Replay,
+    baseline: Baseline,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> SessionRun:
+    """A governed replay beside its uncompressed baseline, round by round."""
+    rounds = [
+        Round(
+            r.round,
+            baseline.tokens[r.round],
+            baseline.messages[r.round],
+            r.tokens_before,
+            r.tokens_after,
+            r.messages_before,
+            r.messages_after,
+            "tool_result_aging" in r.strategies,
+            any(name in SUMMARY_STRATEGIES for name in r.strategies),
+        )
+        for r in governed.rounds
+    ]
+    return SessionRun(
+        settings,
+        rounds,
+        governed.compressions,
+        governed.messages,
+        count_tokens(governed.messages),
+        governed.tracer,
+        governed.overflow,
+    )
+
 
 @lru_cache(maxsize=8)
-def run_baseline(session: Session, count_tokens: TokenCounter = estimate_tokens) -> Baseline:
+def run_baseline(
+    session: Session, count_tokens: TokenCounter = estimate_tokens
+) -> Baseline:
     """The uncompressed replay; cached because no slider changes it."""
-    tokens, counts = [], []
-
-    def observe(step, window, compressions):
-        tokens.append(count_tokens(window))
-        counts.append(len(window))
-
-    messages = run_loop(ScriptedModel(session.replies), session.opening_messages(), session.tools, on_round=observe)
-    return Baseline(tuple(tokens), tuple(counts), tuple(messages), count_tokens(messages))
+    return Baseline.of(
+        replay(session.conversation(), None, count_tokens=count_tokens), count_tokens
+    )
 
 
-def run_session(session: Session, settings: Settings = Settings(), count_tokens: TokenCounter = estimate_tokens) -> SessionRun:
+def run_session(
+    session: Session,
+    settings: Settings = Settings(),
+    count_tokens: TokenCounter = estimate_tokens,
+) -> SessionRun:
     """Replay the session through the article's ContextWindow at `settings`.
 
     A ContextOverflowError does not escape: it ends the run and is kept in
     `run.overflow`, with the rounds that completed before it.
     """
-    if not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a minilib Settings, got {type(settings).__name__}")
-    baseline = run_baseline(session, count_tokens)
     model = ScriptedModel(session.replies)
-    window = article_window(model.summarize, threshold=settings.threshold, head_chars=settings.head_chars,
-                            tail_chars=settings.tail_chars, min_chars=settings.min_chars,
-                            protect_tail=settings.protect_tail, count_tokens=count_tokens)
-    tracer = Tracer()
-    rounds: List[Round] = []
-    compressions: List[Compression] = []
-    messages = session.opening_messages()
-
-    def observe(step, window_messages, step_compressions):
-        compressions.extend(step_compressions)
-        first = step_compressions[0] if step_compressions else None
-        after_tokens = count_tokens(window_messages)
-        strategies = {c.strategy for c in step_compressions}
-        rounds.append(Round(
-            round=step,
-            baseline_tokens=baseline.tokens[step],
-            baseline_messages=baseline.messages[step],
-            tokens_before=first.before_tokens if first else after_tokens,
-            tokens_after=after_tokens,
-            messages_before=first.before_messages if first else len(window_messages),
-            messages_after=len(window_messages),
-            aged="tool_result_aging" in strategies,
-            summarized="rolling_summary" in strategies,
-        ))
-
-    overflow = None
-    try:
-        run_loop(model, messages, session.tools, context_window=window, tracer=tracer, on_round=observe)
-    except ContextOverflowError as error:
-        overflow = error
-    return SessionRun(settings, rounds, compressions, messages, count_tokens(messages), tracer, overflow)
+    window = article_window(model.summarize, settings, count_tokens)
+    governed = replay(
+        session.conversation(model), window, tracer=Tracer(), count_tokens=count_tokens
+    )
+    return session_run(
+        settings, governed, run_baseline(session, count_tokens), count_tokens
+    )
 
 
-def window_before_round(session: Session, settings: Settings, round_number: int,
-                        count_tokens: TokenCounter = estimate_tokens):
-    """The message list just before round `round_number` is governed, and the window that governs it.
+def window_before_round(
+    session: Session,
+    settings: Settings,
+    round_number: int,
+    count_tokens: TokenCounter = estimate_tokens,
+):
+    """The message list just before round `round_number` is governed, and the window that
+    governs it.
 
-    Replays the compressed session up to that round; for stepping one round of the
-    state machine (`window.walk(messages, round_number)`).
+    For stepping one round of the state machine (`window.walk(messages, round_number)`).
     """
     check_int("round_number", round_number)
     model = ScriptedModel(session.replies)
-    window = article_window(model.summarize, threshold=settings.threshold, head_chars=settings.head_chars,
-                            tail_chars=settings.tail_chars, min_chars=settings.min_chars,
-                            protect_tail=settings.protect_tail, count_tokens=count_tokens)
-    messages = session.opening_messages()
-    for step in range(round_number + 1):
-        if step == round_number:
-            return messages, window
-        window.before_model_call(messages, None, step)
-        reply = model.complete(messages)
-        messages.append(reply)
-        calls = reply.get("tool_calls") or []
-        if not calls:
-            break
-        messages.extend(answer_tool_call(call, session.tools) for call in calls)
-    raise ValueError(f"round_number {round_number} is past the end of the session ({step + 1} rounds)")
-
-
-def with_settings(settings: Settings, **changes) -> Settings:
-    """A copy of `settings` with some knobs changed (validated)."""
-    return replace(settings, **changes)
+    window = article_window(model.summarize, settings, count_tokens)
+    run = replay(
+        session.conversation(model),
+        window,
+        count_tokens=count_tokens,
+        until_round=round_number,
+    )
+    return run.messages, window

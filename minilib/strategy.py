@@ -1,7 +1,12 @@
-"""What every compression strategy returns, so the window can run any ordered list of them."""
+"""The strategy interface: what the window needs of anything that compresses.
+
+A strategy is any object with a `name` and `compress(messages) -> CompressionResult`
+that returns a new list and never changes its input. The window runs an ordered
+list of them; `minilib.check_strategy` runs the window's invariants on a new one.
+"""
 
 from dataclasses import dataclass, field
-from typing import List, Mapping
+from typing import List, Mapping, Protocol, Sequence, runtime_checkable
 
 
 @dataclass
@@ -21,3 +26,17 @@ class CompressionResult:
     @property
     def changed(self) -> bool:
         return bool(self.affected_indexes)
+
+
+@runtime_checkable
+class Strategy(Protocol):
+    """One compression step of the window's pipeline."""
+
+    name: str
+
+    def compress(self, messages: Sequence[Mapping]) -> CompressionResult: ...
+
+
+def unchanged(name: str, messages: Sequence[Mapping]) -> CompressionResult:
+    """The result of a strategy that found nothing it may cut."""
+    return CompressionResult(name, list(messages), [])

@@ -28,7 +28,13 @@ class ToolFailure(Exception):
 
 
 class Workspace:
-    """Tools confined to one folder. Paths are relative to it; nothing outside may be read."""
+    """Tools confined to one folder. Paths are relative to it; nothing outside may be read.
+
+    Python's bytecode caches are not part of the workspace (installing the package
+    compiles the workspace's .py files): the tools neither list nor search them.
+    """
+
+    IGNORED = ("__pycache__",)
 
     MAX_SEARCH_HITS = 200
 
@@ -66,7 +72,8 @@ class Workspace:
         if not target.is_dir():
             raise ToolFailure("NOT_FOUND", f"no such folder: {path}")
         lines = []
-        for entry in sorted(target.iterdir(), key=lambda p: p.name):
+        entries = (entry for entry in target.iterdir() if entry.name not in self.IGNORED)
+        for entry in sorted(entries, key=lambda p: p.name):
             if entry.is_dir():
                 lines.append(f"{entry.name}/")
             else:
@@ -79,14 +86,28 @@ class Workspace:
         try:
             regex = re.compile(pattern)
         except re.error as error:
-            raise ToolFailure("BAD_ARGUMENTS", f"pattern {pattern!r} is not a valid regular expression: {error}")
+            raise ToolFailure(
+                "BAD_ARGUMENTS",
+                f"pattern {pattern!r} is not a valid regular expression: {error}",
+            )
         target = self._resolve(path)
         if not target.exists():
             raise ToolFailure("NOT_FOUND", f"no such file or folder: {path}")
-        files = sorted(p for p in target.rglob("*") if p.is_file()) if target.is_dir() else [target]
+        files = (
+            sorted(
+                p
+                for p in target.rglob("*")
+                if p.is_file()
+                and not set(p.relative_to(target).parts) & set(self.IGNORED)
+            )
+            if target.is_dir()
+            else [target]
+        )
         hits = []
         for file in files:
-            for number, line in enumerate(file.read_text(encoding="utf-8").splitlines(), start=1):
+            for number, line in enumerate(
+                file.read_text(encoding="utf-8").splitlines(), start=1
+            ):
                 if regex.search(line):
                     hits.append(f"{self._relative(file)}:{number}: {line}")
         shown = hits[: self.MAX_SEARCH_HITS]
@@ -99,20 +120,80 @@ class Workspace:
         """Run one tool call; arguments is the chat-completions JSON string (or a dict)."""
         tool = self.tools.get(name)
         if tool is None:
-            return _failure("UNKNOWN_TOOL", f"unknown tool {name!r}; available: {', '.join(self.tools)}")
+            return failure(
+                "UNKNOWN_TOOL",
+                f"unknown tool {name!r}; available: {', '.join(self.tools)}",
+            )
         try:
-            kwargs = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
-        except (json.JSONDecodeError, TypeError, ValueError) as error:
-            return _failure("BAD_ARGUMENTS", f"arguments are not a JSON object: {error}")
-        if not isinstance(kwargs, Mapping):
-            return _failure("BAD_ARGUMENTS", "arguments must be a JSON object")
-        try:
-            return ToolResult(tool(**kwargs))
-        except ToolFailure as failure:
-            return _failure(failure.code, failure.message)
+            return ToolResult(tool(**parse_arguments(arguments)))
+        except ToolFailure as problem:
+            return failure(problem.code, problem.message)
         except TypeError as error:  # wrong or missing argument names
-            return _failure("BAD_ARGUMENTS", f"{name}: {error}")
+            return failure("BAD_ARGUMENTS", f"{name}: {error}")
 
 
-def _failure(code: str, message: str) -> ToolResult:
+def parse_arguments(arguments, tool: str = "") -> dict:
+    """A tool call's arguments (a JSON string or a dict) as a dict, or a BAD_ARGUMENTS
+    failure."""
+    prefix = f"{tool}: " if tool else ""
+    try:
+        parsed = (
+            json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
+        )
+    except (json.JSONDecodeError, TypeError, ValueError) as error:
+        raise ToolFailure(
+            "BAD_ARGUMENTS", f"{prefix}arguments are not a JSON object: {error}"
+        ) from None
+    if not isinstance(parsed, Mapping):
+        raise ToolFailure("BAD_ARGUMENTS", f"{prefix}arguments must be a JSON object")
+    return dict(parsed)
+
+
+def failure(code: str, message: str) -> ToolResult:
+    """A tool result that reports a failure the model can read and the harness can
+    classify."""
     return ToolResult(f"error {code}: {message}", {"code": code, "message": message})
+
+
+def declaration(
+    name: str, description: str, properties: Mapping[str, str], required=()
+) -> dict:
+    """A tool declaration in the chat-completions shape, string parameters only."""
+    schema = {k: {"type": "string", "description": v} for k, v in properties.items()}
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": schema,
+                "required": list(required),
+            },
+        },
+    }
+
+
+# What the harness tells the model about the workspace tools (sent with every request).
+WORKSPACE_DECLARATIONS = (
+    declaration(
+        "read_file",
+        "Read a UTF-8 text file of the workspace.",
+        {"path": "path relative to the workspace"},
+        ["path"],
+    ),
+    declaration(
+        "list_dir",
+        "List a folder of the workspace: names, and sizes of files.",
+        {"path": "folder relative to the workspace, default ."},
+    ),
+    declaration(
+        "search_text",
+        "Search the workspace for a regular expression; one line per match.",
+        {
+            "pattern": "a Python regular expression",
+            "path": "file or folder to search, default .",
+        },
+        ["pattern"],
+    ),
+)

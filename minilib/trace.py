@@ -25,27 +25,59 @@ class Tracer:
         self.records: List[dict] = []
 
     def event(self, name: str, payload: Mapping) -> dict:
-        record = {"type": "event", "event": name, "payload": dict(payload), "seq": len(self.records) + 1}
+        record = {
+            "type": "event",
+            "event": name,
+            "payload": dict(payload),
+            "seq": len(self.records) + 1,
+        }
         self.records.append(record)
         return record
 
-    def model_call(self, step: int, purpose: str, input_messages: Iterable[Mapping], reply) -> dict:
+    def model_call(
+        self, step: int, purpose: str, input_messages: Iterable[Mapping], reply
+    ) -> dict:
         frozen_reply = dict(reply) if isinstance(reply, Mapping) else reply
-        return self.event("model_call", {"step": step, "purpose": purpose,
-                                         "input": [dict(message) for message in input_messages],
-                                         "reply": frozen_reply})
+        return self.event(
+            "model_call",
+            {
+                "step": step,
+                "purpose": purpose,
+                "input": [dict(message) for message in input_messages],
+                "reply": frozen_reply,
+            },
+        )
 
-    def tool_call(self, step: int, tool_call_id: str, name: str, arguments: str, output: str,
-                  error: Optional[Mapping] = None) -> dict:
-        return self.event("tool_call", {"step": step, "tool_call_id": tool_call_id, "name": name,
-                                        "arguments": arguments, "output": output, "error": error})
+    def tool_call(
+        self,
+        step: int,
+        tool_call_id: str,
+        name: str,
+        arguments: str,
+        output: str,
+        error: Optional[Mapping] = None,
+    ) -> dict:
+        return self.event(
+            "tool_call",
+            {
+                "step": step,
+                "tool_call_id": tool_call_id,
+                "name": name,
+                "arguments": arguments,
+                "output": output,
+                "error": error,
+            },
+        )
 
     def events(self, name: str) -> List[dict]:
         """The payloads of every record of one event kind, in order."""
         return [record["payload"] for record in self.records if record["event"] == name]
 
     def to_jsonl(self) -> str:
-        return "".join(json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n" for record in self.records)
+        return "".join(
+            json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+            for record in self.records
+        )
 
     def write_jsonl(self, path) -> Path:
         path = Path(path)
@@ -64,7 +96,9 @@ def read_jsonl(path) -> List[dict]:
             try:
                 records.append(json.loads(line))
             except json.JSONDecodeError as error:
-                raise ValueError(f"{path}: line {number} is not valid JSON ({error.msg})") from None
+                raise ValueError(
+                    f"{path}: line {number} is not valid JSON ({error.msg})"
+                ) from None
     return records
 
 
@@ -84,11 +118,21 @@ def recover_tool_output(records: Iterable[Mapping], tool_call_id: str) -> str:
         raise ValueError(f"tool_call_id must be a non-empty string, got {tool_call_id!r}")
     for number, record in enumerate(records):
         if not isinstance(record, Mapping):
-            raise ValueError(f"trace record {number} must be a dict, got {type(record).__name__}")
+            raise ValueError(
+                f"trace record {number} must be a dict, got {type(record).__name__}"
+            )
         payload = record.get("payload")
-        if record.get("event") == "tool_call" and isinstance(payload, Mapping) \
-                and payload.get("tool_call_id") == tool_call_id:
+        if (
+            record.get("event") == "tool_call"
+            and isinstance(payload, Mapping)
+            and payload.get("tool_call_id") == tool_call_id
+        ):
             if not isinstance(payload.get("output"), str):
-                raise ValueError(f"trace record {number} (seq {record.get('seq')}): payload.output is missing")
+                raise ValueError(
+                    f"trace record {number} (seq {record.get('seq')}): payload.output "
+                    "is missing"
+                )
             return payload["output"]
-    raise ToolOutputNotFound(f"no tool_call record with tool_call_id {tool_call_id!r} in the trace")
+    raise ToolOutputNotFound(
+        f"no tool_call record with tool_call_id {tool_call_id!r} in the trace"
+    )

@@ -1,4 +1,5 @@
-"""Real transcripts: load a recorded conversation and replay it through the window round by round.
+"""Real transcripts: load a recorded conversation and replay it through the window round
+by round.
 
 Accepted files (one transcript a file):
 - a JSON list of chat-completions messages;
@@ -23,15 +24,16 @@ import json
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
+from .loop import replay
 from .messages import InvalidMessagesError, validate_messages
 from .model import scripted_summary
-from .session import Round, SessionRun, Settings
+from .session import Baseline, SessionRun, session_run
 from .summary import Summarizer
 from .tokens import TokenCounter, estimate_tokens, tool_call_name
 from .trace import Tracer
-from .window import Compression, ContextOverflowError, article_window
+from .window import Settings, article_window
 
 
 class TranscriptFileError(ValueError):
@@ -40,7 +42,8 @@ class TranscriptFileError(ValueError):
 
 @dataclass
 class Transcript:
-    """A loaded transcript: its messages (normalized) and the tool names it declares, if any."""
+    """A loaded transcript: its messages (normalized) and the tool names it declares, if
+    any."""
 
     path: Optional[Path]
     messages: List[dict]
@@ -56,45 +59,73 @@ def _parse_json(text: str, source: str, what: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise TranscriptFileError(f"{source}: {what} is not valid JSON ({error.msg}, "
-                                  f"line {error.lineno} column {error.colno})") from None
+        raise TranscriptFileError(
+            f"{source}: {what} is not valid JSON ({error.msg}, "
+            f"line {error.lineno} column {error.colno})"
+        ) from None
 
 
 def normalize_message(message, at: str, source: str) -> dict:
-    """A copy of one message in the chat-completions shape the library checks (see the module text)."""
+    """A copy of one message in the chat-completions shape the library checks (see the
+    module text)."""
     if not isinstance(message, Mapping):
-        raise TranscriptFileError(f"{source}: {at} must be a JSON object, got {type(message).__name__}")
+        raise TranscriptFileError(
+            f"{source}: {at} must be a JSON object, got {type(message).__name__}"
+        )
     result = copy.deepcopy(dict(message))
     content = result.get("content")
     if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
         texts = []
         for number, part in enumerate(content):
-            if not (isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)):
-                raise TranscriptFileError(f"{source}: {at}.content[{number}] is not a text part; "
-                                          "only text content can be measured and compressed")
+            if not (
+                isinstance(part, Mapping)
+                and part.get("type") == "text"
+                and isinstance(part.get("text"), str)
+            ):
+                raise TranscriptFileError(
+                    f"{source}: {at}.content[{number}] is not a text part; "
+                    "only text content can be measured and compressed"
+                )
             texts.append(part["text"])
         result["content"] = "\n".join(texts)
     tool_calls = result.get("tool_calls")
     if isinstance(tool_calls, str):
-        tool_calls = _parse_json(tool_calls, source, f"{at}.tool_calls") if tool_calls.strip() else None
+        tool_calls = (
+            _parse_json(tool_calls, source, f"{at}.tool_calls")
+            if tool_calls.strip()
+            else None
+        )
     if tool_calls in (None, []):
-        result.pop("tool_calls", None)  # "no calls" is spelled several ways; the API wants the key absent
+        result.pop(
+            "tool_calls", None
+        )  # "no calls" is spelled several ways; the API wants the key absent
         return result
     if not isinstance(tool_calls, list):
-        raise TranscriptFileError(f"{source}: {at}.tool_calls must be a list, got {type(tool_calls).__name__}")
+        raise TranscriptFileError(
+            f"{source}: {at}.tool_calls must be a list, got {type(tool_calls).__name__}"
+        )
     calls = []
     for number, call in enumerate(tool_calls):
         if not isinstance(call, Mapping):
-            raise TranscriptFileError(f"{source}: {at}.tool_calls[{number}] must be a JSON object")
+            raise TranscriptFileError(
+                f"{source}: {at}.tool_calls[{number}] must be a JSON object"
+            )
         call = dict(call)
         call.setdefault("type", "function")
-        if "function" not in call and "name" in call:  # the flat {"id", "name", "arguments"} some datasets use
-            call["function"] = {"name": call.pop("name"), "arguments": call.pop("arguments", "{}")}
+        if (
+            "function" not in call and "name" in call
+        ):  # the flat {"id", "name", "arguments"} some datasets use
+            call["function"] = {
+                "name": call.pop("name"),
+                "arguments": call.pop("arguments", "{}"),
+            }
         function = call.get("function")
         if isinstance(function, Mapping):
             function = dict(function)
             if isinstance(function.get("arguments"), (dict, list)):
-                function["arguments"] = json.dumps(function["arguments"], ensure_ascii=False)
+                function["arguments"] = json.dumps(
+                    function["arguments"], ensure_ascii=False
+                )
             call["function"] = function
         calls.append(call)
     result["tool_calls"] = calls
@@ -103,55 +134,84 @@ def normalize_message(message, at: str, source: str) -> dict:
 
 def _declared_tool_names(tools, source: str) -> Tuple[str, ...]:
     if not isinstance(tools, list):
-        raise TranscriptFileError(f"{source}: field 'tools' must be a list of tool declarations")
+        raise TranscriptFileError(
+            f"{source}: field 'tools' must be a list of tool declarations"
+        )
     names = []
     for number, tool in enumerate(tools):
         function = tool.get("function", tool) if isinstance(tool, Mapping) else None
         name = function.get("name") if isinstance(function, Mapping) else None
         if not isinstance(name, str) or not name:
-            raise TranscriptFileError(f"{source}: tools[{number}].function.name is missing")
+            raise TranscriptFileError(
+                f"{source}: tools[{number}].function.name is missing"
+            )
         names.append(name)
     return tuple(names)
 
 
-def parse_transcript(text: str, source: str = "<transcript>", jsonl: bool = False) -> Transcript:
+def parse_transcript(
+    text: str, source: str = "<transcript>", jsonl: bool = False
+) -> Transcript:
     """A Transcript from the text of a file; `source` names it in errors."""
     declared = None
     if jsonl:  # an error names the file's line, not the list index
-        numbered = [(number, line) for number, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        numbered = [
+            (number, line)
+            for number, line in enumerate(text.splitlines(), start=1)
+            if line.strip()
+        ]
         raw = [_parse_json(line, source, f"line {number}") for number, line in numbered]
         where, positions = "line {}", [number for number, _ in numbered]
     else:
         try:
             data = json.loads(text)
         except json.JSONDecodeError as error:
-            hint = "; one message a line is read from a file named .jsonl" if error.msg == "Extra data" else ""
-            raise TranscriptFileError(f"{source}: the file is not valid JSON ({error.msg}, line {error.lineno} "
-                                      f"column {error.colno}){hint}") from None
+            hint = (
+                "; one message a line is read from a file named .jsonl"
+                if error.msg == "Extra data"
+                else ""
+            )
+            raise TranscriptFileError(
+                f"{source}: the file is not valid JSON ({error.msg}, line {error.lineno} "
+                f"column {error.colno}){hint}"
+            ) from None
         if isinstance(data, Mapping):
             if "messages" not in data:
-                raise TranscriptFileError(f"{source}: field 'messages' is missing (expected a list of messages, "
-                                          "or an object with 'messages')")
+                raise TranscriptFileError(
+                    f"{source}: field 'messages' is missing (expected a list of "
+                    "messages, "
+                    "or an object with 'messages')"
+                )
             if data.get("tools") is not None:
                 declared = _declared_tool_names(data["tools"], source)
             if not isinstance(data["messages"], list):
-                raise TranscriptFileError(f"{source}: field 'messages' must be a list, "
-                                          f"got {type(data['messages']).__name__}")
+                raise TranscriptFileError(
+                    f"{source}: field 'messages' must be a list, "
+                    f"got {type(data['messages']).__name__}"
+                )
             data = data["messages"]
         elif not isinstance(data, list):
-            raise TranscriptFileError(f"{source}: expected a list of messages or an object with 'messages', "
-                                      f"got {type(data).__name__}")
+            raise TranscriptFileError(
+                f"{source}: expected a list of messages or an object with 'messages', "
+                f"got {type(data).__name__}"
+            )
         raw, where, positions = data, "messages[{}]", list(range(len(data)))
     if not raw:
         raise TranscriptFileError(f"{source}: the transcript holds no messages")
-    messages = [normalize_message(message, where.format(position), source)
-                for message, position in zip(raw, positions)]
+    messages = [
+        normalize_message(message, where.format(position), source)
+        for message, position in zip(raw, positions)
+    ]
     try:
         validate_messages(messages, where="messages")
     except InvalidMessagesError as error:
         text = str(error)
         if jsonl:  # name the file's line, not the list index
-            text = re.sub(r"messages\[(\d+)\]", lambda match: f"line {positions[int(match.group(1))]}", text)
+            text = re.sub(
+                r"messages\[(\d+)\]",
+                lambda match: f"line {positions[int(match.group(1))]}",
+                text,
+            )
         raise TranscriptFileError(f"{source}: {text}") from None
     if declared is not None:
         for index, message in enumerate(messages):
@@ -160,7 +220,8 @@ def parse_transcript(text: str, source: str = "<transcript>", jsonl: bool = Fals
                 if name not in declared:
                     raise TranscriptFileError(
                         f"{source}: messages[{index}].tool_calls[{number}].function.name calls unknown tool "
-                        f"{name!r}; the file declares {', '.join(declared) or 'no tools'}")
+                        f"{name!r}; the file declares {', '.join(declared) or 'no tools'}"
+                    )
     return Transcript(None, messages, declared)
 
 
@@ -180,74 +241,81 @@ def load_transcript(path) -> Transcript:
     return transcript
 
 
-def replay_transcript(messages: Sequence[Mapping], settings: Settings = Settings(),
-                      count_tokens: TokenCounter = estimate_tokens,
-                      summarize: Summarizer = scripted_summary) -> SessionRun:
-    """Govern the window before every assistant message of `messages`, as the loop would have.
+class RecordedConversation:
+    """A recorded log played back: its assistant messages are the replies, the rest
+    arrives between them.
+
+    Each tool output is traced in full when it arrives, so `recover_tool_output` finds
+    whatever aging or a summary cut.
+    """
+
+    def __init__(self, messages: Sequence[Mapping]):
+        self.messages = [copy.deepcopy(dict(message)) for message in messages]
+        self.replies = [
+            index
+            for index, message in enumerate(self.messages)
+            if message["role"] == "assistant"
+        ]
+
+    def opening(self) -> List[dict]:
+        return self.messages[: self.replies[0]] if self.replies else list(self.messages)
+
+    def reply(self, window, step: int) -> dict:
+        return copy.deepcopy(self.messages[self.replies[step]])
+
+    def arrivals(self, reply: Mapping, step: int, tracer) -> Tuple[List[dict], bool]:
+        start = self.replies[step] + 1
+        end = (
+            self.replies[step + 1] if step + 1 < len(self.replies) else len(self.messages)
+        )
+        arrived = [copy.deepcopy(message) for message in self.messages[start:end]]
+        calls = {call["id"]: call for call in reply.get("tool_calls") or ()}
+        for message in arrived:
+            if tracer is not None and message["role"] == "tool":
+                call = calls[message["tool_call_id"]]  # positional: a call of this reply
+                tracer.tool_call(
+                    step,
+                    call["id"],
+                    tool_call_name(call),
+                    call["function"].get("arguments") or "{}",
+                    message["content"],
+                    message.get("error"),
+                )
+        return arrived, step + 1 < len(self.replies)
+
+
+def replay_transcript(
+    messages: Sequence[Mapping],
+    settings: Settings = Settings(),
+    count_tokens: TokenCounter = estimate_tokens,
+    summarize: Summarizer = scripted_summary,
+) -> SessionRun:
+    """Govern the window before every assistant message of `messages`, as the loop would
+    have.
 
     The baseline of a round is the transcript up to that assistant message; the
     compressed window is what the article's ContextWindow made of the previous
-    window plus the messages that arrived since. Each tool output is traced in full
-    when it arrives, so `recover_tool_output` finds whatever aging or a summary cut.
-    A ContextOverflowError ends the replay and is kept in `run.overflow`, like
-    `run_session`. `messages` is not changed.
+    window plus the messages that arrived since. A ContextOverflowError ends the
+    replay and is kept in `run.overflow`, like `run_session`. `messages` is not changed.
     """
     validate_messages(messages)
-    if not isinstance(settings, Settings):
-        raise TypeError(f"settings must be a minilib Settings, got {type(settings).__name__}")
-    window = article_window(summarize, threshold=settings.threshold, head_chars=settings.head_chars,
-                            tail_chars=settings.tail_chars, min_chars=settings.min_chars,
-                            protect_tail=settings.protect_tail, count_tokens=count_tokens)
-    tracer = Tracer()
-    rounds: List[Round] = []
-    compressions: List[Compression] = []
-    calls: Dict[str, Tuple[int, Mapping]] = {}  # call id -> (round that made it, the call)
-    current: List[Mapping] = []
-    arrived = 0  # messages[:arrived] are in (or were compressed into) `current`
-    overflow = None
-
-    def arrive(upto: int, step: int) -> None:
-        nonlocal arrived
-        for message in messages[arrived:upto]:
-            message = copy.deepcopy(dict(message))
-            if message["role"] == "tool":
-                made_in, call = calls[message["tool_call_id"]]
-                tracer.tool_call(made_in, message["tool_call_id"], tool_call_name(call),
-                                 call["function"].get("arguments") or "{}", message["content"], message.get("error"))
-            current.append(message)
-        arrived = upto
-
-    step = 0
-    for index, message in enumerate(messages):
-        if message["role"] != "assistant":
-            continue
-        arrive(index, step)
-        before_tokens, before_count = count_tokens(current), len(current)
-        try:
-            step_compressions = window.before_model_call(current, tracer, step)
-        except ContextOverflowError as error:
-            overflow = error
-            break
-        compressions.extend(step_compressions)
-        strategies = {c.strategy for c in step_compressions}
-        rounds.append(Round(
-            round=step,
-            baseline_tokens=count_tokens(messages[:index]),
-            baseline_messages=index,
-            tokens_before=before_tokens,
-            tokens_after=count_tokens(current),
-            messages_before=before_count,
-            messages_after=len(current),
-            aged="tool_result_aging" in strategies,
-            summarized="rolling_summary" in strategies,
-        ))
-        reply = copy.deepcopy(dict(message))
-        tracer.model_call(step, "decision", current, reply)
-        for call in reply.get("tool_calls") or ():
-            calls[call["id"]] = (step, call)
-        current.append(reply)
-        arrived = index + 1
-        step += 1
-    if overflow is None:
-        arrive(len(messages), step)  # what follows the last model call (its tool results)
-    return SessionRun(settings, rounds, compressions, current, count_tokens(current), tracer, overflow)
+    window = article_window(summarize, settings, count_tokens)
+    conversation = RecordedConversation(messages)
+    if not conversation.replies:  # no model call, so no round to govern
+        return SessionRun(
+            settings,
+            [],
+            [],
+            conversation.messages,
+            count_tokens(conversation.messages),
+            Tracer(),
+        )
+    governed = replay(
+        conversation, window, tracer=Tracer(), count_tokens=count_tokens, max_steps=None
+    )
+    baseline = replay(
+        RecordedConversation(messages), None, count_tokens=count_tokens, max_steps=None
+    )
+    return session_run(
+        settings, governed, Baseline.of(baseline, count_tokens), count_tokens
+    )

@@ -12,12 +12,11 @@ protected content no strategy may touch, and pretending otherwise would only mak
 the next API call fail with a less readable error: the window fails loudly instead.
 """
 
-from dataclasses import dataclass, field
-from typing import List, Mapping, NamedTuple, Optional, Sequence
+from dataclasses import dataclass, field, replace
+from typing import List, Mapping, Optional, Sequence
 
 from .aging import ToolResultAging
 from .messages import check_int, validate_messages
-from .strategy import CompressionResult
 from .summary import RollingSummary, Summarizer
 from .tokens import TokenCounter, estimate_tokens
 
@@ -25,60 +24,36 @@ from .tokens import TokenCounter, estimate_tokens
 class ContextOverflowError(RuntimeError):
     """The window is over its threshold and no strategy may cut anything more.
 
-    `largest_index` is the index in the caller's list of the largest message left;
-    when that message was written by a strategy (a summary), `written_by` names the
-    strategy and `largest_index` is the first of the caller's messages it replaced.
+    `window` is the list it would have sent; `largest_index` is the position in it of
+    the largest message. `written_by` names the strategy that wrote that message (a
+    summary), or is None when it is one of the caller's own messages, unchanged.
     """
 
-    def __init__(self, tokens: int, threshold: int, largest_index: int, largest_role: str, largest_tokens: int,
-                 written_by: Optional[str] = None, replaced: Sequence[int] = ()):
+    def __init__(
+        self,
+        tokens: int,
+        threshold: int,
+        window: Sequence[Mapping],
+        largest_index: int,
+        largest_tokens: int,
+        written_by: Optional[str] = None,
+    ):
         self.tokens = tokens
         self.threshold = threshold
+        self.window = list(window)
         self.largest_index = largest_index
-        self.largest_role = largest_role
+        self.largest_role = window[largest_index].get("role")
         self.largest_tokens = largest_tokens
         self.written_by = written_by
-        self.replaced = tuple(replaced)
-        if written_by is None:
-            largest = f"#{largest_index} ({largest_role}, {largest_tokens:,} tokens), which no strategy may cut further."
-        else:
-            largest = (f"the {largest_role} message {written_by} wrote ({largest_tokens:,} tokens) in place of "
-                       f"#{min(self.replaced)}-#{max(self.replaced)}.")
+        what = f"#{largest_index} ({self.largest_role}, {largest_tokens:,} tokens"
+        what += ")" if written_by is None else f", written by {written_by})"
         super().__init__(
-            f"context window needs {tokens:,} tokens after compression, over the threshold of {threshold:,}; "
-            f"nothing more may be cut. Largest message left: {largest}"
+            f"context window needs {tokens:,} tokens after compression, over the "
+            "threshold of "
+            f"{threshold:,}; nothing more may be cut. Largest message left: {what}, "
+            "which no "
+            "strategy may cut further."
         )
-
-
-class WrittenBy(NamedTuple):
-    """Where a window message came from when a strategy wrote it: the strategy and the caller's indexes it replaced."""
-
-    strategy: str
-    replaced: tuple
-
-
-def follow_origins(before: Sequence[Mapping], result: CompressionResult, origins: Sequence) -> list:
-    """Where each message of `result.messages` came from in the caller's list (an index, or WrittenBy).
-
-    An unchanged message is the same object; a message rewritten in place (aging) keeps
-    its position and its origin; anything else was written by the strategy from the
-    messages it affected.
-    """
-    place = {id(message): index for index, message in enumerate(before)}
-    in_place = len(result.messages) == len(before)
-    replaced = []
-    for index in result.affected_indexes:
-        origin = origins[index]
-        replaced.extend(origin.replaced if isinstance(origin, WrittenBy) else [origin])
-    followed = []
-    for position, message in enumerate(result.messages):
-        if id(message) in place:
-            followed.append(origins[place[id(message)]])
-        elif in_place:
-            followed.append(origins[position])
-        else:
-            followed.append(WrittenBy(result.strategy, tuple(sorted(replaced))))
-    return followed
 
 
 @dataclass(frozen=True)
@@ -92,6 +67,7 @@ class Compression:
     before_tokens: int
     after_tokens: int
     affected_indexes: tuple
+    model_calls: tuple = ()  # what a summarizing strategy asked the model, for the trace
 
     def payload(self) -> dict:
         return {
@@ -118,7 +94,6 @@ class WindowState:
     tokens: int
     detail: str
     compression: Optional[Compression] = None
-    result: Optional[CompressionResult] = None
     error: Optional[ContextOverflowError] = None  # set on the "overflow" state
 
 
@@ -134,16 +109,20 @@ class ContextWindow:
         check_int("threshold", self.threshold, minimum=1)
         for number, strategy in enumerate(self.strategies):
             if not callable(getattr(strategy, "compress", None)):
-                raise TypeError(f"strategies[{number}] ({type(strategy).__name__}) has no compress(messages) method")
+                raise TypeError(
+                    f"strategies[{number}] ({type(strategy).__name__}) has no "
+                    "compress(messages) method"
+                )
 
     def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
         """Every state the state machine passes through for this window; changes nothing."""
         validate_messages(messages)
         check_int("step", step)
         current = list(messages)
-        origins = list(range(len(current)))  # so an overflow can name the caller's message, not a window index
+        # id of a message a strategy wrote -> the strategy, so an overflow can say so
+        written = {}
         tokens = self.count_tokens(current)
-        states = [WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}")]
+        states = [self._measure(current, tokens)]
         for strategy in self.strategies:
             if tokens <= self.threshold:
                 break
@@ -151,34 +130,69 @@ class ContextWindow:
             compression = None
             if result.changed:
                 after = self.count_tokens(result.messages)
-                compression = Compression(step, result.strategy, len(current), len(result.messages),
-                                          tokens, after, tuple(result.affected_indexes))
-                detail = f"{result.strategy}: {tokens:,} -> {after:,} tokens, {len(current)} -> {len(result.messages)} messages"
-                origins = follow_origins(current, result, origins)
+                compression = Compression(
+                    step,
+                    result.strategy,
+                    len(current),
+                    len(result.messages),
+                    tokens,
+                    after,
+                    tuple(result.affected_indexes),
+                    tuple(result.model_calls),
+                )
+                detail = (
+                    f"{result.strategy}: {tokens:,} -> {after:,} tokens, "
+                    f"{len(current)} -> {len(result.messages)} messages"
+                )
+                before = {id(message) for message in current}
+                written.update(
+                    (id(m), result.strategy)
+                    for m in result.messages
+                    if id(m) not in before
+                )
                 current, tokens = result.messages, after
             else:
                 detail = f"{result.strategy}: nothing it may cut"
-            states.append(WindowState(result.strategy, current, tokens, detail, compression, result))
-            states.append(WindowState("measure", current, tokens, f"{tokens:,} tokens, threshold {self.threshold:,}"))
+            states.append(
+                WindowState(result.strategy, current, tokens, detail, compression)
+            )
+            states.append(self._measure(current, tokens))
         if tokens <= self.threshold:
-            states.append(WindowState("send", current, tokens, f"send {len(current)} messages, {tokens:,} tokens"))
+            states.append(
+                WindowState(
+                    "send",
+                    current,
+                    tokens,
+                    f"send {len(current)} messages, {tokens:,} tokens",
+                )
+            )
         else:
-            error = self._overflow(current, tokens, origins)
-            states.append(WindowState("overflow", current, tokens, str(error), error=error))
+            sizes = [self.count_tokens([message]) for message in current]
+            largest = max(range(len(current)), key=sizes.__getitem__)
+            error = ContextOverflowError(
+                tokens,
+                self.threshold,
+                current,
+                largest,
+                sizes[largest],
+                written.get(id(current[largest])),
+            )
+            states.append(
+                WindowState("overflow", current, tokens, str(error), error=error)
+            )
         return states
 
-    def _overflow(self, current: Sequence[Mapping], tokens: int, origins: Sequence) -> ContextOverflowError:
-        # Over a positive threshold, so the window holds at least one message.
-        sizes = [self.count_tokens([message]) for message in current]
-        largest = max(range(len(current)), key=sizes.__getitem__)
-        role, origin = current[largest].get("role"), origins[largest]
-        # Name the message by its index in the caller's list: on overflow that list is left as it was.
-        if isinstance(origin, WrittenBy):
-            return ContextOverflowError(tokens, self.threshold, origin.replaced[0], role, sizes[largest],
-                                        origin.strategy, origin.replaced)
-        return ContextOverflowError(tokens, self.threshold, origin, role, sizes[largest])
+    def _measure(self, messages: Sequence[Mapping], tokens: int) -> WindowState:
+        return WindowState(
+            "measure",
+            messages,
+            tokens,
+            f"{tokens:,} tokens, threshold {self.threshold:,}",
+        )
 
-    def before_model_call(self, messages: List[Mapping], tracer=None, step: int = 0) -> List[Compression]:
+    def before_model_call(
+        self, messages: List[Mapping], tracer=None, step: int = 0
+    ) -> List[Compression]:
         """Govern `messages` in place before a model call; trace what changed.
 
         On success the list holds the compressed window; on ContextOverflowError it is
@@ -188,7 +202,10 @@ class ContextWindow:
         final = states[-1]
         if final.state == "overflow":
             if tracer is not None:
-                tracer.event("context_overflow", {"step": step, "tokens": final.tokens, "threshold": self.threshold})
+                tracer.event(
+                    "context_overflow",
+                    {"step": step, "tokens": final.tokens, "threshold": self.threshold},
+                )
             raise final.error
         compressions = []
         for state in states:
@@ -196,18 +213,61 @@ class ContextWindow:
                 continue
             compressions.append(state.compression)
             if tracer is not None:
-                for call in state.result.model_calls:
+                for call in state.compression.model_calls:
                     tracer.model_call(step, call["purpose"], call["input"], call["reply"])
                 tracer.event("context_compression", state.compression.payload())
         messages[:] = final.messages
         return compressions
 
 
-def article_window(summarize: Summarizer, *, threshold: int = 1200, head_chars: int = 160, tail_chars: int = 120,
-                   min_chars: int = 240, protect_tail: int = 4, count_tokens: TokenCounter = estimate_tokens) -> ContextWindow:
-    """The article's pipeline: aging first, then the rolling summary, at its default parameters."""
-    return ContextWindow(threshold, [
-        ToolResultAging(head_chars, tail_chars, min_chars, count_tokens),
-        RollingSummary(summarize, protect_tail, count_tokens),
-    ], count_tokens)
+@dataclass(frozen=True)
+class Settings:
+    """The knobs of the article's pipeline, at the article's values: the one place they
+    are set."""
 
+    threshold: int = 1200
+    head_chars: int = 160
+    tail_chars: int = 120
+    min_chars: int = 240
+    protect_tail: int = 4
+    fold_user_turns: bool = (
+        False  # beyond the article: let the summary fold later user turns
+    )
+
+    def __post_init__(self):
+        check_int("threshold", self.threshold, minimum=1)
+        for name in ("head_chars", "tail_chars", "min_chars", "protect_tail"):
+            check_int(name, getattr(self, name))
+        if not isinstance(self.fold_user_turns, bool):
+            raise ValueError(
+                f"fold_user_turns must be True or False, got {self.fold_user_turns!r}"
+            )
+
+
+def article_window(
+    summarize: Summarizer,
+    settings: Settings = Settings(),
+    count_tokens: TokenCounter = estimate_tokens,
+    **changes,
+) -> ContextWindow:
+    """The article's pipeline: aging first, then the rolling summary.
+
+    `changes` override single settings: `article_window(summarize, threshold=800)`.
+    """
+    if not isinstance(settings, Settings):
+        raise TypeError(
+            f"settings must be a minilib Settings, got {type(settings).__name__}"
+        )
+    settings = replace(settings, **changes)
+    return ContextWindow(
+        settings.threshold,
+        [
+            ToolResultAging(
+                settings.head_chars, settings.tail_chars, settings.min_chars, count_tokens
+            ),
+            RollingSummary(
+                summarize, settings.protect_tail, count_tokens, settings.fold_user_turns
+            ),
+        ],
+        count_tokens,
+    )

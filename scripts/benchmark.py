@@ -1,20 +1,27 @@
-"""How fast one slider change is, from the Python callback to the redrawn chart in a browser.
+"""How fast one slider change is, from the Python callback to the redrawn chart in a
+browser.
 
     make bench                                   # both parts, printed
     python scripts/benchmark.py --python-only    # part A only (no browser needed)
-    python scripts/benchmark.py --markdown docs/benchmark.md   # also write the results page
+    python scripts/benchmark.py --markdown docs/benchmark.md   # also write the results
+    page
 
 A. Python: `run_session` (the whole 13-call session replayed at a new setting) and the lab
    dashboard's full callback (`LongSessionDashboard`: run_session, figure update, status
    line, both tables), timed with time.perf_counter over many slider changes; medians.
 B. Browser: JupyterLab on a free port, Debian's Chromium driven by Playwright, notebook
    06 run; then ~20 keypresses on the threshold slider. For each, a capture-phase keydown
-   listener notes when the key went down and a MutationObserver on the chart notes when the
-   chart first holds its final data (labdriver.LATENCY_PROBE_JS); the kernel is let go idle
-   between keypresses so they do not overlap. The same is done on a notebook with a trivial
-   callback (one FigureWidget trace, y set from the slider value) as the floor of the stack.
+   listener notes when the key went down and a MutationObserver on the chart notes when
+   the
+   chart first holds its final data (labdriver.LATENCY_PROBE_JS); the kernel is let go
+   idle
+   between keypresses so they do not overlap. The same is done on a notebook with a
+   trivial
+   callback (one FigureWidget trace, y set from the slider value) as the floor of the
+   stack.
 
-Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw. This is a measurement,
+Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw. This is a
+measurement,
 not a test: it prints numbers and never fails on them.
 """
 
@@ -36,7 +43,9 @@ sys.path.insert(0, str(ROOT / "tests" / "browser"))
 from minilib import Settings, load_session, run_session  # noqa: E402
 
 LAB_NOTEBOOK = "notebooks/06_long_session_lab.ipynb"
-BENCH_DIR = ROOT / "build" / "bench"  # gitignored; the trivial-callback notebook is written here
+BENCH_DIR = (
+    ROOT / "build" / "bench"
+)  # gitignored; the trivial-callback notebook is written here
 TARGET_PYTHON_MS = 5.0
 TARGET_BROWSER_MS = 60.0
 
@@ -50,8 +59,13 @@ def percentile(values, fraction: float) -> float:
 
 
 def summary(values) -> dict:
-    return {"n": len(values), "median": statistics.median(values), "p90": percentile(values, 0.9),
-            "min": min(values), "max": max(values)}
+    return {
+        "n": len(values),
+        "median": statistics.median(values),
+        "p90": percentile(values, 0.9),
+        "min": min(values),
+        "max": max(values),
+    }
 
 
 def timed(function, repeats: int) -> list:
@@ -67,14 +81,19 @@ def timed(function, repeats: int) -> list:
 
 # ------------------------------------------------------------------ A: Python
 
+
 def python_benchmarks(repeats: int) -> dict:
     session = load_session()
     results = {}
     # Alternate between two thresholds, as a slider moving one step back and forth does.
     values = [1200, 1150]
-    flip = iter(range(10 ** 9))
-    results["run_session"] = summary(timed(
-        lambda: run_session(session, Settings(threshold=values[next(flip) % 2])), repeats))
+    flip = iter(range(10**9))
+    results["run_session"] = summary(
+        timed(
+            lambda: run_session(session, Settings(threshold=values[next(flip) % 2])),
+            repeats,
+        )
+    )
 
     try:
         import warnings
@@ -89,53 +108,86 @@ def python_benchmarks(repeats: int) -> dict:
     slider = dashboard.sliders["threshold"]
     start = slider.value
     step = slider.step
-    count = iter(range(10 ** 9))
+    count = iter(range(10**9))
 
     def move_slider():
         slider.value = start - step if next(count) % 2 == 0 else start
 
     results["dashboard_callback"] = summary(timed(move_slider, repeats))
     results["dashboard_callback_note"] = (
-        "slider.value = v with no frontend attached: the observer runs render() in full (run_session, "
-        "figure update, status, both tables); sending the comm messages is not included")
+        "slider.value = v with no frontend attached: the observer runs render() in full "
+        "(run_session, "
+        "figure update, status, both tables); sending the comm messages is not included"
+    )
     # Where the callback's time goes (same alternation, each part alone).
     from minilib.lab.figures import update_lab_figure
     from minilib.lab.tables import rounds_table, to_html, trace_events_table
 
     runs = [run_session(session, Settings(threshold=v)) for v in values]
-    parts_flip = iter(range(10 ** 9))
-    results["part_figure_update"] = summary(timed(
-        lambda: update_lab_figure(dashboard.figure, runs[next(parts_flip) % 2], dashboard.baseline), repeats))
-    results["part_tables_html"] = summary(timed(
-        lambda: (to_html(rounds_table(runs[0])), to_html(trace_events_table(runs[0]))), repeats))
+    parts_flip = iter(range(10**9))
+    results["part_figure_update"] = summary(
+        timed(
+            lambda: update_lab_figure(
+                dashboard.figure, runs[next(parts_flip) % 2], dashboard.baseline
+            ),
+            repeats,
+        )
+    )
+    results["part_tables_html"] = summary(
+        timed(
+            lambda: (
+                to_html(rounds_table(runs[0])),
+                to_html(trace_events_table(runs[0])),
+            ),
+            repeats,
+        )
+    )
     return results
 
 
 # ------------------------------------------------------------------ B: browser
 
 TRIVIAL_NOTEBOOK = {
-    "cells": [{
-        "cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-        "source": [
-            "# Benchmark floor: the cheapest possible slider -> FigureWidget callback.\n",
-            "import ipywidgets as widgets\n",
-            "import plotly.graph_objects as go\n",
-            "figure = go.FigureWidget(go.Figure(go.Scatter(name='trivial', x=list(range(14)), y=[0] * 14),\n",
-            "                                   layout=dict(height=440, yaxis=dict(range=[0, 8100]))))\n",
-            "slider = widgets.IntSlider(value=1200, min=100, max=8000, step=50, description='threshold')\n",
-            "def redraw(change):\n",
-            "    with figure.batch_update():\n",
-            "        figure.data[0].y = [change['new']] * 14\n",
-            "slider.observe(redraw, names='value')\n",
-            "widgets.VBox([slider, figure], layout=widgets.Layout(width='900px')).add_class('ccl-long-session-dashboard')\n",
-        ],
-    }],
-    "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}},
-    "nbformat": 4, "nbformat_minor": 5,
+    "cells": [
+        {
+            "cell_type": "code",
+            "execution_count": None,
+            "metadata": {},
+            "outputs": [],
+            "source": [
+                "# Benchmark floor: the cheapest possible slider -> FigureWidget "
+                "callback.\n",
+                "import ipywidgets as widgets\n",
+                "import plotly.graph_objects as go\n",
+                "figure = go.FigureWidget(go.Figure(go.Scatter(name='trivial', "
+                "x=list(range(14)), y=[0] * 14),\n",
+                "                                   layout=dict(height=440, "
+                "yaxis=dict(range=[0, 8100]))))\n",
+                "slider = widgets.IntSlider(value=1200, min=100, max=8000, step=50, "
+                "description='threshold')\n",
+                "def redraw(change):\n",
+                "    with figure.batch_update():\n",
+                "        figure.data[0].y = [change['new']] * 14\n",
+                "slider.observe(redraw, names='value')\n",
+                "widgets.VBox([slider, figure], "
+                "layout=widgets.Layout(width='900px')).add_class('ccl-long-session-dashboard')\n",
+            ],
+        }
+    ],
+    "metadata": {
+        "kernelspec": {
+            "name": "python3",
+            "display_name": "Python 3 (ipykernel)",
+            "language": "python",
+        }
+    },
+    "nbformat": 4,
+    "nbformat_minor": 5,
 }
 
 
-# The lab's own figure (three panels, fourteen traces), built once; the callback only moves the threshold
+# The lab's own figure (three panels, fourteen traces), built once; the callback only
+# moves the threshold
 # (its two lines and the zoom's axis).
 SAME_FIGURE_NOTEBOOK = json.loads(json.dumps(TRIVIAL_NOTEBOOK))
 SAME_FIGURE_NOTEBOOK["cells"][0]["source"] = [
@@ -144,9 +196,12 @@ SAME_FIGURE_NOTEBOOK["cells"][0]["source"] = [
     "from minilib import Settings, load_session, run_baseline, run_session\n",
     "from minilib.lab.figures import ZOOM_FACTOR, lab_figure\n",
     "session = load_session()\n",
-    "figure = lab_figure(run_session(session, Settings()), run_baseline(session), widget=True)\n",
-    "thresholds = [t for t in figure.data if t.name in ('threshold', 'threshold (zoom)')]\n",
-    "slider = widgets.IntSlider(value=1200, min=100, max=8000, step=50, description='threshold')\n",
+    "figure = lab_figure(run_session(session, Settings()), run_baseline(session), "
+    "widget=True)\n",
+    "thresholds = [t for t in figure.data if t.name in ('threshold', 'threshold "
+    "(zoom)')]\n",
+    "slider = widgets.IntSlider(value=1200, min=100, max=8000, step=50, "
+    "description='threshold')\n",
     "def redraw(change):\n",
     "    with figure.batch_update():\n",
     "        for line in thresholds:\n",
@@ -160,8 +215,11 @@ VARIANTS = (
     ("same_figure", "lab figure, trivial callback", SAME_FIGURE_NOTEBOOK),
     ("trivial", "trivial callback (floor)", TRIVIAL_NOTEBOOK),
 )
-# Rows of the report: the JupyterLab variants, then notebook 06 served by Voilà (make present).
-REPORT_ROWS = tuple((name, label) for name, label, _ in VARIANTS) + (("voila", "notebook 06 in Voilà"),)
+# Rows of the report: the JupyterLab variants, then notebook 06 served by Voilà (make
+# present).
+REPORT_ROWS = tuple((name, label) for name, label, _ in VARIANTS) + (
+    ("voila", "notebook 06 in Voilà"),
+)
 
 
 def keypress_latencies(page, server, notebook: str, presses: int) -> dict:
@@ -169,8 +227,10 @@ def keypress_latencies(page, server, notebook: str, presses: int) -> dict:
 
     lab.open_notebook(page, server, notebook)
     lab.run_all_cells(page)
-    page.wait_for_selector(".ccl-long-session-dashboard .js-plotly-plot .scatterlayer .trace",
-                           timeout=lab.PAGE_TIMEOUT)
+    page.wait_for_selector(
+        ".ccl-long-session-dashboard .js-plotly-plot .scatterlayer .trace",
+        timeout=lab.PAGE_TIMEOUT,
+    )
     dashboard = page.locator(".ccl-long-session-dashboard").first
     lab.scroll_to_top(dashboard)
     slider = lab.slider(page, "^threshold$", ".ccl-long-session-dashboard")
@@ -180,60 +240,106 @@ def keypress_latencies(page, server, notebook: str, presses: int) -> dict:
     # Chromium's own counters (CDP Performance domain): where the main thread's time went.
     cdp = page.context.new_cdp_session(page)
     cdp.send("Performance.enable")
-    before = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    samples = [lab.measure_keypress(page, slider, key, idle=lab.wait_idle) for key in keys]
+    before = {
+        m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]
+    }
+    samples = [
+        lab.measure_keypress(page, slider, key, idle=lab.wait_idle) for key in keys
+    ]
     after = {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
-    main_thread = {name: (after[name] - before[name]) * 1000 / presses
-                   for name in ("ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "TaskDuration")
-                   if name in after and name in before}
+    main_thread = {
+        name: (after[name] - before[name]) * 1000 / presses
+        for name in (
+            "ScriptDuration",
+            "LayoutDuration",
+            "RecalcStyleDuration",
+            "TaskDuration",
+        )
+        if name in after and name in before
+    }
     main_thread["Nodes"] = after.get("Nodes")
     splits = [s["split"] for s in samples if s.get("split")]
-    split = {part: statistics.median(x[part] for x in splits) for part in ("frontend", "roundtrip", "render")} \
-        if splits else None
+    split = (
+        {
+            part: statistics.median(x[part] for x in splits)
+            for part in ("frontend", "roundtrip", "render")
+        }
+        if splits
+        else None
+    )
     redraw = [s["redraw"] for s in samples if s["redraw"] is not None]
     paint = [s["paint"] for s in samples if s["paint"] is not None]
-    result = {"keypresses": presses, "redrawn": len(redraw), "redraw": summary(redraw) if redraw else None,
-              "paint": summary(paint) if paint else None, "split": split, "main_thread": main_thread,
-              "values": [s["value"] for s in samples]}
+    result = {
+        "keypresses": presses,
+        "redrawn": len(redraw),
+        "redraw": summary(redraw) if redraw else None,
+        "paint": summary(paint) if paint else None,
+        "split": split,
+        "main_thread": main_thread,
+        "values": [s["value"] for s in samples],
+    }
     server.delete_sessions_and_kernels()
     return result
 
 
 def voila_latencies(browser, notebook: str, presses: int) -> dict:
-    """The same keypresses on `make present`'s page (Voilà: no kernel status bar, so a quiet period ends each)."""
+    """The same keypresses on `make present`'s page (Voilà: no kernel status bar, so a
+    quiet period ends each)."""
     import labdriver as lab
 
-    with tempfile.TemporaryDirectory() as home, \
-            lab.start_voila(ROOT / notebook, Path(home), lab.ARTIFACTS / "logs" / "benchmark-voila.log") as server:
+    with (
+        tempfile.TemporaryDirectory() as home,
+        lab.start_voila(
+            ROOT / notebook, Path(home), lab.ARTIFACTS / "logs" / "benchmark-voila.log"
+        ) as server,
+    ):
         context = browser.new_context(viewport=lab.VIEWPORT)
         context.add_init_script(lab.WEBSOCKET_TAP_JS)
         page = context.new_page()
         page.set_default_timeout(lab.UPDATE_TIMEOUT)
         try:
             page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
-            page.wait_for_selector(".ccl-long-session-dashboard .js-plotly-plot .main-svg", timeout=lab.PAGE_TIMEOUT)
+            page.wait_for_selector(
+                ".ccl-long-session-dashboard .js-plotly-plot .main-svg",
+                timeout=lab.PAGE_TIMEOUT,
+            )
             plot = page.locator(".ccl-long-session-dashboard .js-plotly-plot").first
             try:
-                page.wait_for_function("(gd) => (gd._fullData || []).length > 0", arg=plot.element_handle(),
-                                       timeout=15_000)
+                page.wait_for_function(
+                    "(gd) => (gd._fullData || []).length > 0",
+                    arg=plot.element_handle(),
+                    timeout=15_000,
+                )
             except Exception:
-                return {"error": "not measured: the chart has no traces in Voilà "
-                                 "(the FigureWidget's synced state is empty)"}
+                return {
+                    "error": "not measured: the chart has no traces in Voilà "
+                    "(the FigureWidget's synced state is empty)"
+                }
             lab.scroll_to_top(page.locator(".ccl-long-session-dashboard").first)
             slider = lab.slider(page, "^threshold$", ".ccl-long-session-dashboard")
             lab.install_latency_probe(page, scope=".ccl-long-session-dashboard")
             half = presses // 2
             keys = ["ArrowLeft"] * half + ["ArrowRight"] * (presses - half)
-            samples = [lab.measure_keypress(page, slider, key, settle_ms=600) for key in keys]
+            samples = [
+                lab.measure_keypress(page, slider, key, settle_ms=600) for key in keys
+            ]
         finally:
             context.close()
     splits = [s["split"] for s in samples if s.get("split")]
     redraw = [s["redraw"] for s in samples if s["redraw"] is not None]
     paint = [s["paint"] for s in samples if s["paint"] is not None]
-    return {"keypresses": presses, "redrawn": len(redraw), "redraw": summary(redraw) if redraw else None,
-            "paint": summary(paint) if paint else None,
-            "split": {part: statistics.median(x[part] for x in splits) for part in ("frontend", "roundtrip", "render")}
-            if splits else None}
+    return {
+        "keypresses": presses,
+        "redrawn": len(redraw),
+        "redraw": summary(redraw) if redraw else None,
+        "paint": summary(paint) if paint else None,
+        "split": {
+            part: statistics.median(x[part] for x in splits)
+            for part in ("frontend", "roundtrip", "render")
+        }
+        if splits
+        else None,
+    }
 
 
 def browser_benchmarks(presses: int) -> dict:
@@ -242,7 +348,10 @@ def browser_benchmarks(presses: int) -> dict:
 
     chromium = lab.chromium_executable()
     if chromium is None:
-        return {"error": "Chromium not found (apt-get install -y chromium); browser part skipped"}
+        return {
+            "error": "Chromium not found (apt-get install -y chromium); browser part "
+            "skipped"
+        }
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     notebooks = {}
     for name, _, content in VARIANTS:
@@ -253,9 +362,13 @@ def browser_benchmarks(presses: int) -> dict:
             path.write_text(json.dumps(content, indent=1))
             notebooks[name] = str(path.relative_to(ROOT))
     results = {}
-    with tempfile.TemporaryDirectory() as home, \
-            lab.start_jupyterlab(Path(home), lab.ARTIFACTS / "logs" / "benchmark-jupyterlab.log") as server, \
-            sync_playwright() as playwright:
+    with (
+        tempfile.TemporaryDirectory() as home,
+        lab.start_jupyterlab(
+            Path(home), lab.ARTIFACTS / "logs" / "benchmark-jupyterlab.log"
+        ) as server,
+        sync_playwright() as playwright,
+    ):
         browser = lab.launch_chromium(playwright, chromium, Path(home) / "chromium")
         try:
             for name, notebook in notebooks.items():
@@ -275,17 +388,27 @@ def browser_benchmarks(presses: int) -> dict:
 
 # ------------------------------------------------------------------ report
 
+
 def versions() -> dict:
     found = {"python": platform.python_version()}
     for package in ("jupyterlab", "ipywidgets", "plotly", "anywidget", "playwright"):
         try:
             from importlib.metadata import version
+
             found[package] = version(package)
         except Exception:
             found[package] = "?"
     try:
-        found["chromium"] = subprocess.run(["/usr/bin/chromium", "--version"], capture_output=True, text=True,
-                                           timeout=30).stdout.strip().splitlines()[-1]
+        found["chromium"] = (
+            subprocess.run(
+                ["/usr/bin/chromium", "--version"],
+                capture_output=True,
+                text=True,
+                timeout=30,
+            )
+            .stdout.strip()
+            .splitlines()[-1]
+        )
     except Exception:
         found["chromium"] = "?"
     return found
@@ -314,22 +437,35 @@ def ms(value) -> str:
 def report(python: dict, browser: dict) -> str:
     lines = []
     lines.append("A. One slider change in Python (median of many changes)")
-    for key, label in (("run_session", "run_session (the whole 13-call session)"),
-                       ("dashboard_callback", "dashboard callback (render)"),
-                       ("part_figure_update", "  of which: figure update"),
-                       ("part_tables_html", "  of which: both tables to HTML")):
+    for key, label in (
+        ("run_session", "run_session (the whole 13-call session)"),
+        ("dashboard_callback", "dashboard callback (render)"),
+        ("part_figure_update", "  of which: figure update"),
+        ("part_tables_html", "  of which: both tables to HTML"),
+    ):
         if key in python:
             s = python[key]
-            lines.append(f"  {label:<42} median {ms(s['median']):>9}  p90 {ms(s['p90']):>9}  (n={s['n']})")
+            lines.append(
+                f"  {label:<42} median {ms(s['median']):>9}  p90 {ms(s['p90']):>9}  "
+                f"(n={s['n']})"
+            )
     if "dashboard_error" in python:
         lines.append("  " + python["dashboard_error"])
     if "run_session" in python:
-        lines.append(f"  target <= {TARGET_PYTHON_MS:g} ms: run_session at "
-                     f"{python['run_session']['median'] / TARGET_PYTHON_MS:.0%} of it"
-                     + (f", dashboard callback at {python['dashboard_callback']['median'] / TARGET_PYTHON_MS:.0%}"
-                        if "dashboard_callback" in python else ""))
+        lines.append(
+            f"  target <= {TARGET_PYTHON_MS:g} ms: run_session at "
+            f"{python['run_session']['median'] / TARGET_PYTHON_MS:.0%} of it"
+            + (
+                ", dashboard callback at "
+                f"{python['dashboard_callback']['median'] / TARGET_PYTHON_MS:.0%}"
+                if "dashboard_callback" in python
+                else ""
+            )
+        )
     if browser:
-        lines.append("B. Keypress on the threshold slider -> chart shows the new data (browser)")
+        lines.append(
+            "B. Keypress on the threshold slider -> chart shows the new data (browser)"
+        )
         if "error" in browser:
             lines.append("  " + browser["error"])
         for name, label in REPORT_ROWS:
@@ -337,67 +473,122 @@ def report(python: dict, browser: dict) -> str:
                 lines.append(f"  {label:<28} {browser[name]['error']}")
             if browser.get(name, {}).get("redraw"):
                 r, p = browser[name]["redraw"], browser[name]["paint"]
-                lines.append(f"  {label:<28} median {ms(r['median']):>7}  p90 {ms(r['p90']):>7}  "
-                             f"(next frame: median {ms(p['median'])}, p90 {ms(p['p90'])}; "
-                             f"{browser[name]['redrawn']}/{browser[name]['keypresses']} keypresses)")
+                lines.append(
+                    f"  {label:<28} median {ms(r['median']):>7}  p90 {ms(r['p90']):>7}  "
+                    f"(next frame: median {ms(p['median'])}, p90 {ms(p['p90'])}; "
+                    f"{browser[name]['redrawn']}/{browser[name]['keypresses']} "
+                    "keypresses)"
+                )
                 split = browser[name].get("split")
                 main = browser[name].get("main_thread") or {}
                 if main:
-                    lines.append(f"    main thread per keypress (incl. the 400 ms settle): script "
-                                 f"{ms(main.get('ScriptDuration', 0))}, layout {ms(main.get('LayoutDuration', 0))}, "
-                                 f"style {ms(main.get('RecalcStyleDuration', 0))}; DOM nodes {main.get('Nodes'):.0f}")
+                    lines.append(
+                        f"    main thread per keypress (incl. the 400 ms settle): script "
+                        f"{ms(main.get('ScriptDuration', 0))}, layout "
+                        f"{ms(main.get('LayoutDuration', 0))}, "
+                        f"style {ms(main.get('RecalcStyleDuration', 0))}; DOM nodes "
+                        f"{main.get('Nodes'):.0f}"
+                    )
                 if split:
-                    lines.append(f"    split (medians): keydown -> message out {ms(split['frontend'])}, "
-                                 f"-> last kernel message in {ms(split['roundtrip'])}, -> redrawn {ms(split['render'])}")
-        if browser.get("lab", {}).get("redraw") and browser.get("trivial", {}).get("redraw"):
-            lab_median, floor = browser["lab"]["redraw"]["median"], browser["trivial"]["redraw"]["median"]
-            lines.append(f"  lab / trivial: {lab_median / floor:.2f}x; target <= {TARGET_BROWSER_MS:g} ms: "
-                         f"lab median at {lab_median / TARGET_BROWSER_MS:.0%} of it")
+                    lines.append(
+                        "    split (medians): keydown -> message out "
+                        f"{ms(split['frontend'])}, "
+                        f"-> last kernel message in {ms(split['roundtrip'])}, -> "
+                        f"redrawn {ms(split['render'])}"
+                    )
+        if browser.get("lab", {}).get("redraw") and browser.get("trivial", {}).get(
+            "redraw"
+        ):
+            lab_median, floor = (
+                browser["lab"]["redraw"]["median"],
+                browser["trivial"]["redraw"]["median"],
+            )
+            lines.append(
+                f"  lab / trivial: {lab_median / floor:.2f}x; target <= "
+                f"{TARGET_BROWSER_MS:g} ms: "
+                f"lab median at {lab_median / TARGET_BROWSER_MS:.0%} of it"
+            )
     return "\n".join(lines)
 
 
-BEGIN, END = "<!-- measured by scripts/benchmark.py: begin -->", "<!-- measured by scripts/benchmark.py: end -->"
+BEGIN, END = (
+    "<!-- measured by scripts/benchmark.py: begin -->",
+    "<!-- measured by scripts/benchmark.py: end -->",
+)
 
 
 def markdown(python: dict, browser: dict, info: dict, when: str) -> str:
     """The measured part of docs/benchmark.md (between the BEGIN and END markers)."""
+
     def row(label, s):
         return f"| {label} | {ms(s['median'])} | {ms(s['p90'])} | {ms(s['min'])} | {s['n']} |"
 
-    out = [BEGIN, "",
-           f"Measured on {when}: {info['machine']}. "
-           "Versions: " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()) + ".", "",
-           "### A. One slider change in Python (target: at most 5 ms)", "",
-           "| what | median | p90 | min | changes |", "|---|---|---|---|---|"]
-    labels = {"run_session": "`run_session`: the whole 13-call session replayed",
-              "dashboard_callback": "the dashboard's full callback (`render`)",
-              "part_figure_update": "of which: `update_lab_figure`",
-              "part_tables_html": "of which: both tables to HTML"}
+    out = [
+        BEGIN,
+        "",
+        f"Measured on {when}: {info['machine']}. "
+        "Versions: " + ", ".join(f"{k} {v}" for k, v in info["versions"].items()) + ".",
+        "",
+        "### A. One slider change in Python (target: at most 5 ms)",
+        "",
+        "| what | median | p90 | min | changes |",
+        "|---|---|---|---|---|",
+    ]
+    labels = {
+        "run_session": "`run_session`: the whole 13-call session replayed",
+        "dashboard_callback": "the dashboard's full callback (`render`)",
+        "part_figure_update": "of which: `update_lab_figure`",
+        "part_tables_html": "of which: both tables to HTML",
+    }
     for key, label in labels.items():
         if key in python:
             out.append(row(label, python[key]))
     if browser:
-        out += ["", "### B. Keypress to redrawn chart in the browser (target: at most 60 ms)", "",
-                "| page | keypresses | redraw median | redraw p90 | next frame median | next frame p90 | "
-                "split: kernel round trip / render |",
-                "|---|---|---|---|---|---|---|"]
+        out += [
+            "",
+            "### B. Keypress to redrawn chart in the browser (target: at most 60 ms)",
+            "",
+            "| page | keypresses | redraw median | redraw p90 | next frame median | "
+            "next frame p90 | "
+            "split: kernel round trip / render |",
+            "|---|---|---|---|---|---|---|",
+        ]
         for name, label in REPORT_ROWS:
             result = browser.get(name, {})
             if result.get("error"):
                 out.append(f"| {label} | {result['error']} | | | | | |")
             if result.get("redraw"):
                 r, p, split = result["redraw"], result["paint"], result.get("split")
-                split_text = f"{ms(split['roundtrip'])} / {ms(split['render'])}" if split else ""
-                out.append(f"| {label} | {result['redrawn']}/{result['keypresses']} | {ms(r['median'])} | "
-                           f"{ms(r['p90'])} | {ms(p['median'])} | {ms(p['p90'])} | {split_text} |")
-        mains = [(label, browser[name]["main_thread"]) for name, label in REPORT_ROWS
-                 if browser.get(name, {}).get("main_thread")]
+                split_text = (
+                    f"{ms(split['roundtrip'])} / {ms(split['render'])}" if split else ""
+                )
+                out.append(
+                    f"| {label} | {result['redrawn']}/{result['keypresses']} | "
+                    f"{ms(r['median'])} | "
+                    f"{ms(r['p90'])} | {ms(p['median'])} | {ms(p['p90'])} | "
+                    f"{split_text} |"
+                )
+        mains = [
+            (label, browser[name]["main_thread"])
+            for name, label in REPORT_ROWS
+            if browser.get(name, {}).get("main_thread")
+        ]
         if mains:
-            out += ["", "Chromium's main thread per keypress (CDP Performance counters, the 400 ms settle included):",
-                    "", "| page | script | layout | style recalc | DOM nodes |", "|---|---|---|---|---|"]
+            out += [
+                "",
+                "Chromium's main thread per keypress (CDP Performance counters, the 400 "
+                "ms settle included):",
+                "",
+                "| page | script | layout | style recalc | DOM nodes |",
+                "|---|---|---|---|---|",
+            ]
             for label, main in mains:
-                out.append(f"| {label} | {ms(main.get('ScriptDuration', 0))} | {ms(main.get('LayoutDuration', 0))} | "
-                           f"{ms(main.get('RecalcStyleDuration', 0))} | {main.get('Nodes') or 0:,.0f} |")
+                out.append(
+                    f"| {label} | {ms(main.get('ScriptDuration', 0))} | "
+                    f"{ms(main.get('LayoutDuration', 0))} | "
+                    f"{ms(main.get('RecalcStyleDuration', 0))} | "
+                    f"{main.get('Nodes') or 0:,.0f} |"
+                )
     out += ["", END]
     return "\n".join(out) + "\n"
 
@@ -412,26 +603,49 @@ def write_markdown(path: Path, measured: str) -> None:
             path.write_text(head + measured.rstrip("\n") + tail, encoding="utf-8")
             return
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("# Benchmark: how fast one slider change is\n\n" + measured, encoding="utf-8")
+    path.write_text(
+        "# Benchmark: how fast one slider change is\n\n" + measured, encoding="utf-8"
+    )
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--python-only", action="store_true", help="skip the browser part")
-    parser.add_argument("--repeats", type=int, default=200, help="slider changes timed in Python (default 200)")
-    parser.add_argument("--presses", type=int, default=20, help="keypresses timed in the browser (default 20)")
-    parser.add_argument("--markdown", type=Path, help="also write the results as a markdown page here")
-    parser.add_argument("--json", type=Path, help="also write the raw results as JSON here")
+    parser.add_argument(
+        "--python-only", action="store_true", help="skip the browser part"
+    )
+    parser.add_argument(
+        "--repeats",
+        type=int,
+        default=200,
+        help="slider changes timed in Python (default 200)",
+    )
+    parser.add_argument(
+        "--presses",
+        type=int,
+        default=20,
+        help="keypresses timed in the browser (default 20)",
+    )
+    parser.add_argument(
+        "--markdown", type=Path, help="also write the results as a markdown page here"
+    )
+    parser.add_argument(
+        "--json", type=Path, help="also write the raw results as JSON here"
+    )
     args = parser.parse_args(argv)
 
-    info = {"machine": machine(), "versions": versions()}  # the load average before the runs
+    info = {
+        "machine": machine(),
+        "versions": versions(),
+    }  # the load average before the runs
     python = python_benchmarks(args.repeats)
     browser = {} if args.python_only else browser_benchmarks(args.presses)
     print(report(python, browser))
     when = time.strftime("%Y-%m-%d", time.gmtime())
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"python": python, "browser": browser, **info}, indent=1) + "\n")
+        args.json.write_text(
+            json.dumps({"python": python, "browser": browser, **info}, indent=1) + "\n"
+        )
     if args.markdown:
         write_markdown(args.markdown, markdown(python, browser, info, when))
         print(f"wrote {args.markdown}")

@@ -24,6 +24,8 @@ def clean(path: Path) -> bool:
 
 
 if __name__ == "__main__":
-    paths = [Path(arg) for arg in sys.argv[1:]] or sorted(Path("notebooks").rglob("*.ipynb"))
+    paths = [Path(arg) for arg in sys.argv[1:]] or sorted(
+        Path("notebooks").rglob("*.ipynb")
+    )
     changed = [str(path) for path in paths if clean(path)]
     print(f"cleaned {len(changed)} of {len(paths)} notebooks")

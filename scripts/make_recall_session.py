@@ -1,9 +1,10 @@
-"""Write data/session_recall.json: the bundled session, plus one `recall` before the answer.
+"""Write data/session_recall.json: the bundled session, plus one `recall` before the
+answer.
 
 The same 13 tool calls as data/session.json; then, having found that the #58 fix
 is not in the code, the agent recalls from the external store the line of the
 notes about #58 (cut out of the window since round 1) and quotes it in its answer.
-It needs a harness with an external store (minilib.store): without one, `recall`
+It needs a harness with an external store (minilib.paths.store): without one, `recall`
 is an unknown tool. Deterministic; a test checks the committed file.
 """
 
@@ -21,11 +22,18 @@ OUT = ROOT / "data" / "session_recall.json"
 RECALL_STEP = {
     "role": "assistant",
     "content": "#58 的修复没进代码。笔记里有 #58 的状态记录，但已移出窗口：从外部存储召回 call_01 中提到 #58 的行。",
-    "tool_calls": [{
-        "id": "call_14",
-        "type": "function",
-        "function": {"name": "recall", "arguments": json.dumps({"id": "call_01", "grep": "#58"}, ensure_ascii=False)},
-    }],
+    "tool_calls": [
+        {
+            "id": "call_14",
+            "type": "function",
+            "function": {
+                "name": "recall",
+                "arguments": json.dumps(
+                    {"id": "call_01", "grep": "#58"}, ensure_ascii=False
+                ),
+            },
+        }
+    ],
 }
 FINAL_ANSWER = {
     "role": "assistant",
@@ -44,7 +52,10 @@ def recall_session_document() -> dict:
 
 
 def main() -> None:
-    OUT.write_text(json.dumps(recall_session_document(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    OUT.write_text(
+        json.dumps(recall_session_document(), ensure_ascii=False, indent=2) + "\n",
+        encoding="utf-8",
+    )
     print(f"wrote {OUT}")
 
 

@@ -20,14 +20,21 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "data"
 WORKSPACE = DATA / "workspace"
 
-NOTES_LINES = 200          # the article: a 200-line notes file ...
-NOTES_WIDTH = 81           # ... of 16,400 characters: 200 lines of 81 characters plus a newline
-BUILD_LOG_TEST_LINES = 86   # size knobs for the uncompressed baseline
+NOTES_LINES = 200  # the article: a 200-line notes file ...
+NOTES_WIDTH = 81  # ... of 16,400 characters: 200 lines of 81 characters plus a newline
+BUILD_LOG_TEST_LINES = 86  # size knobs for the uncompressed baseline
 REPORT_PASSED_LINES = 78
 # nightly build number -> (date, commit); the flaky parallel test failed in some
-NIGHTLIES = {405: ("2026-10-21", "3e90a1b"), 406: ("2026-10-22", "c2d7f05"), 407: ("2026-10-23", "e61b8d2"),
-             408: ("2026-10-24", "51d0c7e"), 409: ("2026-10-25", "a8e3b19"), 410: ("2026-10-26", "0f2c6d4"),
-             411: ("2026-10-27", "77b91ae"), 412: ("2026-10-28", "9c41e2a")}
+NIGHTLIES = {
+    405: ("2026-10-21", "3e90a1b"),
+    406: ("2026-10-22", "c2d7f05"),
+    407: ("2026-10-23", "e61b8d2"),
+    408: ("2026-10-24", "51d0c7e"),
+    409: ("2026-10-25", "a8e3b19"),
+    410: ("2026-10-26", "0f2c6d4"),
+    411: ("2026-10-27", "77b91ae"),
+    412: ("2026-10-28", "9c41e2a"),
+}
 FLAKY_NIGHTLIES = {405, 409, 411}
 
 SYSTEM_PROMPT = (
@@ -83,17 +90,26 @@ PLANTED_NOTES = {
 
 
 # The log runs from the start of the cycle to the day before the release; the nightly
-# failure of 10-28 is logged on that day (row 118), the rest follows in the last two weeks.
-LOG_START, NIGHTLY_FAILED, LOG_END = datetime.date(2026, 9, 1), datetime.date(2026, 10, 28), datetime.date(2026, 11, 10)
+# failure of 10-28 is logged on that day (row 118), the rest follows in the last two
+# weeks.
+LOG_START, NIGHTLY_FAILED, LOG_END = (
+    datetime.date(2026, 9, 1),
+    datetime.date(2026, 10, 28),
+    datetime.date(2026, 11, 10),
+)
 NIGHTLY_FAILED_ROW = 118
 
 
 def _log_date(row: int) -> datetime.date:
     """Dates rise with the rows: evenly up to the nightly failure, then evenly to the end."""
     if row <= NIGHTLY_FAILED_ROW:
-        return LOG_START + datetime.timedelta(days=row * (NIGHTLY_FAILED - LOG_START).days // NIGHTLY_FAILED_ROW)
+        return LOG_START + datetime.timedelta(
+            days=row * (NIGHTLY_FAILED - LOG_START).days // NIGHTLY_FAILED_ROW
+        )
     rows_after = NOTES_LINES - 4 - NIGHTLY_FAILED_ROW
-    return NIGHTLY_FAILED + datetime.timedelta(days=(row - NIGHTLY_FAILED_ROW) * (LOG_END - NIGHTLY_FAILED).days // rows_after)
+    return NIGHTLY_FAILED + datetime.timedelta(
+        days=(row - NIGHTLY_FAILED_ROW) * (LOG_END - NIGHTLY_FAILED).days // rows_after
+    )
 
 
 def _row(date: str, area: str, owner: str, note: str) -> str:
@@ -121,7 +137,9 @@ def long_notes() -> str:
             note = rng.choice(ROUTINE_NOTES).format(n=rng.randint(12, 97))
         lines.append(_row(date, area, owner, note))
     lines.append(_rule("交接：before tagging, check the build and the timeout"))
-    assert all(len(line) == NOTES_WIDTH for line in lines), "every notes line has the same width"
+    assert all(len(line) == NOTES_WIDTH for line in lines), (
+        "every notes line has the same width"
+    )
     return "\n".join(lines) + "\n"
 
 
@@ -242,7 +260,8 @@ searches over a large workspace, 30 seconds was exceeded in CI on 2026-10-21
 
 SOURCES = {
     "__init__.py": '__version__ = "0.3.0.dev0"\n',
-    "loop.py": "def run_loop(model, messages, tools, *, context_window=None, max_steps=50):\n    ...\n",
+    "loop.py": "def run_loop(model, messages, tools, *, context_window=None, "
+    "max_steps=50):\n    ...\n",
     "tools.py": (
         "def run_shell(command, *, max_output=1048576):\n"
         "    # TODO(#58): large outputs still go through argv and fail with E2BIG\n"
@@ -252,20 +271,31 @@ SOURCES = {
 }
 
 DOCS_EXTRA = {
-    "design.md": "# Design\n\nloop -> model adapter -> tools; compression sits before every model call.\n",
-    "faq.md": "# FAQ\n\nWhy stdlib only? So the teaching code runs anywhere without installs.\n",
+    "design.md": "# Design\n\nloop -> model adapter -> tools; compression sits before "
+    "every model call.\n",
+    "faq.md": "# FAQ\n\nWhy stdlib only? So the teaching code runs anywhere without "
+    "installs.\n",
 }
 
 
 def build_log() -> str:
     """The last nightly builds, newest last: the E2BIG failure repeats in each one."""
     rng = random.Random(28)
-    modules = ["test_loop", "test_tools", "test_tokens", "test_aging", "test_summary", "test_window", "test_trace"]
+    modules = [
+        "test_loop",
+        "test_tools",
+        "test_tokens",
+        "test_aging",
+        "test_summary",
+        "test_window",
+        "test_trace",
+    ]
     lines = [f"CI log: the last {len(NIGHTLIES)} nightly builds of main, newest last"]
     for number, (date, commit) in NIGHTLIES.items():
         lines += [
             "",
-            f"nightly #{number}  {date}  commit {commit}  runner-2 (debian-12, python 3.11)",
+            f"nightly #{number}  {date}  commit {commit}  runner-2 (debian-12, python "
+            "3.11)",
             "step checkout ........ ok",
             f"step install ......... ok ({rng.randint(380, 460) / 10} s)",
             "step lint ............ ok",
@@ -273,7 +303,10 @@ def build_log() -> str:
         ]
         for case in range(BUILD_LOG_TEST_LINES):
             module = modules[case % len(modules)]
-            lines.append(f"  tests/{module}.py::case_{case:03d} PASSED  [{rng.randint(2, 95):>3} ms]")
+            lines.append(
+                f"  tests/{module}.py::case_{case:03d} PASSED  [{rng.randint(2, 95):>3} "
+                "ms]"
+            )
         parallel = "FAILED (timeout)" if number in FLAKY_NIGHTLIES else "PASSED"
         lines += [
             f"  tests/test_parallel.py::test_parallel_calls {parallel}",
@@ -299,8 +332,10 @@ def test_report() -> str:
     ]
     for number in range(REPORT_PASSED_LINES):
         run = 1 + number % 3
-        lines.append(f"run {run}  tests/test_{['loop', 'tools', 'window', 'trace'][number % 4]}.py::"
-                     f"case_{number:03d} PASSED ({rng.randint(1, 60)} ms)")
+        lines.append(
+            f"run {run}  tests/test_{['loop', 'tools', 'window', 'trace'][number % 4]}.py::"
+            f"case_{number:03d} PASSED ({rng.randint(1, 60)} ms)"
+        )
     lines += [
         "run 2  tests/test_parallel.py::test_parallel_calls FAILED (30.0 s)",
         "       TimeoutError: batch of 4 tool calls exceeded tool_timeout_s=30",
@@ -316,52 +351,108 @@ def session_replies() -> list:
     steps = [
         ("先读 long_notes.txt 了解发布状态。", "read_file", {"path": "long_notes.txt"}),
         ("笔记提到构建和超时，先看工作区里有哪些文件。", "list_dir", {"path": "."}),
-        ("笔记说 10-28 夜间构建失败，读 logs/build.log 查失败原因。", "read_file", {"path": "logs/build.log"}),
-        ("日志报 E2BIG，搜一下它在工作区里出现在哪些地方，修复是否已合入。", "search_text", {"pattern": "E2BIG"}),
-        ("笔记要求发布前对照 docs/release_checklist.md，读这份清单。", "read_file", {"path": "docs/release_checklist.md"}),
-        ("清单文件不存在，列出 docs 目录看它被移到了哪里。", "list_dir", {"path": "docs"}),
-        ("清单可能并进了发布流程文档，读 docs/RELEASE.md。", "read_file", {"path": "docs/RELEASE.md"}),
-        ("RELEASE.md 要求超时至少 60 秒，读 config/agent.toml。", "read_file", {"path": "config/agent.toml"}),
-        ("配置里 tool_timeout_s = 30，搜超时的记录。", "search_text", {"pattern": "timeout"}),
-        ("测试报告里有超时失败，读 tests/report.txt。", "read_file", {"path": "tests/report.txt"}),
-        ("test_parallel_calls 三次挂一次，搜它的历史记录。", "search_text", {"pattern": "test_parallel_calls"}),
-        ("看 CHANGELOG.md 有没有记录这两个已知问题。", "read_file", {"path": "CHANGELOG.md"}),
-        ("最后看 src/mini_agent，#58 的修复进代码了吗？", "list_dir", {"path": "src/mini_agent"}),
+        (
+            "笔记说 10-28 夜间构建失败，读 logs/build.log 查失败原因。",
+            "read_file",
+            {"path": "logs/build.log"},
+        ),
+        (
+            "日志报 E2BIG，搜一下它在工作区里出现在哪些地方，修复是否已合入。",
+            "search_text",
+            {"pattern": "E2BIG"},
+        ),
+        (
+            "笔记要求发布前对照 docs/release_checklist.md，读这份清单。",
+            "read_file",
+            {"path": "docs/release_checklist.md"},
+        ),
+        (
+            "清单文件不存在，列出 docs 目录看它被移到了哪里。",
+            "list_dir",
+            {"path": "docs"},
+        ),
+        (
+            "清单可能并进了发布流程文档，读 docs/RELEASE.md。",
+            "read_file",
+            {"path": "docs/RELEASE.md"},
+        ),
+        (
+            "RELEASE.md 要求超时至少 60 秒，读 config/agent.toml。",
+            "read_file",
+            {"path": "config/agent.toml"},
+        ),
+        (
+            "配置里 tool_timeout_s = 30，搜超时的记录。",
+            "search_text",
+            {"pattern": "timeout"},
+        ),
+        (
+            "测试报告里有超时失败，读 tests/report.txt。",
+            "read_file",
+            {"path": "tests/report.txt"},
+        ),
+        (
+            "test_parallel_calls 三次挂一次，搜它的历史记录。",
+            "search_text",
+            {"pattern": "test_parallel_calls"},
+        ),
+        (
+            "看 CHANGELOG.md 有没有记录这两个已知问题。",
+            "read_file",
+            {"path": "CHANGELOG.md"},
+        ),
+        (
+            "最后看 src/mini_agent，#58 的修复进代码了吗？",
+            "list_dir",
+            {"path": "src/mini_agent"},
+        ),
     ]
     replies = []
     for number, (thought, tool, arguments) in enumerate(steps, start=1):
-        replies.append({
+        replies.append(
+            {
+                "role": "assistant",
+                "content": thought,
+                "tool_calls": [
+                    {
+                        "id": f"call_{number:02d}",
+                        "type": "function",
+                        "function": {
+                            "name": tool,
+                            "arguments": json.dumps(arguments, ensure_ascii=False),
+                        },
+                    }
+                ],
+            }
+        )
+    replies.append(
+        {
             "role": "assistant",
-            "content": thought,
-            "tool_calls": [{
-                "id": f"call_{number:02d}",
-                "type": "function",
-                "function": {"name": tool, "arguments": json.dumps(arguments, ensure_ascii=False)},
-            }],
-        })
-    replies.append({
-        "role": "assistant",
-        "content": (
-            "结论：v0.3 明天不能发布。1. nightly #412 因 E2BIG 失败，#58 未合入；"
-            "2. tool_timeout_s=30 低于要求的 60，test_parallel_calls 不稳定。"
-        ),
-    })
+            "content": (
+                "结论：v0.3 明天不能发布。1. nightly #412 因 E2BIG 失败，#58 未合入；"
+                "2. tool_timeout_s=30 低于要求的 60，test_parallel_calls 不稳定。"
+            ),
+        }
+    )
     return replies
 
 
 PROJECT_FILES = {
     "Makefile": "test:\n\tpython -m unittest discover -s tests\n",
-    "pyproject.toml": '[project]\nname = "mini-agent"\nversion = "0.3.0.dev0"\nrequires-python = ">=3.11"\n',
+    "pyproject.toml": '[project]\nname = "mini-agent"\nversion = '
+    '"0.3.0.dev0"\nrequires-python = ">=3.11"\n',
     "LICENSE": "MIT License\n\nCopyright (c) 2026 the mini-agent authors\n",
     ".gitignore": "__pycache__/\n.venv/\ntraces/\n",
     "SECURITY.md": "# Security\n\nReport vulnerabilities privately to the maintainers.\n",
     "scripts/dump_trace.py": "# prints every trace record of a run\n",
-    "CONTRIBUTING.md": "# Contributing\n\nOne change per PR; every PR needs a test and a line in CHANGELOG.md.\n",
+    "CONTRIBUTING.md": "# Contributing\n\nOne change per PR; every PR needs a test and "
+    "a line in CHANGELOG.md.\n",
 }
 
 
 def workspace_files() -> dict:
-    files = {**PROJECT_FILES,
+    files = {
+        **PROJECT_FILES,
         "long_notes.txt": long_notes(),
         "README.md": README,
         "CHANGELOG.md": CHANGELOG,

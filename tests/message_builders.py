@@ -2,7 +2,11 @@
 
 
 def tool_call(call_id, name="read_file", arguments="{}"):
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
 
 
 def assistant(content, *call_ids, name="read_file"):

@@ -1,16 +1,18 @@
 import pytest
-
-from minilib.aging import AGING_MARK, ToolResultAging, aged_content, is_aged
-from minilib.tokens import estimate_tokens
-
 from message_builders import assistant, tool
+
+from minilib import AGING_MARK, ToolResultAging, aged_content, estimate_tokens, is_aged
 
 LONG = "".join(f"line {n:03d}: some build output here\n" for n in range(100))
 
 
 def history(content, error_code=None):
-    return [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"},
-            assistant("read it", "c1"), tool("c1", content, error_code)]
+    return [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "task"},
+        assistant("read it", "c1"),
+        tool("c1", content, error_code),
+    ]
 
 
 def test_header_head_omission_and_tail():
@@ -37,7 +39,9 @@ def test_ages_only_tool_messages_longer_than_min_chars():
     assert aging.compress(history(short)).affected_indexes == []
     assert aging.compress(history(LONG)).affected_indexes == [3]
     system_heavy = [{"role": "system", "content": LONG}] + history(LONG)[1:]
-    assert aging.compress(system_heavy).affected_indexes == [3]  # system content is never aged
+    assert aging.compress(system_heavy).affected_indexes == [
+        3
+    ]  # system content is never aged
 
 
 def test_pairing_and_other_fields_are_kept_and_input_not_changed():
@@ -64,7 +68,9 @@ def test_never_inflates_a_result_just_over_min_chars():
     raw_tokens = estimate_tokens([tool("c1", content)])
     would_be = estimate_tokens([tool("c1", aged_content(content, 160, 120, "c1"))])
     assert would_be > raw_tokens  # the article's rule alone would make it bigger ...
-    assert aging.compress(history(content)).affected_indexes == []  # ... so it is left alone
+    assert (
+        aging.compress(history(content)).affected_indexes == []
+    )  # ... so it is left alone
 
 
 def test_ages_every_eligible_message_newest_included():
@@ -72,7 +78,9 @@ def test_ages_every_eligible_message_newest_included():
     assert ToolResultAging().compress(messages).affected_indexes == [3, 5]
 
 
-@pytest.mark.parametrize("name,value", [("head_chars", -1), ("tail_chars", 1.5), ("min_chars", "240")])
+@pytest.mark.parametrize(
+    "name,value", [("head_chars", -1), ("tail_chars", 1.5), ("min_chars", "240")]
+)
 def test_bad_parameters_are_named(name, value):
     with pytest.raises(ValueError, match=name):
         ToolResultAging(**{name: value})

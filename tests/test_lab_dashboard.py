@@ -14,10 +14,31 @@ import pytest
 
 from minilib import Settings, run_baseline, run_session
 from minilib.cli import format_summary
-from minilib.lab.dashboard import SLIDERS, LongSessionDashboard, settings_from_values, status_lines
-from minilib.lab.figures import (LAB_TRACE_NAMES, TOKEN_TRACES, TRACE_NAMES, ZOOM_FACTOR, lab_figure, lab_traces,
-                                  session_figure, token_axis_range, trace_data)
-from minilib.lab.tables import TABLE_CSS, HtmlTable, messages_table, rounds_table, to_html, trace_events_table
+from minilib.lab.dashboard import (
+    SLIDERS,
+    LongSessionDashboard,
+    settings_from_values,
+    status_lines,
+)
+from minilib.lab.figures import (
+    LAB_TRACE_NAMES,
+    TOKEN_TRACES,
+    TRACE_NAMES,
+    ZOOM_FACTOR,
+    lab_figure,
+    lab_traces,
+    session_figure,
+    token_axis_range,
+    trace_data,
+)
+from minilib.lab.tables import (
+    TABLE_CSS,
+    HtmlTable,
+    messages_table,
+    rounds_table,
+    to_html,
+    trace_events_table,
+)
 
 
 @pytest.fixture(scope="module")
@@ -27,16 +48,20 @@ def dashboard(session):
 
 @pytest.fixture
 def fresh(dashboard):
-    """The module's dashboard, back at the article's values (building one costs about a second)."""
+    """The module's dashboard, back at the article's values (building one costs about a
+    second)."""
     dashboard.reset()
     return dashboard
 
 
 def sawtooth(run):
-    """(round, tokens) the zoom draws: per round the window as measured, then (if compressed) as sent."""
+    """(round, tokens) the zoom draws: per round the window as measured, then (if
+    compressed) as sent."""
     points = []
     for r in run.rounds:
-        points += [(r.round, r.tokens_before)] + ([(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else [])
+        points += [(r.round, r.tokens_before)] + (
+            [(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else []
+        )
     return points
 
 
@@ -45,64 +70,107 @@ def assert_shows(dashboard, expected):
     rounds = expected.rounds
     figure = dashboard.figure
     threshold = expected.settings.threshold
-    assert trace_data(figure, "compressed") == {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]}
-    assert trace_data(figure, "compressed messages")["y"] == [r.messages_after for r in rounds]
+    assert trace_data(figure, "compressed") == {
+        "x": [r.round for r in rounds],
+        "y": [r.tokens_after for r in rounds],
+    }
+    assert trace_data(figure, "compressed messages")["y"] == [
+        r.messages_after for r in rounds
+    ]
     assert trace_data(figure, "aging")["x"] == [r.round for r in rounds if r.aged]
     assert trace_data(figure, "summary")["x"] == [r.round for r in rounds if r.summarized]
     assert trace_data(figure, "threshold")["y"] == [threshold] * 2
-    assert trace_data(figure, "overflow")["y"] == ([expected.overflow.tokens] if expected.overflow else [])
+    assert trace_data(figure, "overflow")["y"] == (
+        [expected.overflow.tokens] if expected.overflow else []
+    )
     # The zoom: the same run against an axis that ends at ZOOM_FACTOR x the threshold.
     window = trace_data(figure, "window (zoom)")
     assert list(zip(window["x"], window["y"])) == sawtooth(expected)
     assert trace_data(figure, "threshold (zoom)")["y"] == [threshold] * 2
-    assert trace_data(figure, "aging (zoom)") == {"x": [r.round for r in rounds if r.aged],
-                                                  "y": [r.tokens_after for r in rounds if r.aged]}
-    assert trace_data(figure, "summary (zoom)")["x"] == [r.round for r in rounds if r.summarized]
-    assert trace_data(figure, "overflow (zoom)")["y"] == ([expected.overflow.tokens] if expected.overflow else [])
+    assert trace_data(figure, "aging (zoom)") == {
+        "x": [r.round for r in rounds if r.aged],
+        "y": [r.tokens_after for r in rounds if r.aged],
+    }
+    assert trace_data(figure, "summary (zoom)")["x"] == [
+        r.round for r in rounds if r.summarized
+    ]
+    assert trace_data(figure, "overflow (zoom)")["y"] == (
+        [expected.overflow.tokens] if expected.overflow else []
+    )
     top = threshold * ZOOM_FACTOR
     assert tuple(figure.layout.yaxis3.range) == (0, top)
-    above = [y for _, y in sawtooth(expected) if y > top] + \
-        ([expected.overflow.tokens] if expected.overflow and expected.overflow.tokens > top else [])
-    off_scale = next(trace for trace in figure.data if trace.name == "off the scale (zoom)")
+    above = [y for _, y in sawtooth(expected) if y > top] + (
+        [expected.overflow.tokens]
+        if expected.overflow and expected.overflow.tokens > top
+        else []
+    )
+    off_scale = next(
+        trace for trace in figure.data if trace.name == "off the scale (zoom)"
+    )
     assert list(off_scale.text or ()) == [f"{y:,}" for y in above]
     assert all(0 <= y <= top for y in off_scale.y or ())  # drawn at the edge, not off it
     assert html_rows(dashboard.rounds_html.value) == [
-        [str(r.round), f"{r.baseline_tokens:,}", str(r.baseline_messages), f"{r.tokens_before:,}",
-         f"{r.tokens_after:,}", str(r.messages_after), "✓" if r.aged else "", "✓" if r.summarized else ""]
-        for r in rounds]
-    compression_seqs = [record["seq"] for record in expected.tracer.records
-                        if record["event"] in ("context_compression", "context_overflow")]
-    assert [int(row[0]) for row in html_rows(dashboard.events_html.value)] == compression_seqs
+        [
+            str(r.round),
+            f"{r.baseline_tokens:,}",
+            str(r.baseline_messages),
+            f"{r.tokens_before:,}",
+            f"{r.tokens_after:,}",
+            str(r.messages_after),
+            "✓" if r.aged else "",
+            "✓" if r.summarized else "",
+        ]
+        for r in rounds
+    ]
+    compression_seqs = [
+        record["seq"]
+        for record in expected.tracer.records
+        if record["event"] in ("context_compression", "context_overflow")
+    ]
+    assert [
+        int(row[0]) for row in html_rows(dashboard.events_html.value)
+    ] == compression_seqs
     for line in format_summary(expected).splitlines():
         assert html.escape(line) in dashboard.status.value
 
 
 def html_rows(table_html: str) -> list:
-    """The body rows of a table rendered by tables.to_html, as lists of cell texts (the empty-table row skipped)."""
+    """The body rows of a table rendered by tables.to_html, as lists of cell texts (the
+    empty-table row skipped)."""
     body = table_html.split("<tbody>", 1)[1]
     rows = re.findall(r"<tr[^>]*>(.*?)</tr>", body)
-    return [[html.unescape(cell) for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
-            for row in rows if "colspan" not in row]
+    return [
+        [html.unescape(cell) for cell in re.findall(r"<t[hd]>(.*?)</t[hd]>", row)]
+        for row in rows
+        if "colspan" not in row
+    ]
 
 
 def test_opens_at_the_article_values_and_shows_that_run(fresh, session):
-    assert fresh.values() == {f.name: getattr(Settings(), f.name) for f in fields(Settings)}
+    assert fresh.values() == {
+        f.name: getattr(Settings(), f.name) for f in fields(Settings) if f.type is int
+    }
     assert_shows(fresh, run_session(session, Settings()))
     assert "ccl-status" in fresh.status.value and "Stopped" not in fresh.status.value
 
 
-@pytest.mark.parametrize("name, value", [
-    ("threshold", 900),      # the summary has to fire more often
-    ("threshold", 5000),     # round 1 needs no compression any more
-    ("head_chars", 0),       # aged results keep nothing of their start
-    ("tail_chars", 600),     # aged results keep more of their end
-    ("min_chars", 2000),     # only results over 2,000 characters are aged
-    ("protect_tail", 8),     # a summary may fold less
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("threshold", 900),  # the summary has to fire more often
+        ("threshold", 5000),  # round 1 needs no compression any more
+        ("head_chars", 0),  # aged results keep nothing of their start
+        ("tail_chars", 600),  # aged results keep more of their end
+        ("min_chars", 2000),  # only results over 2,000 characters are aged
+        ("protect_tail", 8),  # a summary may fold less
+    ],
+)
 def test_each_slider_redraws_figure_and_tables_for_its_value(fresh, session, name, value):
     article = run_session(session, Settings())
     expected = run_session(session, Settings(**{name: value}))
-    assert expected.rounds != article.rounds, "this value must change the run, or the test proves nothing"
+    assert expected.rounds != article.rounds, (
+        "this value must change the run, or the test proves nothing"
+    )
     fresh.sliders[name].value = value
     assert fresh.run.settings == expected.settings
     assert_shows(fresh, expected)
@@ -110,26 +178,40 @@ def test_each_slider_redraws_figure_and_tables_for_its_value(fresh, session, nam
 
 def test_every_trace_is_the_data_lab_traces_computes(fresh, session):
     fresh.sliders["threshold"].value = 700
-    expected = lab_traces(run_session(session, Settings(threshold=700)), run_baseline(session))
+    expected = lab_traces(
+        run_session(session, Settings(threshold=700)), run_baseline(session)
+    )
     assert [trace.name for trace in fresh.figure.data] == list(LAB_TRACE_NAMES)
     for name in LAB_TRACE_NAMES:
-        assert trace_data(fresh.figure, name) == {"x": expected[name]["x"], "y": expected[name]["y"]}
+        assert trace_data(fresh.figure, name) == {
+            "x": expected[name]["x"],
+            "y": expected[name]["y"],
+        }
 
 
-def test_a_threshold_below_the_protected_head_shows_a_message_not_a_traceback(fresh, session):
+def test_a_threshold_below_the_protected_head_shows_a_message_not_a_traceback(
+    fresh, session
+):
     expected = run_session(session, Settings(threshold=100))
     assert expected.overflow is not None and not expected.rounds
     fresh.sliders["threshold"].value = 100
     assert str(expected.overflow) in fresh.status.value
     assert "Stopped before the model call of round 0" in fresh.status.value
     assert "Traceback" not in fresh.status.value
-    assert trace_data(fresh.figure, "overflow") == {"x": [0], "y": [expected.overflow.tokens]}
+    assert trace_data(fresh.figure, "overflow") == {
+        "x": [0],
+        "y": [expected.overflow.tokens],
+    }
     assert trace_data(fresh.figure, "compressed") == {"x": [], "y": []}
     assert "no round was sent" in fresh.rounds_html.value
-    assert trace_data(fresh.figure, "overflow (zoom)") == {"x": [0], "y": [expected.overflow.tokens]}
+    assert trace_data(fresh.figure, "overflow (zoom)") == {
+        "x": [0],
+        "y": [expected.overflow.tokens],
+    }
     # The status box says why the run stopped; the chart carries no title repeating it.
     assert not fresh.figure.layout.title.text
-    # The baseline does not depend on the settings: it is drawn in full even when nothing was sent.
+    # The baseline does not depend on the settings: it is drawn in full even when nothing
+    # was sent.
     assert trace_data(fresh.figure, "baseline")["y"] == list(run_baseline(session).tokens)
 
 
@@ -139,7 +221,9 @@ def test_an_overflow_later_in_the_session_keeps_the_rounds_before_it(fresh, sess
     fresh.sliders["threshold"].value = 800
     assert_shows(fresh, expected)
     assert trace_data(fresh.figure, "overflow")["x"] == [len(expected.rounds)]
-    assert status_lines(expected)[0].startswith(f"Stopped before the model call of round {len(expected.rounds)}")
+    assert status_lines(expected)[0].startswith(
+        f"Stopped before the model call of round {len(expected.rounds)}"
+    )
 
 
 def test_reset_restores_the_article_values_and_redraws_once(fresh, session, monkeypatch):
@@ -155,7 +239,11 @@ def test_reset_restores_the_article_values_and_redraws_once(fresh, session, monk
 
 
 def test_changes_update_the_same_widgets_in_place(fresh):
-    figure, children, traces = fresh.figure, fresh.widget.children, list(fresh.figure.data)
+    figure, children, traces = (
+        fresh.figure,
+        fresh.widget.children,
+        list(fresh.figure.data),
+    )
     for value in (500, 1500, 2500):
         fresh.sliders["threshold"].value = value
     assert fresh.figure is figure and fresh.widget.children is children
@@ -164,10 +252,16 @@ def test_changes_update_the_same_widgets_in_place(fresh):
 
 def test_token_axes_are_fixed_while_aging_knobs_move(fresh):
     """Fixed ranges: autorange would rescale the panels and hide the change."""
-    before = tuple(fresh.figure.layout.yaxis.range), tuple(fresh.figure.layout.yaxis3.range)
+    before = (
+        tuple(fresh.figure.layout.yaxis.range),
+        tuple(fresh.figure.layout.yaxis3.range),
+    )
     compressed_before = trace_data(fresh.figure, "compressed")["y"]
     fresh.sliders["head_chars"].value = 800
-    assert (tuple(fresh.figure.layout.yaxis.range), tuple(fresh.figure.layout.yaxis3.range)) == before
+    assert (
+        tuple(fresh.figure.layout.yaxis.range),
+        tuple(fresh.figure.layout.yaxis3.range),
+    ) == before
     assert trace_data(fresh.figure, "compressed")["y"] != compressed_before
     assert before[0][1] >= max(fresh.baseline.tokens)
 
@@ -176,13 +270,18 @@ def test_the_zoom_follows_the_threshold(fresh, session):
     for threshold in (900, 2000):
         fresh.sliders["threshold"].value = threshold
         assert tuple(fresh.figure.layout.yaxis3.range) == (0, threshold * ZOOM_FACTOR)
-        # Every window sent is under the threshold, so on the zoom's scale, not clipped at its edge.
-        sent = [r.tokens_after for r in run_session(session, Settings(threshold=threshold)).rounds]
+        # Every window sent is under the threshold, so on the zoom's scale, not clipped at
+        # its edge.
+        sent = [
+            r.tokens_after
+            for r in run_session(session, Settings(threshold=threshold)).rounds
+        ]
         assert max(sent) <= threshold < threshold * ZOOM_FACTOR
 
 
 def captured_updates(figure, monkeypatch) -> list:
-    """Record the messages `figure` sends to the browser, as (kind, arguments), instead of sending them."""
+    """Record the messages `figure` sends to the browser, as (kind, arguments), instead of
+    sending them."""
     sent = []
 
     def update(restyle_data, relayout_data, trace_indexes=None, source_view_id=None):
@@ -190,7 +289,11 @@ def captured_updates(figure, monkeypatch) -> list:
 
     monkeypatch.setattr(figure, "_send_update_msg", update)
     for kind in ("restyle", "relayout"):
-        monkeypatch.setattr(figure, f"_send_{kind}_msg", lambda *args, kind=kind, **kwargs: sent.append((kind, args)))
+        monkeypatch.setattr(
+            figure,
+            f"_send_{kind}_msg",
+            lambda *args, kind=kind, **kwargs: sent.append((kind, args)),
+        )
     return sent
 
 
@@ -203,7 +306,12 @@ def test_one_message_per_change_carrying_only_what_changed(fresh, session, monke
     assert relayout == {}, "no axis depends on head_chars"
     touched = {names[i] for i in indexes}
     assert "compressed" in touched
-    assert not touched & {"baseline", "baseline messages", "threshold", "threshold (zoom)"}
+    assert not touched & {
+        "baseline",
+        "baseline messages",
+        "threshold",
+        "threshold (zoom)",
+    }
 
     sent.clear()
     fresh.sliders["threshold"].value = 1000
@@ -211,17 +319,29 @@ def test_one_message_per_change_carrying_only_what_changed(fresh, session, monke
     assert sent[0][1][1]["yaxis3.range"] == [0, 1000 * ZOOM_FACTOR]
 
     sent.clear()
-    unchanged = next(value for value in range(fresh.sliders["min_chars"].value + 20, 5000, 20)
-                     if run_session(session, settings_from_values(dict(fresh.values(), min_chars=value))).rounds
-                     == fresh.run.rounds)
+    unchanged = next(
+        value
+        for value in range(fresh.sliders["min_chars"].value + 20, 5000, 20)
+        if run_session(
+            session, settings_from_values(dict(fresh.values(), min_chars=value))
+        ).rounds
+        == fresh.run.rounds
+    )
     fresh.sliders["min_chars"].value = unchanged
     assert sent == [], "a change that leaves the run as it was sends nothing"
 
 
 def test_table_css_is_on_the_page_once_not_in_every_update(fresh):
     fresh.sliders["threshold"].value = 900
-    assert "<style" not in fresh.rounds_html.value and "<style" not in fresh.events_html.value
-    styles = [child for child in fresh.widget.children if getattr(child, "value", None) == TABLE_CSS]
+    assert (
+        "<style" not in fresh.rounds_html.value
+        and "<style" not in fresh.events_html.value
+    )
+    styles = [
+        child
+        for child in fresh.widget.children
+        if getattr(child, "value", None) == TABLE_CSS
+    ]
     assert len(styles) == 1 and styles[0].layout.display == "none"
 
 
@@ -230,11 +350,16 @@ def test_log_axis_keeps_every_point_in_range(fresh, session):
     low, high = fresh.figure.layout.yaxis.range
     assert fresh.figure.layout.yaxis.type == "log"
     values = [y for name in TOKEN_TRACES for y in trace_data(fresh.figure, name)["y"]]
-    assert 10 ** low <= min(values) and max(values) <= 10 ** high
+    assert 10**low <= min(values) and max(values) <= 10**high
     ticks = fresh.figure.layout.yaxis.tickvals
-    assert ticks and all(10 ** low <= t <= 10 ** high for t in ticks[1:-1])  # readable labels, not every minor tick
+    assert ticks and all(
+        10**low <= t <= 10**high for t in ticks[1:-1]
+    )  # readable labels, not every minor tick
     fresh.log_axis.value = False
-    assert fresh.figure.layout.yaxis.type == "linear" and fresh.figure.layout.yaxis.tickvals is None
+    assert (
+        fresh.figure.layout.yaxis.type == "linear"
+        and fresh.figure.layout.yaxis.tickvals is None
+    )
 
 
 def test_a_threshold_above_the_baseline_widens_the_axis(session):
@@ -247,8 +372,13 @@ def test_invalid_values_give_a_message_naming_the_setting(fresh, monkeypatch):
     with pytest.raises(ValueError, match="threshold must be >= 1"):
         settings_from_values(dict(fresh.values(), threshold=0))
     last_run = fresh.run
-    monkeypatch.setattr(fresh, "values", lambda: dict(threshold=1200, head_chars=-5, tail_chars=120, min_chars=240,
-                                                      protect_tail=4))
+    monkeypatch.setattr(
+        fresh,
+        "values",
+        lambda: dict(
+            threshold=1200, head_chars=-5, tail_chars=120, min_chars=240, protect_tail=4
+        ),
+    )
     fresh.render()
     assert "Invalid setting: head_chars must be &gt;= 0" in fresh.status.value
     assert fresh.run is last_run  # the figure keeps the last valid run
@@ -256,7 +386,11 @@ def test_invalid_values_give_a_message_naming_the_setting(fresh, monkeypatch):
 
 def test_sliders_are_labelled_by_their_settings_field_and_reach_the_overflow(dashboard):
     """The labels and classes the browser test relies on."""
-    assert [slider.description for slider in dashboard.sliders.values()] == [f.name for f in fields(Settings)]
+    # one slider per numeric knob; the multi-turn option does not apply to the bundled
+    # session
+    assert [slider.description for slider in dashboard.sliders.values()] == [
+        f.name for f in fields(Settings) if f.type is int
+    ]
     assert "ccl-long-session-dashboard" in dashboard.widget._dom_classes
     assert "ccl-slider-threshold" in dashboard.sliders["threshold"]._dom_classes
     threshold = next(spec for spec in SLIDERS if spec.name == "threshold")
@@ -268,21 +402,29 @@ def test_sliders_are_labelled_by_their_settings_field_and_reach_the_overflow(das
 def test_text_form_has_no_random_ids(dashboard):
     """What nbval compares and a viewer without a kernel shows."""
     bundle = dashboard._repr_mimebundle_()
-    assert bundle["text/plain"] == "Long-session dashboard (run the notebook to use the sliders)"
+    assert (
+        bundle["text/plain"]
+        == "Long-session dashboard (run the notebook to use the sliders)"
+    )
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 
 def test_slider_change_is_fast(fresh):
-    """The browser budget is 60 ms from keypress to redrawn chart; the kernel's share must stay small."""
+    """The browser budget is 60 ms from keypress to redrawn chart; the kernel's share must
+    stay small."""
     timings = []
     for value in range(300, 3000, 100):
         start = time.perf_counter()
         fresh.sliders["threshold"].value = value
         timings.append(time.perf_counter() - start)
-    assert statistics.median(timings) < 0.025, f"median {statistics.median(timings) * 1000:.1f} ms"
+    assert statistics.median(timings) < 0.025, (
+        f"median {statistics.median(timings) * 1000:.1f} ms"
+    )
 
 
-# ---------------------------------------------------------------- figures and tables on their own
+# ---------------------------------------------------------------- figures and tables on
+# their own
+
 
 def test_static_figure_has_the_same_data_as_the_widget(session):
     run = run_session(session, Settings(protect_tail=2))
@@ -305,30 +447,44 @@ def test_the_articles_figure_has_its_two_panels_and_the_labs_adds_the_zoom(sessi
 
 
 def test_the_labs_figure_keeps_the_articles_marks_with_less_to_redraw(session):
-    """plotly redraws every axis and marker of the figure on each slider change (docs/benchmark.md):
+    """plotly redraws every axis and marker of the figure on each slider change
+    (docs/benchmark.md):
     the lab's figure draws what the article's does, minus work that shows nothing."""
     run, baseline = run_session(session), run_baseline(session)
     figure = lab_figure(run, baseline, widget=False)
     traces = {trace.name: trace for trace in figure.data}
     for name in ("aging", "aging (zoom)"):
-        assert traces[name].marker.symbol == "triangle-down" and "markers" in traces[name].mode
+        assert (
+            traces[name].marker.symbol == "triangle-down"
+            and "markers" in traces[name].mode
+        )
     for name in ("summary", "summary (zoom)"):
         assert traces[name].marker.symbol == "star" and "markers" in traces[name].mode
-    for name in ("compressed", "window (zoom)"):  # a point per round (the zoom: before and sent)
+    for name in (
+        "compressed",
+        "window (zoom)",
+    ):  # a point per round (the zoom: before and sent)
         assert "markers" in traces[name].mode
     assert traces["threshold"].line.dash == traces["threshold (zoom)"].line.dash == "dash"
-    assert [name for name, trace in traces.items() if trace.showlegend is not False] == list(TOKEN_TRACES)
+    assert [
+        name for name, trace in traces.items() if trace.showlegend is not False
+    ] == list(TOKEN_TRACES)
     layout = figure.to_plotly_json()["layout"]
     axes = [name for name in layout if name.startswith(("xaxis", "yaxis"))]
     assert len(axes) == 6
-    # Tick labels are not measured again for every label drawn (plotly's "hide past div" default).
+    # Tick labels are not measured again for every label drawn (plotly's "hide past div"
+    # default).
     assert all(layout[name]["ticklabeloverflow"] == "allow" for name in axes)
-    assert not layout["template"].get("layout"), "no template for the browser to merge on every redraw"
+    assert not layout["template"].get("layout"), (
+        "no template for the browser to merge on every redraw"
+    )
 
 
 def test_trace_data_names_the_traces_when_one_is_missing(session):
     figure = session_figure(run_session(session), run_baseline(session), widget=False)
-    with pytest.raises(KeyError, match="no trace named 'nope'; the figure has baseline, compressed"):
+    with pytest.raises(
+        KeyError, match="no trace named 'nope'; the figure has baseline, compressed"
+    ):
         trace_data(figure, "nope")
 
 
@@ -341,11 +497,17 @@ def test_trace_events_table_lists_every_record_in_order(session):
     for seq, row in compressions.iterrows():
         payload = run.tracer.records[seq - 1]["payload"]
         assert row["what"] == payload["strategy"]
-        assert f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens" in row["detail"]
+        assert (
+            f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens"
+            in row["detail"]
+        )
 
 
 def test_to_html_escapes_content_and_formats_numbers(session):
-    messages = [{"role": "system", "content": "<b>not bold</b>"}, {"role": "user", "content": "x" * 5000}]
+    messages = [
+        {"role": "system", "content": "<b>not bold</b>"},
+        {"role": "user", "content": "x" * 5000},
+    ]
     table = messages_table(messages, protect_tail=0)
     rendered = to_html(table, highlight_rows=[1])
     assert "&lt;b&gt;not bold&lt;/b&gt;" in rendered and "<b>not bold</b>" not in rendered
@@ -354,25 +516,34 @@ def test_to_html_escapes_content_and_formats_numbers(session):
 
 
 def test_synced_state_holds_every_trace(session):
-    """A page built from the widget's synced state (Voila, a reload) must draw the chart, not an empty frame."""
+    """A page built from the widget's synced state (Voila, a reload) must draw the chart,
+    not an empty frame."""
     run = run_session(session)
     figure = lab_figure(run, run_baseline(session), widget=True)
     synced = {trace["name"]: trace for trace in figure._widget_data}
     assert list(synced) == list(LAB_TRACE_NAMES)
     assert list(synced["compressed"]["y"]) == [r.tokens_after for r in run.rounds]
-    assert [tuple(p) for p in zip(synced["window (zoom)"]["x"], synced["window (zoom)"]["y"])] == sawtooth(run)
-    assert list(figure._widget_layout["yaxis3"]["range"]) == [0, run.settings.threshold * ZOOM_FACTOR]
+    assert [
+        tuple(p) for p in zip(synced["window (zoom)"]["x"], synced["window (zoom)"]["y"])
+    ] == sawtooth(run)
+    assert list(figure._widget_layout["yaxis3"]["range"]) == [
+        0,
+        run.settings.threshold * ZOOM_FACTOR,
+    ]
 
 
 def test_html_table_renders_like_the_dashboard_with_its_css(session):
     run = run_session(session)
     shown = HtmlTable(rounds_table(run), empty="no round was sent")
-    assert shown._repr_html_() == TABLE_CSS + to_html(rounds_table(run), empty="no round was sent")
+    assert shown._repr_html_() == TABLE_CSS + to_html(
+        rounds_table(run), empty="no round was sent"
+    )
     assert html_rows(shown._repr_html_()) == html_rows(to_html(rounds_table(run)))
     aged = [r for r in run.rounds if r.aged]
     assert [row[6] for row in html_rows(shown._repr_html_())].count("✓") == len(aged)
     assert f"{max(r.baseline_tokens for r in run.rounds):,}" in shown._repr_html_()
-    # The text form (what nbval compares) reads the same: ✓ marks and separators, not True/False.
+    # The text form (what nbval compares) reads the same: ✓ marks and separators, not
+    # True/False.
     assert "True" not in repr(shown)
     assert repr(shown).count("✓") == len(aged) + sum(r.summarized for r in run.rounds)
     assert f"{max(r.baseline_tokens for r in run.rounds):,}" in repr(shown)

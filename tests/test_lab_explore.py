@@ -7,20 +7,44 @@ from minilib (tokens, aging, summary, trace), never from constants copied here.
 import html
 
 import pytest
-from hypothesis import given, strategies as st
-
-from minilib import (AGING_MARK, RollingSummary, ScriptedModel, Settings, ToolResultAging, aged_content,
-                     estimate_tokens, recover_tool_output, run_baseline, run_session, summary_range)
-from minilib.messages import protected_head_length
-from minilib.model import first_line_of_result
-from minilib.summary import range_candidates
-from minilib.tokens import count_cjk, estimate_message_tokens, estimate_text_tokens
-from minilib.lab.explore import (AgingExplorer, TokenEstimateBox, aging_view, candidates_table, estimate_readout,
-                                 fact_survival, folded_results_table, message_table, message_tokens_figure,
-                                 side_by_side, text_panels, token_breakdown, token_examples, tokens_by_role,
-                                 zones_table)
-
+from hypothesis import given
+from hypothesis import strategies as st
 from message_builders import assistant, tool
+
+from minilib import (
+    AGING_MARK,
+    RollingSummary,
+    ScriptedModel,
+    Settings,
+    ToolResultAging,
+    aged_content,
+    closed_range,
+    estimate_tokens,
+    protected_head_length,
+    range_candidates,
+    recover_tool_output,
+    run_baseline,
+    run_session,
+)
+from minilib.lab.explore import (
+    AgingExplorer,
+    TokenEstimateBox,
+    aging_view,
+    candidates_table,
+    estimate_readout,
+    fact_survival,
+    folded_results_table,
+    message_table,
+    message_tokens_figure,
+    side_by_side,
+    text_panels,
+    token_breakdown,
+    token_examples,
+    tokens_by_role,
+    zones_table,
+)
+from minilib.model import first_line_of_result
+from minilib.tokens import count_cjk, estimate_message_tokens, estimate_text_tokens
 
 
 @pytest.fixture(scope="module")
@@ -36,14 +60,20 @@ def long_notes(final_messages):
 
 # ---------------------------------------------------------------- 01
 
+
 def test_message_table_has_one_row_per_message_with_the_core_estimate(final_messages):
     table = message_table(final_messages)
     assert len(table) == len(final_messages)
-    assert table["tokens"].tolist() == [estimate_message_tokens(m) for m in final_messages]
+    assert table["tokens"].tolist() == [
+        estimate_message_tokens(m) for m in final_messages
+    ]
     assert table["tokens"].sum() == estimate_tokens(final_messages)
     assert table["role"].tolist() == [m["role"] for m in final_messages]
     first_tool = next(i for i, m in enumerate(final_messages) if m["role"] == "tool")
-    assert table.loc[first_tool, "link"] == f"answers {final_messages[first_tool]['tool_call_id']}"
+    assert (
+        table.loc[first_tool, "link"]
+        == f"answers {final_messages[first_tool]['tool_call_id']}"
+    )
 
 
 def test_tokens_by_role_sums_each_role_and_tool_results_dominate(final_messages):
@@ -56,7 +86,9 @@ def test_tokens_by_role_sums_each_role_and_tool_results_dominate(final_messages)
     assert by_role["tokens"].idxmax() == "tool"
 
 
-def test_bar_chart_draws_each_message_once_at_its_estimate_coloured_by_role(final_messages):
+def test_bar_chart_draws_each_message_once_at_its_estimate_coloured_by_role(
+    final_messages,
+):
     figure = message_tokens_figure(final_messages)
     drawn = {}
     for trace in figure.data:
@@ -68,13 +100,18 @@ def test_bar_chart_draws_each_message_once_at_its_estimate_coloured_by_role(fina
 
 # ---------------------------------------------------------------- 02
 
-@given(st.text(alphabet=st.sampled_from("ab ,.\n上下文窗口，。カナ한글ＡＢ"), max_size=60))
+
+@given(
+    st.text(alphabet=st.sampled_from("ab ,.\n上下文窗口，。カナ한글ＡＢ"), max_size=60)
+)
 def test_token_breakdown_adds_up_to_the_core_estimate(text):
     parts = token_breakdown(text)
     assert parts["cjk"] == count_cjk(text)
     assert parts["cjk"] + parts["other"] == parts["chars"] == len(text)
     assert parts["tokens"] == estimate_text_tokens(text)
-    assert parts["message_tokens"] == estimate_message_tokens({"role": "user", "content": text})
+    assert parts["message_tokens"] == estimate_message_tokens(
+        {"role": "user", "content": text}
+    )
 
 
 def test_token_examples_has_a_row_per_text():
@@ -88,24 +125,39 @@ def _tokens(number):
     return "1 token" if number == 1 else f"{number:,} tokens"
 
 
-@pytest.mark.parametrize("typed", ["", "hello", "上下文窗口告急", "tool_call_id 配对 kept", "a", "上", "x" * 5000])
+@pytest.mark.parametrize(
+    "typed",
+    ["", "hello", "上下文窗口告急", "tool_call_id 配对 kept", "a", "上", "x" * 5000],
+)
 def test_text_box_readout_follows_what_is_typed(typed):
     box = TokenEstimateBox("start")
     box.text.value = typed
     assert box.readout.value == estimate_readout(typed)
     assert f"<b>{_tokens(estimate_text_tokens(typed))}</b>" in box.readout.value
-    assert f"<b>{_tokens(estimate_message_tokens({'role': 'user', 'content': typed}))}</b>" in box.readout.value
+    assert (
+        f"<b>{_tokens(estimate_message_tokens({'role': 'user', 'content': typed}))}</b>"
+        in box.readout.value
+    )
 
 
-@pytest.mark.parametrize("typed, tokens, characters", [("a", "1 token", "1 character"),
-                                                      ("上", "1 token", "1 character"),
-                                                      ("", "0 tokens", "0 characters"),
-                                                      ("abcde", "2 tokens", "5 characters")])
+@pytest.mark.parametrize(
+    "typed, tokens, characters",
+    [
+        ("a", "1 token", "1 character"),
+        ("上", "1 token", "1 character"),
+        ("", "0 tokens", "0 characters"),
+        ("abcde", "2 tokens", "5 characters"),
+    ],
+)
 def test_text_box_readout_says_one_token_in_the_singular(typed, tokens, characters):
-    assert estimate_text_tokens(typed) == int(tokens.split()[0])  # the premise, from the core
+    assert estimate_text_tokens(typed) == int(
+        tokens.split()[0]
+    )  # the premise, from the core
     readout = estimate_readout(typed)
     assert readout.startswith(f"<b>{tokens}</b> for {characters}:")
-    assert "1 tokens" not in readout and "1 characters" not in readout.replace("11 characters", "")
+    assert "1 tokens" not in readout and "1 characters" not in readout.replace(
+        "11 characters", ""
+    )
 
 
 def test_widgets_display_with_a_short_stable_text():
@@ -116,11 +168,15 @@ def test_widgets_display_with_a_short_stable_text():
 
 # ---------------------------------------------------------------- 03
 
+
 def test_aging_view_of_a_long_result_is_the_core_aged_message(long_notes):
     view = aging_view(long_notes, 160, 120, 240)
     expected = ToolResultAging(160, 120, 240).age_message(long_notes)
     assert view.aged == expected
-    assert (view.before_tokens, view.after_tokens) == (estimate_tokens([long_notes]), estimate_tokens([expected]))
+    assert (view.before_tokens, view.after_tokens) == (
+        estimate_tokens([long_notes]),
+        estimate_tokens([expected]),
+    )
     assert view.verdict.startswith("aged:")
     assert f"{view.after_tokens:,} tokens" in view.verdict
 
@@ -153,34 +209,62 @@ def test_aging_view_keeps_the_error_code_in_the_header(long_notes):
     assert header.startswith(AGING_MARK) and header.endswith("错误码 TIMEOUT")
 
 
-@pytest.mark.parametrize("head, tail, minimum", [(0, 0, 240), (500, 40, 240), (160, 120, "max"), (2000, 2000, 0)])
-def test_aging_sliders_show_what_aging_does_at_their_values(long_notes, head, tail, minimum):
+@pytest.mark.parametrize(
+    "head, tail, minimum",
+    [(0, 0, 240), (500, 40, 240), (160, 120, "max"), (2000, 2000, 0)],
+)
+def test_aging_sliders_show_what_aging_does_at_their_values(
+    long_notes, head, tail, minimum
+):
     explorer = AgingExplorer(long_notes)
-    minimum = explorer.min.max if minimum == "max" else minimum  # at its max, min_chars spares the whole result
+    minimum = (
+        explorer.min.max if minimum == "max" else minimum
+    )  # at its max, min_chars spares the whole result
     explorer.head.value, explorer.tail.value, explorer.min.value = head, tail, minimum
     expected = ToolResultAging(head, tail, minimum).age_message(long_notes)
-    assert explorer.verdict.value == f"<b>{html.escape(aging_view(long_notes, head, tail, minimum).verdict)}</b>"
+    assert (
+        explorer.verdict.value
+        == f"<b>{html.escape(aging_view(long_notes, head, tail, minimum).verdict)}</b>"
+    )
     shown = expected["content"] if expected is not None else long_notes["content"]
-    assert explorer.view.value == text_panels([("original", long_notes["content"]), ("sent to the model", shown)],
-                                              explorer.height)
+    assert explorer.view.value == text_panels(
+        [("original", long_notes["content"]), ("sent to the model", shown)],
+        explorer.height,
+    )
 
 
 def test_aging_sliders_reach_the_length_where_aging_declines(long_notes):
-    """3.3's claim: raise head_chars + tail_chars near the length and aging declines; the sliders get there."""
+    """3.3's claim: raise head_chars + tail_chars near the length and aging declines; the
+    sliders get there."""
     explorer = AgingExplorer(long_notes)
     length = len(long_notes["content"])
-    assert explorer.head.max >= length and explorer.tail.max >= length and explorer.min.max >= length
+    assert (
+        explorer.head.max >= length
+        and explorer.tail.max >= length
+        and explorer.min.max >= length
+    )
     explorer.tail.value = 120
     explorer.head.value = explorer.head.max
     view = aging_view(long_notes, explorer.head.value, 120, explorer.min.value)
     assert view.aged is None and "would cost" in view.verdict
-    assert ToolResultAging(explorer.head.value, 120, explorer.min.value).age_message(long_notes) is None
+    assert (
+        ToolResultAging(explorer.head.value, 120, explorer.min.value).age_message(
+            long_notes
+        )
+        is None
+    )
     assert explorer.verdict.value == f"<b>{html.escape(view.verdict)}</b>"
-    # and the decline sets in below the length: the first head_chars (in slider steps) where aging declines
-    declines = next(h for h in range(0, explorer.head.max + 1, explorer.head.step)
-                    if aging_view(long_notes, h, 120, 240).aged is None)
+    # and the decline sets in below the length: the first head_chars (in slider steps)
+    # where aging declines
+    declines = next(
+        h
+        for h in range(0, explorer.head.max + 1, explorer.head.step)
+        if aging_view(long_notes, h, 120, 240).aged is None
+    )
     assert declines + 120 < length
-    assert aging_view(long_notes, declines - explorer.head.step, 120, 240).aged is not None
+    assert (
+        aging_view(long_notes, declines - explorer.head.step, 120, 240).aged is not None
+    )
 
 
 def test_text_panels_wrap_and_share_the_width():
@@ -196,6 +280,7 @@ def test_text_panels_escape_markup():
 
 # ---------------------------------------------------------------- 04
 
+
 @pytest.fixture(scope="module")
 def summary_call(session):
     """The one summary of the default run: the messages it folded and the text it wrote."""
@@ -205,19 +290,29 @@ def summary_call(session):
 
 
 def test_candidates_table_is_the_narrowing_loop_step_by_step():
-    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "task"},
-                assistant("a", "c1"), tool("c1", "r1"), assistant("b", "c2", "c3"), tool("c2", "r2"),
-                tool("c3", "r3"), assistant("done")]
+    messages = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "task"},
+        assistant("a", "c1"),
+        tool("c1", "r1"),
+        assistant("b", "c2", "c3"),
+        tool("c2", "r2"),
+        tool("c3", "r3"),
+        assistant("done"),
+    ]
     table = candidates_table(messages, protect_tail=2)
     candidates = list(range_candidates(messages, 2))
     assert len(table) == len(candidates) > 1
     assert table["closed"].tolist() == [c.closed for c in candidates]
     assert table["why"].tolist() == [c.reason for c in candidates]
-    assert table["range"].iloc[-1] == f"[{summary_range(messages, 2).start}, {summary_range(messages, 2).stop})"
+    assert (
+        table["range"].iloc[-1]
+        == f"[{closed_range(messages, 2).start}, {closed_range(messages, 2).stop})"
+    )
 
 
 def test_zones_table_marks_head_tail_and_the_summarized_range(final_messages):
-    span = summary_range(final_messages, 4)
+    span = closed_range(final_messages, 4)
     zones = zones_table(final_messages, 4, span)["zone"].value_counts()
     assert zones["protected head"] == protected_head_length(final_messages)
     assert zones["protected tail"] == 4
@@ -227,27 +322,38 @@ def test_zones_table_marks_head_tail_and_the_summarized_range(final_messages):
 
 def test_folded_results_table_compares_the_window_with_the_trace(summary_call):
     run, folded, text = summary_call
-    table = folded_results_table(folded, text, {c["tool_call_id"]: c["output"]
-                                                for c in run.tracer.events("tool_call")})
+    table = folded_results_table(
+        folded,
+        text,
+        {c["tool_call_id"]: c["output"] for c in run.tracer.events("tool_call")},
+    )
     folded_tools = [m for m in folded if m["role"] == "tool"]
     assert table["tool_call_id"].tolist() == [m["tool_call_id"] for m in folded_tools]
-    assert table["full output chars"].tolist() == [len(recover_tool_output(run.tracer.records, m["tool_call_id"]))
-                                                   for m in folded_tools]
+    assert table["full output chars"].tolist() == [
+        len(recover_tool_output(run.tracer.records, m["tool_call_id"]))
+        for m in folded_tools
+    ]
     assert table["chars in window"].tolist() == [len(m["content"]) for m in folded_tools]
-    assert table["quoted chars"].tolist() == [len(first_line_of_result(m["content"])) for m in folded_tools]
+    assert table["quoted chars"].tolist() == [
+        len(first_line_of_result(m["content"])) for m in folded_tools
+    ]
 
 
 def test_fact_survival_checks_the_summary_and_each_output():
     outputs = {"call_1": "build failed: E2BIG (#58)", "call_2": "timeout 30"}
-    table = fact_survival(["E2BIG", "#58", "timeout", "absent"], "- the log says E2BIG", outputs)
+    table = fact_survival(
+        ["E2BIG", "#58", "timeout", "absent"], "- the log says E2BIG", outputs
+    )
     assert table["in summary"].tolist() == [True, False, False, False]
     assert table["in tool outputs"].tolist() == ["call_1", "call_1", "call_2", ""]
 
 
 def test_second_summary_folds_the_first_which_the_zones_show(summary_call, session):
     run, _, _ = summary_call
-    second = RollingSummary(ScriptedModel(session.replies).summarize, 4).compress(run.final_messages)
+    second = RollingSummary(ScriptedModel(session.replies).summarize, 4).compress(
+        run.final_messages
+    )
     assert second.changed
     first_summary = run.final_messages[protected_head_length(run.final_messages)]
-    zones = zones_table(run.final_messages, 4, summary_range(run.final_messages, 4))
+    zones = zones_table(run.final_messages, 4, closed_range(run.final_messages, 4))
     assert zones.loc[run.final_messages.index(first_summary), "zone"] == "summarized"

@@ -1,4 +1,5 @@
-"""The state-machine stepper (notebook 05): it explains ContextWindow.walk and never re-implements it.
+"""The state-machine stepper (notebook 05): it explains ContextWindow.walk and never
+re-implements it.
 
 Expected values come from the core: the walk itself, `run_session` for the same
 settings, the message objects (a row said to have moved must be the same object), and
@@ -9,14 +10,27 @@ import html
 
 import pytest
 
-from minilib import AGING_MARK, Settings, run_session
-from minilib.messages import protected_head_length
-from minilib.session import window_before_round
-from minilib.summary import summary_range
-from minilib.tokens import estimate_message_tokens
-from minilib.lab.stepper import (EDGES, STATE_COLORS, StateMachineStepper, explain_step, last_round, round_walk,
-                                 state_diagram, step_changes, step_view)
+from minilib import (
+    AGING_MARK,
+    Settings,
+    closed_range,
+    protected_head_length,
+    run_session,
+    window_before_round,
+)
+from minilib.lab.stepper import (
+    EDGES,
+    STATE_COLORS,
+    StateMachineStepper,
+    explain_step,
+    last_round,
+    round_walk,
+    state_diagram,
+    step_changes,
+    step_view,
+)
 from minilib.lab.tables import TABLE_CSS
+from minilib.tokens import estimate_message_tokens
 
 
 @pytest.fixture(scope="module")
@@ -33,16 +47,21 @@ def test_round_walk_is_the_windows_own_walk(session):
     messages, window = window_before_round(session, Settings(), 9)
     expected = window.walk(messages, step=9)
     walk = round_walk(session, Settings(), 9)
-    assert [(s.state, s.tokens, len(s.messages)) for s in walk] == [(s.state, s.tokens, len(s.messages))
-                                                                    for s in expected]
+    assert [(s.state, s.tokens, len(s.messages)) for s in walk] == [
+        (s.state, s.tokens, len(s.messages)) for s in expected
+    ]
 
 
 def test_every_round_ends_where_the_run_went(session, article_run):
-    """The last state of each round's walk is the window the run actually sent, after the strategies it used."""
+    """The last state of each round's walk is the window the run actually sent, after the
+    strategies it used."""
     for round_ in article_run.rounds:
         walk = round_walk(session, Settings(), round_.round)
         assert walk[-1].state == "send"
-        assert walk[-1].tokens == round_.tokens_after and len(walk[-1].messages) == round_.messages_after
+        assert (
+            walk[-1].tokens == round_.tokens_after
+            and len(walk[-1].messages) == round_.messages_after
+        )
         assert walk[0].tokens == round_.tokens_before
         fired = {s.state for s in walk if s.compression is not None}
         assert ("tool_result_aging" in fired) == round_.aged
@@ -54,9 +73,13 @@ def test_the_views_follow_the_walk_state_by_state(session):
     for position, state in enumerate(walk):
         view = step_view(walk, position, Settings(), 9)
         assert view.state == state.state
-        assert view.title.startswith(f"Round 9, step {position + 1} of {len(walk)}: {state.state}")
+        assert view.title.startswith(
+            f"Round 9, step {position + 1} of {len(walk)}: {state.state}"
+        )
         assert len(view.table) == len(state.messages)
-        assert list(view.table["tokens"]) == [estimate_message_tokens(m) for m in state.messages]
+        assert list(view.table["tokens"]) == [
+            estimate_message_tokens(m) for m in state.messages
+        ]
         assert list(view.table["role"]) == [m["role"] for m in state.messages]
         assert sum(view.table["tokens"]) == state.tokens
 
@@ -70,25 +93,33 @@ def test_aging_step_marks_exactly_the_messages_it_aged(session):
     for index in changes:
         assert not before.messages[index]["content"].startswith(AGING_MARK)
         assert after.messages[index]["content"].startswith(AGING_MARK)
-        assert changes[index] == (f"aged: {estimate_message_tokens(before.messages[index]):,} → "
-                                  f"{estimate_message_tokens(after.messages[index]):,} tokens")
+        assert changes[index] == (
+            f"aged: {estimate_message_tokens(before.messages[index]):,} → "
+            f"{estimate_message_tokens(after.messages[index]):,} tokens"
+        )
     table = step_view(walk, position, Settings(), 9).table
     assert [i for i in table.index if table.loc[i, "aged"]] == [
-        i for i, m in enumerate(after.messages) if m["content"].startswith(AGING_MARK)]
+        i for i, m in enumerate(after.messages) if m["content"].startswith(AGING_MARK)
+    ]
 
 
 def test_summary_step_names_the_folded_range_and_where_each_message_moved(session):
     walk = round_walk(session, Settings(), 9)
     position = next(i for i, s in enumerate(walk) if s.state == "rolling_summary")
     before, after = walk[position - 1], walk[position]
-    span = summary_range(before.messages, Settings().protect_tail)
+    span = closed_range(before.messages, Settings().protect_tail)
     changes = step_changes(before, after)
-    assert changes[span.start] == f"summary of #{span.start}–#{span.stop - 1} ({len(span)} messages)"
+    assert (
+        changes[span.start]
+        == f"summary of #{span.start}–#{span.stop - 1} ({len(span)} messages)"
+    )
     for index, change in changes.items():
         if index == span.start:
             continue
         old_index = int(change.removeprefix("was #"))
-        assert after.messages[index] is before.messages[old_index]  # the same message object, moved
+        assert (
+            after.messages[index] is before.messages[old_index]
+        )  # the same message object, moved
     assert len(changes) == len(after.messages) - span.start
 
 
@@ -98,22 +129,33 @@ def test_protected_and_group_columns(session):
     messages = walk[0].messages
     table = step_view(walk, 0, settings, 9).table
     head = protected_head_length(messages)
-    assert list(table["protected"]) == ["head"] * head + [""] * (len(messages) - head - 5) + ["tail"] * 5
+    assert (
+        list(table["protected"])
+        == ["head"] * head + [""] * (len(messages) - head - 5) + ["tail"] * 5
+    )
     # A tool result shares its group with the assistant message that called it.
     for index, message in enumerate(messages):
         if message["role"] == "tool":
-            caller = next(i for i, m in enumerate(messages)
-                          if message["tool_call_id"] in [c["id"] for c in m.get("tool_calls") or ()])
-            assert table.loc[index, "group"] == table.loc[caller, "group"] == message["tool_call_id"]
+            caller = next(
+                i
+                for i, m in enumerate(messages)
+                if message["tool_call_id"] in [c["id"] for c in m.get("tool_calls") or ()]
+            )
+            assert (
+                table.loc[index, "group"]
+                == table.loc[caller, "group"]
+                == message["tool_call_id"]
+            )
 
 
 def test_narrowing_is_explained_when_the_tail_cuts_a_group(session):
-    """With protect_tail=5 the first candidate range would leave a call unanswered; the lines say which."""
+    """With protect_tail=5 the first candidate range would leave a call unanswered; the
+    lines say which."""
     settings = Settings(protect_tail=5)
     walk = round_walk(session, settings, 9)
     position = next(i for i, s in enumerate(walk) if s.state == "rolling_summary")
     lines = explain_step(walk, position, settings)
-    span = summary_range(walk[position - 1].messages, settings.protect_tail)
+    span = closed_range(walk[position - 1].messages, settings.protect_tail)
     assert any("unanswered tool call" in line for line in lines)
     assert lines[-1] == f"range [{span.start}, {span.stop}): closed"
 
@@ -127,7 +169,9 @@ def test_measure_lines_say_where_the_machine_goes_next(session):
         lines = explain_step(walk, position, Settings())
         within = state.tokens <= Settings().threshold
         assert ("within budget" in lines[0]) == within
-        assert lines[1] == ("next: send" if following == "send" else f"next: try {following}")
+        assert lines[1] == (
+            "next: send" if following == "send" else f"next: try {following}"
+        )
 
 
 def test_overflow_round_can_be_stepped_and_its_message_is_shown(session):
@@ -151,7 +195,10 @@ def test_next_and_back_step_through_the_walk(stepper):
     while not stepper.next_button.disabled:
         stepper.next_button.click()
         seen.append(stepper.view().state)
-        assert f'class="ccl-state ccl-current" data-state="{seen[-1]}"' in stepper.diagram.value
+        assert (
+            f'class="ccl-state ccl-current" data-state="{seen[-1]}"'
+            in stepper.diagram.value
+        )
     assert seen == [s.state for s in walk]
     stepper.back_button.click()
     assert stepper.position == len(walk) - 2 and stepper.view().state == walk[-2].state
@@ -161,7 +208,10 @@ def test_changing_the_round_starts_its_walk_from_the_top(stepper, session, artic
     stepper.go(3)
     stepper.round_slider.value = 1
     assert stepper.position == 0
-    assert html.escape(step_view(round_walk(session, Settings(), 1), 0, Settings(), 1).title) in stepper.title.value
+    assert (
+        html.escape(step_view(round_walk(session, Settings(), 1), 0, Settings(), 1).title)
+        in stepper.title.value
+    )
     assert f"{article_run.rounds[1].tokens_before:,} tokens" in stepper.title.value
     stepper.round_slider.value = 9
 
@@ -172,7 +222,10 @@ def test_diagram_lights_the_current_state_and_the_transition_taken(session):
     assert svg.count("ccl-current") == 1
     assert f'class="ccl-state ccl-current" data-state="{walk[3].state}"' in svg
     assert f'fill="{STATE_COLORS[walk[3].state]}"' in svg
-    assert f'class="ccl-edge ccl-taken" data-from="{walk[2].state}" data-to="{walk[3].state}"' in svg
+    assert (
+        f'class="ccl-edge ccl-taken" data-from="{walk[2].state}" '
+        f'data-to="{walk[3].state}"' in svg
+    )
     assert svg.count("ccl-taken") == 1
     assert "ccl-taken" not in state_diagram(walk, 0)  # nothing taken yet
     # Every transition a walk can take is drawn.
@@ -180,13 +233,21 @@ def test_diagram_lights_the_current_state_and_the_transition_taken(session):
     assert all((a.state, b.state) in drawn for a, b in zip(walk, walk[1:]))
 
 
-def test_bad_positions_and_rounds_are_refused_with_a_readable_message(session, article_run):
+def test_bad_positions_and_rounds_are_refused_with_a_readable_message(
+    session, article_run
+):
     walk = round_walk(session, Settings(), 9)
-    with pytest.raises(ValueError, match=f"position must be between 0 and {len(walk) - 1}, got {len(walk)}"):
+    with pytest.raises(
+        ValueError,
+        match=f"position must be between 0 and {len(walk) - 1}, got {len(walk)}",
+    ):
         step_view(walk, len(walk), Settings(), 9)
     final = len(article_run.rounds) - 1
-    with pytest.raises(ValueError, match=f"round_number must be between 0 and {final} at these settings, "
-                                         f"got {final + 1}"):
+    with pytest.raises(
+        ValueError,
+        match=f"round_number must be between 0 and {final} at these settings, "
+        f"got {final + 1}",
+    ):
         StateMachineStepper(session, Settings(), round_number=final + 1)
 
 
@@ -200,5 +261,9 @@ def test_table_css_is_on_the_page_once_not_in_every_step(stepper):
     stepper.go(0)
     stepper.next_button.click()
     assert "<style" not in stepper.table.value and "<table" in stepper.table.value
-    styles = [child for child in stepper.widget.children if getattr(child, "value", None) == TABLE_CSS]
+    styles = [
+        child
+        for child in stepper.widget.children
+        if getattr(child, "value", None) == TABLE_CSS
+    ]
     assert len(styles) == 1

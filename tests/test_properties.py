@@ -1,4 +1,5 @@
-"""Property-based tests: the invariants of the window hold on any conversation, at any settings.
+"""Property-based tests: the invariants of the window hold on any conversation, at any
+settings.
 
 Histories are generated with parallel tool calls (answered in any order), tool errors,
 CJK and ASCII text, empty and huge contents, later user turns and an earlier rolling
@@ -10,35 +11,66 @@ every run; HYPOTHESIS_PROFILE=thorough runs ten times as many.
 import copy
 import json
 import os
-
 from pathlib import Path
 
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.configuration import set_hypothesis_home_dir
 
-from minilib import (SUMMARY_MARK, ContextOverflowError, InvalidMessagesError, RollingSummary, Settings,
-                     ToolResultAging, Tracer, article_window, estimate_tokens, recover_tool_output,
-                     scripted_summary, validate_messages)
-from minilib.messages import call_ids, protected_head_length
-from minilib.transcripts import parse_transcript, replay_transcript
+from minilib import (
+    SUMMARY_MARK,
+    ContextOverflowError,
+    InvalidMessagesError,
+    RollingSummary,
+    Settings,
+    ToolResultAging,
+    Tracer,
+    article_window,
+    estimate_tokens,
+    protected_head_length,
+    recover_tool_output,
+    replay_transcript,
+    scripted_summary,
+    validate_messages,
+)
+from minilib.messages import call_ids
+from minilib.transcripts import parse_transcript
 
-# Hypothesis still caches Unicode tables and source constants on disk: keep them in build/, not in the checkout.
+# Hypothesis still caches Unicode tables and source constants on disk: keep them in
+# build/, not in the checkout.
 set_hypothesis_home_dir(Path(__file__).resolve().parent.parent / "build" / "hypothesis")
-settings.register_profile("properties", max_examples=150, derandomize=True, database=None, deadline=None,
-                          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-settings.register_profile("thorough", parent=settings.get_profile("properties"), max_examples=1500)
-PROFILE = settings.get_profile("thorough" if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else "properties")
+settings.register_profile(
+    "properties",
+    max_examples=150,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "thorough", parent=settings.get_profile("properties"), max_examples=1500
+)
+PROFILE = settings.get_profile(
+    "thorough" if os.environ.get("HYPOTHESIS_PROFILE") == "thorough" else "properties"
+)
 
 # --- generators ------------------------------------------------------------------------
 
-ascii_text = st.text(st.characters(min_codepoint=32, max_codepoint=126) | st.just("\n"), max_size=80)
-cjk_text = st.text(st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF) | st.sampled_from("，。\n "),
-                   max_size=60)
+ascii_text = st.text(
+    st.characters(min_codepoint=32, max_codepoint=126) | st.just("\n"), max_size=80
+)
+cjk_text = st.text(
+    st.characters(min_codepoint=0x4E00, max_codepoint=0x9FFF)
+    | st.sampled_from("，。\n "),
+    max_size=60,
+)
 mixed_text = st.builds(lambda a, b: a + b, ascii_text, cjk_text)
 # Long command output: a short unit repeated, so huge contents stay cheap to generate.
-huge_text = st.builds(lambda unit, times: (unit + "\n") * times,
-                      st.one_of(ascii_text, cjk_text).filter(bool), st.integers(100, 1500))
+huge_text = st.builds(
+    lambda unit, times: (unit + "\n") * times,
+    st.one_of(ascii_text, cjk_text).filter(bool),
+    st.integers(100, 1500),
+)
 contents = st.one_of(st.just(""), ascii_text, cjk_text, mixed_text, huge_text)
 ERROR_CODES = ("NOT_FOUND", "TIMEOUT", "EXIT_1", "BAD_ARGUMENTS")
 TOOL_NAMES = ("read_file", "run_shell", "search_text", "list_dir")
@@ -52,8 +84,15 @@ def histories(draw):
         messages.append({"role": "system", "content": draw(contents)})
     if draw(st.integers(0, 9)) > 0:
         messages.append({"role": "user", "content": draw(contents)})
-    if messages and draw(st.integers(0, 4)) == 0:  # a summary left by an earlier compression
-        messages.append({"role": "user", "content": f"{SUMMARY_MARK} 折叠了 3 条早期消息\n{draw(mixed_text)}"})
+    if (
+        messages and draw(st.integers(0, 4)) == 0
+    ):  # a summary left by an earlier compression
+        messages.append(
+            {
+                "role": "user",
+                "content": f"{SUMMARY_MARK} 折叠了 3 条早期消息\n{draw(mixed_text)}",
+            }
+        )
     next_id = 0
     for _ in range(draw(st.integers(0, 12))):
         kind = draw(st.sampled_from(("calls",) * 5 + ("text", "user")))
@@ -63,12 +102,28 @@ def histories(draw):
         if kind == "text":
             messages.append({"role": "assistant", "content": draw(contents)})
             continue
-        ids = [f"call_{next_id + n}" for n in range(draw(st.integers(1, 3)))]  # parallel calls
+        ids = [
+            f"call_{next_id + n}" for n in range(draw(st.integers(1, 3)))
+        ]  # parallel calls
         next_id += len(ids)
-        calls = [{"id": call_id, "type": "function",
-                  "function": {"name": draw(st.sampled_from(TOOL_NAMES)), "arguments": json.dumps({"n": number})}}
-                 for number, call_id in enumerate(ids)]
-        messages.append({"role": "assistant", "content": draw(st.one_of(st.none(), contents)), "tool_calls": calls})
+        calls = [
+            {
+                "id": call_id,
+                "type": "function",
+                "function": {
+                    "name": draw(st.sampled_from(TOOL_NAMES)),
+                    "arguments": json.dumps({"n": number}),
+                },
+            }
+            for number, call_id in enumerate(ids)
+        ]
+        messages.append(
+            {
+                "role": "assistant",
+                "content": draw(st.one_of(st.none(), contents)),
+                "tool_calls": calls,
+            }
+        )
         for call_id in draw(st.permutations(ids)):  # answers may come in any order
             answer = {"role": "tool", "tool_call_id": call_id, "content": draw(contents)}
             if draw(st.integers(0, 4)) == 0:
@@ -81,25 +136,49 @@ def histories(draw):
 
 @st.composite
 def cases(draw):
-    """A history and settings; the threshold is often near what aging alone leaves, where summaries happen."""
+    """A history and settings; the threshold is often near what aging alone leaves, where
+    summaries happen."""
     history = draw(histories())
-    knob = draw(st.builds(Settings, head_chars=st.integers(0, 300), tail_chars=st.integers(0, 300),
-                          min_chars=st.integers(0, 600), protect_tail=st.integers(0, 6)))
+    knob = draw(
+        st.builds(
+            Settings,
+            head_chars=st.integers(0, 300),
+            tail_chars=st.integers(0, 300),
+            min_chars=st.integers(0, 600),
+            protect_tail=st.integers(0, 6),
+        )
+    )
     aged = aging_for(knob).compress(history).messages
-    summarized = estimate_tokens(RollingSummary(scripted_summary, knob.protect_tail).compress(aged).messages)
+    summarized = estimate_tokens(
+        RollingSummary(scripted_summary, knob.protect_tail).compress(aged).messages
+    )
     aged_tokens = estimate_tokens(aged)
-    threshold = draw(st.one_of(
-        st.integers(1, 3000),
-        st.integers(max(1, summarized), max(1, aged_tokens)),                   # aging and a summary needed
-        st.integers(max(1, summarized), max(1, aged_tokens)),
-        st.integers(max(1, summarized - summarized // 5), max(1, summarized)),  # at the edge of overflow
-    ))
-    return history, Settings(threshold, knob.head_chars, knob.tail_chars, knob.min_chars, knob.protect_tail)
+    threshold = draw(
+        st.one_of(
+            st.integers(1, 3000),
+            st.integers(
+                max(1, summarized), max(1, aged_tokens)
+            ),  # aging and a summary needed
+            st.integers(max(1, summarized), max(1, aged_tokens)),
+            st.integers(
+                max(1, summarized - summarized // 5), max(1, summarized)
+            ),  # at the edge of overflow
+        )
+    )
+    return history, Settings(
+        threshold, knob.head_chars, knob.tail_chars, knob.min_chars, knob.protect_tail
+    )
 
 
 def window_for(knob: Settings):
-    return article_window(scripted_summary, threshold=knob.threshold, head_chars=knob.head_chars,
-                          tail_chars=knob.tail_chars, min_chars=knob.min_chars, protect_tail=knob.protect_tail)
+    return article_window(
+        scripted_summary,
+        threshold=knob.threshold,
+        head_chars=knob.head_chars,
+        tail_chars=knob.tail_chars,
+        min_chars=knob.min_chars,
+        protect_tail=knob.protect_tail,
+    )
 
 
 def aging_for(knob: Settings) -> ToolResultAging:
@@ -107,7 +186,8 @@ def aging_for(knob: Settings) -> ToolResultAging:
 
 
 def govern(history, knob):
-    """Run before_model_call on a copy: (messages after, compressions or the error, tracer)."""
+    """Run before_model_call on a copy: (messages after, compressions or the error,
+    tracer)."""
     messages = copy.deepcopy(history)
     tracer = Tracer()
     try:
@@ -121,11 +201,15 @@ def assert_pairs_intact(messages):
     """Valid for the API: every call answered right after it, no result without its call."""
     validate_messages(messages)
     made = {call_id for message in messages for call_id in call_ids(message)}
-    answered = {message["tool_call_id"] for message in messages if message["role"] == "tool"}
+    answered = {
+        message["tool_call_id"] for message in messages if message["role"] == "tool"
+    }
     assert made == answered
 
 
-# --- the invariants ----------------------------------------------------------------------
+# --- the invariants
+# ----------------------------------------------------------------------
+
 
 @settings(PROFILE)
 @given(cases())
@@ -136,18 +220,24 @@ def test_window_is_within_threshold_or_overflow_leaves_the_list_unchanged(case):
     tracer = Tracer()
     try:
         compressions = window_for(knob).before_model_call(messages, tracer, 0)
-        event("outcome: " + (" + ".join(c.strategy for c in compressions) or "untouched"))  # coverage, shown
-    except ContextOverflowError as error:                                                 # by --hypothesis-show-statistics
+        event(
+            "outcome: " + (" + ".join(c.strategy for c in compressions) or "untouched")
+        )  # coverage, shown
+    except ContextOverflowError as error:  # by --hypothesis-show-statistics
         event("outcome: overflow")
         assert messages == history and [id(message) for message in messages] == identities
         assert error.tokens > knob.threshold and error.threshold == knob.threshold
-        # The message it blames is named by its index in the caller's list (or the ones a summary replaced).
+        # The message it blames is named by its place in the window it would have sent;
+        # when
+        # no strategy wrote it, it is one of the caller's own messages, unchanged.
+        blamed = error.window[error.largest_index]
+        assert blamed["role"] == error.largest_role
+        assert error.largest_tokens == max(estimate_tokens([m]) for m in error.window)
+        assert f"#{error.largest_index} ({error.largest_role}, " in str(error)
         if error.written_by is None:
-            assert history[error.largest_index]["role"] == error.largest_role
-            assert f"#{error.largest_index} ({error.largest_role}, " in str(error)
+            assert any(blamed is message for message in messages)
         else:
-            assert error.largest_index == min(error.replaced) and max(error.replaced) < len(history)
-            assert f"{error.written_by} wrote" in str(error)
+            assert f"written by {error.written_by}" in str(error)
         assert [record["event"] for record in tracer.records] == ["context_overflow"]
     else:
         assert estimate_tokens(messages) <= knob.threshold
@@ -164,7 +254,9 @@ def test_head_is_untouched_and_tail_only_aged(case):
     if tail:
         aging = aging_for(knob)
         for before, kept in zip(history[-tail:], after[-tail:]):
-            assert kept == before or (before["role"] == "tool" and kept == aging.age_message(before))
+            assert kept == before or (
+                before["role"] == "tool" and kept == aging.age_message(before)
+            )
 
 
 @settings(PROFILE)
@@ -173,7 +265,10 @@ def test_no_unanswered_call_and_no_orphan_result(case):
     history, knob = case
     after, _, _ = govern(history, knob)
     assert_pairs_intact(after)
-    for strategy in (aging_for(knob), RollingSummary(scripted_summary, knob.protect_tail)):
+    for strategy in (
+        aging_for(knob),
+        RollingSummary(scripted_summary, knob.protect_tail),
+    ):
         assert_pairs_intact(strategy.compress(history).messages)
 
 
@@ -192,7 +287,10 @@ def test_aging_is_idempotent(case):
 def test_compression_never_adds_tokens_and_leaves_a_fitting_window_alone(case):
     history, knob = case
     tokens = estimate_tokens(history)
-    for strategy in (aging_for(knob), RollingSummary(scripted_summary, knob.protect_tail)):
+    for strategy in (
+        aging_for(knob),
+        RollingSummary(scripted_summary, knob.protect_tail),
+    ):
         assert estimate_tokens(strategy.compress(history).messages) <= tokens
     after, outcome, tracer = govern(history, knob)
     assert estimate_tokens(after) <= tokens
@@ -217,16 +315,27 @@ def test_every_tool_output_is_recoverable_from_a_replay_trace(case):
     transcript = history + [{"role": "assistant", "content": "done"}]
     run = replay_transcript(transcript, knob)
     # The replay stops at an overflow: what arrived before that round is in the trace.
-    assistants = [index for index, message in enumerate(transcript) if message["role"] == "assistant"]
+    assistants = [
+        index
+        for index, message in enumerate(transcript)
+        if message["role"] == "assistant"
+    ]
     arrived = len(transcript) if run.overflow is None else assistants[len(run.rounds)]
     for message in transcript[:arrived]:
         if message["role"] == "tool":
-            assert recover_tool_output(run.tracer.records, message["tool_call_id"]) == message["content"]
-    for decision in run.tracer.events("model_call"):  # every window the model saw was valid
+            assert (
+                recover_tool_output(run.tracer.records, message["tool_call_id"])
+                == message["content"]
+            )
+    for decision in run.tracer.events(
+        "model_call"
+    ):  # every window the model saw was valid
         if decision["purpose"] == "decision":
             assert_pairs_intact(decision["input"])
             assert estimate_tokens(decision["input"]) <= knob.threshold
-    assert transcript == history + [{"role": "assistant", "content": "done"}]  # the replay changed nothing
+    assert transcript == history + [
+        {"role": "assistant", "content": "done"}
+    ]  # the replay changed nothing
 
 
 @settings(PROFILE)
@@ -234,25 +343,43 @@ def test_every_tool_output_is_recoverable_from_a_replay_trace(case):
 def test_transcript_files_round_trip(history, shape):
     if not history:
         return  # an empty transcript is an error, tested in test_errors
-    if shape == "strings":  # the trajectory shape: tool_calls stored as a string, arguments as objects
+    if (
+        shape == "strings"
+    ):  # the trajectory shape: tool_calls stored as a string, arguments as objects
         stored = []
         for message in history:
             message = copy.deepcopy(message)
             if "tool_calls" in message:
                 for call in message["tool_calls"]:
-                    call["function"]["arguments"] = json.loads(call["function"]["arguments"])
-                message["tool_calls"] = json.dumps(message["tool_calls"], ensure_ascii=False)
+                    call["function"]["arguments"] = json.loads(
+                        call["function"]["arguments"]
+                    )
+                message["tool_calls"] = json.dumps(
+                    message["tool_calls"], ensure_ascii=False
+                )
             stored.append(message)
         text = json.dumps(stored, ensure_ascii=False)
     elif shape == "jsonl":
-        text = "".join(json.dumps(message, ensure_ascii=False) + "\n" for message in history)
+        text = "".join(
+            json.dumps(message, ensure_ascii=False) + "\n" for message in history
+        )
     else:
-        text = json.dumps(history if shape == "list" else {"messages": history}, ensure_ascii=False)
+        text = json.dumps(
+            history if shape == "list" else {"messages": history}, ensure_ascii=False
+        )
     assert parse_transcript(text, "t", jsonl=shape == "jsonl").messages == history
 
 
 @settings(PROFILE)
-@given(st.one_of(st.integers(-10**6, -1), st.floats(allow_nan=True), st.text(max_size=3), st.booleans(), st.none()))
+@given(
+    st.one_of(
+        st.integers(-(10**6), -1),
+        st.floats(allow_nan=True),
+        st.text(max_size=3),
+        st.booleans(),
+        st.none(),
+    )
+)
 def test_bad_parameters_name_themselves(value):
     for name in ("threshold", "head_chars", "tail_chars", "min_chars", "protect_tail"):
         try:
@@ -266,23 +393,33 @@ def test_bad_parameters_name_themselves(value):
 @settings(PROFILE)
 @given(histories(), st.data())
 def test_a_dropped_answer_is_named_with_its_call_and_where_it_was_due(history, data):
-    tool_indexes = [index for index, message in enumerate(history) if message["role"] == "tool"]
+    tool_indexes = [
+        index for index, message in enumerate(history) if message["role"] == "tool"
+    ]
     if not tool_indexes:
         return
     index = data.draw(st.sampled_from(tool_indexes))
     dropped = history[index]["tool_call_id"]
-    broken = history[:index] + history[index + 1:]
-    due = next((i for i in range(index, len(broken)) if broken[i]["role"] != "tool"), None)
-    if due is None:  # a call still unanswered at the very end is allowed: the model just made it
+    broken = history[:index] + history[index + 1 :]
+    due = next(
+        (i for i in range(index, len(broken)) if broken[i]["role"] != "tool"), None
+    )
+    if (
+        due is None
+    ):  # a call still unanswered at the very end is allowed: the model just made it
         validate_messages(broken)
         return
     try:
         validate_messages(broken)
     except InvalidMessagesError as error:
-        assert str(error).startswith(f"messages[{due}] ({broken[due]['role']}) comes before tool call {dropped!r}")
+        assert str(error).startswith(
+            f"messages[{due}] ({broken[due]['role']}) comes before tool call {dropped!r}"
+        )
     else:
         raise AssertionError("a conversation with an unanswered call was accepted")
 
 
 def test_the_profile_is_deterministic_and_writes_no_database():
-    assert PROFILE.derandomize and PROFILE.database is None and PROFILE.max_examples >= 100
+    assert (
+        PROFILE.derandomize and PROFILE.database is None and PROFILE.max_examples >= 100
+    )

@@ -20,14 +20,23 @@ ROOT = Path(__file__).resolve().parent.parent
 @pytest.fixture(scope="module")
 def cli_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("run")
-    done = subprocess.run([sys.executable, "-m", "minilib", "run", "--out", str(out)], cwd=ROOT,
-                          capture_output=True, text=True, check=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "run", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     rounds = json.loads((out / "rounds.json").read_text(encoding="utf-8"))
     return done.stdout, rounds, read_jsonl(out / "trace.jsonl")
 
 
 def compressions(trace, strategy):
-    return [r["payload"] for r in trace if r["event"] == "context_compression" and r["payload"]["strategy"] == strategy]
+    return [
+        r["payload"]
+        for r in trace
+        if r["event"] == "context_compression" and r["payload"]["strategy"] == strategy
+    ]
 
 
 def test_workspace_notes_file_is_200_lines_of_16400_characters():
@@ -37,33 +46,59 @@ def test_workspace_notes_file_is_200_lines_of_16400_characters():
 
 def test_14_model_decisions_and_13_tool_calls(cli_run):
     _, rounds, trace = cli_run
-    decisions = [r for r in trace if r["event"] == "model_call" and r["payload"]["purpose"] == "decision"]
+    decisions = [
+        r
+        for r in trace
+        if r["event"] == "model_call" and r["payload"]["purpose"] == "decision"
+    ]
     assert len(decisions) == 14 and len(rounds["rounds"]) == 14
     assert len([r for r in trace if r["event"] == "tool_call"]) == 13
-    assert any(r["payload"]["error"] for r in trace if r["event"] == "tool_call")  # at least one tool error
+    assert any(
+        r["payload"]["error"] for r in trace if r["event"] == "tool_call"
+    )  # at least one tool error
 
 
 def test_baseline_grows_from_135_to_17991(cli_run):
     rows = cli_run[1]["rounds"]
     assert rows[0]["baseline_tokens"] == 135
     assert rows[13]["baseline_tokens"] == 17_991
-    assert all(a["baseline_tokens"] < b["baseline_tokens"] for a, b in zip(rows, rows[1:]))
+    assert all(
+        a["baseline_tokens"] < b["baseline_tokens"] for a, b in zip(rows, rows[1:])
+    )
 
 
 def test_round_1_aging_4276_to_282(cli_run):
     first = compressions(cli_run[2], "tool_result_aging")[0]
-    assert first == {"step": 1, "strategy": "tool_result_aging", "before_messages": 4, "after_messages": 4,
-                     "before_tokens": 4276, "after_tokens": 282, "affected_indexes": [3]}
+    assert first == {
+        "step": 1,
+        "strategy": "tool_result_aging",
+        "before_messages": 4,
+        "after_messages": 4,
+        "before_tokens": 4276,
+        "after_tokens": 282,
+        "affected_indexes": [3],
+    }
 
 
 def test_aging_in_8_rounds_and_one_summary_at_round_9(cli_run):
     trace = cli_run[2]
     assert len({p["step"] for p in compressions(trace, "tool_result_aging")}) == 8
     summaries = compressions(trace, "rolling_summary")
-    assert summaries == [{"step": 9, "strategy": "rolling_summary", "before_messages": 20, "after_messages": 7,
-                          "before_tokens": 1282, "after_tokens": 742, "affected_indexes": list(range(2, 16))}]
+    assert summaries == [
+        {
+            "step": 9,
+            "strategy": "rolling_summary",
+            "before_messages": 20,
+            "after_messages": 7,
+            "before_tokens": 1282,
+            "after_tokens": 742,
+            "affected_indexes": list(range(2, 16)),
+        }
+    ]
     aging_9 = [p for p in compressions(trace, "tool_result_aging") if p["step"] == 9]
-    assert aging_9 and aging_9[0]["after_tokens"] == 1282  # the summary starts from the aged window
+    assert (
+        aging_9 and aging_9[0]["after_tokens"] == 1282
+    )  # the summary starts from the aged window
 
 
 def test_every_window_sent_is_within_1200_and_round_13_is_1193(cli_run):
@@ -73,8 +108,12 @@ def test_every_window_sent_is_within_1200_and_round_13_is_1193(cli_run):
     assert rows[13]["tokens_after"] == 1193
     # the exact input of every decision call is in the trace: recount it independently
     from minilib import estimate_tokens
-    sent = [estimate_tokens(r["payload"]["input"]) for r in trace
-            if r["event"] == "model_call" and r["payload"]["purpose"] == "decision"]
+
+    sent = [
+        estimate_tokens(r["payload"]["input"])
+        for r in trace
+        if r["event"] == "model_call" and r["payload"]["purpose"] == "decision"
+    ]
     assert sent == [row["tokens_after"] for row in rows]
 
 
@@ -86,19 +125,50 @@ def test_final_window_16_messages_1244_tokens(cli_run):
 def test_table_is_printed_like_the_terminal_card(cli_run):
     stdout = cli_run[0]
     header, *rows = stdout.split("\n\n")[0].splitlines()
-    assert header.split() == ["round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary"]
+    assert header.split() == [
+        "round",
+        "baseline",
+        "msgs",
+        "before",
+        "after",
+        "msgs",
+        "aging",
+        "summary",
+    ]
     assert len(rows) == 14
     for printed, row in zip(rows, cli_run[1]["rounds"]):
-        expected = [row["round"], row["baseline_tokens"], row["baseline_messages"], row["tokens_before"],
-                    row["tokens_after"], row["messages_after"]]
+        expected = [
+            row["round"],
+            row["baseline_tokens"],
+            row["baseline_messages"],
+            row["tokens_before"],
+            row["tokens_after"],
+            row["messages_after"],
+        ]
         assert printed.split()[:6] == [f"{value:,}" for value in expected]
         assert printed.split()[6:] == ["yes"] * row["aged"] + ["yes"] * row["summarized"]
     assert rows[9].split()[-2:] == ["yes", "yes"] and rows[13].split()[4] == "1,193"
-    assert "round 13: 1,193 tokens sent against 17,991 without compression (93% less)" in stdout
+    assert (
+        "round 13: 1,193 tokens sent against 17,991 without compression (93% less)"
+        in stdout
+    )
 
 
 def test_cli_bad_value_is_one_line_and_exit_2(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "minilib", "run", "--threshold", "-5", "--out", str(tmp_path)],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "minilib",
+            "run",
+            "--threshold",
+            "-5",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--threshold" in done.stderr

@@ -22,12 +22,15 @@ THIS_PYTHON = "this-python"
 
 
 class ThisPythonKernelSpecs(KernelSpecManager):
-    """The kernel of the Python running the tests (the project's .venv), whatever kernelspecs are installed."""
+    """The kernel of the Python running the tests (the project's .venv), whatever
+    kernelspecs are installed."""
 
     def get_kernel_spec(self, kernel_name):
         if kernel_name == THIS_PYTHON:
-            return self.kernel_spec_class(resource_dir=ipykernel.kernelspec.RESOURCES,
-                                          **ipykernel.kernelspec.get_kernel_dict())
+            return self.kernel_spec_class(
+                resource_dir=ipykernel.kernelspec.RESOURCES,
+                **ipykernel.kernelspec.get_kernel_dict(),
+            )
         return super().get_kernel_spec(kernel_name)
 
 
@@ -42,8 +45,10 @@ def test_solutions_are_found():
 @pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda path: path.stem)
 def test_every_chapter_with_exercises_has_solutions(chapter):
     notebook = nbformat.read(chapter, as_version=4)
-    has_exercises = any(cell.cell_type == "markdown" and re.search(r"^#+ .*Exercises", cell.source, re.M)
-                        for cell in notebook.cells)
+    has_exercises = any(
+        cell.cell_type == "markdown" and re.search(r"^#+ .*Exercises", cell.source, re.M)
+        for cell in notebook.cells
+    )
     if not has_exercises:
         pytest.skip("no exercises")
     assert (NOTEBOOKS / "solutions" / f"{chapter.stem}_solutions.ipynb").exists()
@@ -53,7 +58,16 @@ def test_every_chapter_with_exercises_has_solutions(chapter):
 def test_solutions_notebook_runs_and_its_asserts_hold(path):
     notebook = nbformat.read(path, as_version=4)
     # A solutions notebook without asserts could not fail: it would check nothing.
-    assert re.search(r"^\s*assert\b", code_of(notebook), re.M), f"{path.name} asserts nothing"
-    kernel = KernelManager(kernel_name=THIS_PYTHON, kernel_spec_manager=ThisPythonKernelSpecs())
-    client = NotebookClient(notebook, km=kernel, timeout=300, resources={"metadata": {"path": str(path.parent)}})
+    assert re.search(r"^\s*assert\b", code_of(notebook), re.M), (
+        f"{path.name} asserts nothing"
+    )
+    kernel = KernelManager(
+        kernel_name=THIS_PYTHON, kernel_spec_manager=ThisPythonKernelSpecs()
+    )
+    client = NotebookClient(
+        notebook,
+        km=kernel,
+        timeout=300,
+        resources={"metadata": {"path": str(path.parent)}},
+    )
     client.execute()  # raises CellExecutionError, naming the cell, when an assert fails

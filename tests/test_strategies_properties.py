@@ -1,4 +1,5 @@
-"""The window's invariants, held against the four new paths, alone and in the comparison's pipelines.
+"""The window's invariants, held against the four new paths, alone and in the comparison's
+pipelines.
 
 Histories come from tests/test_properties.py (parallel calls answered in any order,
 tool errors, CJK and ASCII, huge contents, later user turns, an earlier summary), so
@@ -18,30 +19,50 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_properties import PROFILE, assert_pairs_intact, histories
 
-from minilib import ContextOverflowError, ContextWindow, Tracer, estimate_tokens
-from minilib.aging import ToolResultAging
-from minilib.budgeting import InputBudgeting, PromptSection
-from minilib.hierarchical import HierarchicalSummary
-from minilib.messages import protected_head_length
-from minilib.store import ExternalStore, OffloadGroups, OffloadToolResults
-from minilib.truncation import SlidingWindowTruncation
+from minilib import (
+    ContextOverflowError,
+    ContextWindow,
+    ExternalStore,
+    HierarchicalSummary,
+    InputBudgeting,
+    OffloadGroups,
+    OffloadToolResults,
+    PromptSection,
+    SlidingWindowTruncation,
+    ToolResultAging,
+    Tracer,
+    estimate_tokens,
+    protected_head_length,
+)
 
-section_texts = st.text(st.characters(min_codepoint=32, max_codepoint=126) | st.sampled_from("工具声明。"),
-                        min_size=1, max_size=300)
+section_texts = st.text(
+    st.characters(min_codepoint=32, max_codepoint=126) | st.sampled_from("工具声明。"),
+    min_size=1,
+    max_size=300,
+)
 
 
 @st.composite
 def prompt_specs(draw):
-    """Prompt sections (at least one required) and a budget anywhere from nothing to all of it."""
+    """Prompt sections (at least one required) and a budget anywhere from nothing to all
+    of it."""
     count = draw(st.integers(1, 6))
-    sections = [PromptSection(f"s{n}", draw(section_texts), required=(n == 0) or draw(st.booleans()),
-                              priority=draw(st.integers(-3, 3))) for n in range(count)]
+    sections = [
+        PromptSection(
+            f"s{n}",
+            draw(section_texts),
+            required=(n == 0) or draw(st.booleans()),
+            priority=draw(st.integers(-3, 3)),
+        )
+        for n in range(count)
+    ]
     return sections, draw(st.integers(0, 400))
 
 
 @st.composite
 def cases(draw):
-    """A history, one new path at random parameters, and a threshold often near what it can reach."""
+    """A history, one new path at random parameters, and a threshold often near what it
+    can reach."""
     history = draw(histories())
     kind = draw(st.sampled_from(("truncation", "hierarchical", "store", "budgeting")))
     protect_tail = draw(st.integers(0, 6))
@@ -49,18 +70,33 @@ def cases(draw):
     if kind == "truncation":
         strategies = [ToolResultAging(), SlidingWindowTruncation(protect_tail)]
     elif kind == "hierarchical":
-        strategies = [ToolResultAging(), HierarchicalSummary(draw(st.integers(0, 6)), protect_tail)]
+        strategies = [
+            ToolResultAging(),
+            HierarchicalSummary(draw(st.integers(0, 6)), protect_tail),
+        ]
     elif kind == "store":
-        strategies = [OffloadToolResults(store, draw(st.integers(0, 600)), draw(st.integers(0, 300)),
-                                         draw(st.integers(0, 300))), OffloadGroups(store, protect_tail)]
+        strategies = [
+            OffloadToolResults(
+                store,
+                draw(st.integers(0, 600)),
+                draw(st.integers(0, 300)),
+                draw(st.integers(0, 300)),
+            ),
+            OffloadGroups(store, protect_tail),
+        ]
     else:
         sections, budget = draw(prompt_specs())
         budgeting = InputBudgeting(sections, budget)
         history = [{"role": "system", "content": budgeting.full_prompt}] + [
-            m for m in history if m["role"] != "system"]
+            m for m in history if m["role"] != "system"
+        ]
         strategies = [budgeting, ToolResultAging()]
     tokens = estimate_tokens(history)
-    threshold = draw(st.one_of(st.integers(1, 3000), st.integers(max(1, tokens // 4), max(1, tokens + 10))))
+    threshold = draw(
+        st.one_of(
+            st.integers(1, 3000), st.integers(max(1, tokens // 4), max(1, tokens + 10))
+        )
+    )
     return history, kind, strategies, store, threshold, protect_tail
 
 
@@ -68,7 +104,9 @@ def govern(history, strategies, threshold):
     messages = copy.deepcopy(history)
     tracer = Tracer()
     try:
-        outcome = ContextWindow(threshold, strategies).before_model_call(messages, tracer, 0)
+        outcome = ContextWindow(threshold, strategies).before_model_call(
+            messages, tracer, 0
+        )
     except ContextOverflowError as error:
         outcome = error
     return messages, outcome, tracer
@@ -97,9 +135,11 @@ def test_head_untouched_and_tail_untouched_by_group_cuts(case):
             assert after[1:head] == history[1:head]
         else:
             assert after[:head] == history[:head]
-        if isinstance(strategy, (SlidingWindowTruncation, HierarchicalSummary, OffloadGroups)):
+        if isinstance(
+            strategy, (SlidingWindowTruncation, HierarchicalSummary, OffloadGroups)
+        ):
             tail = min(protect_tail, len(history) - head)
-            assert after[len(after) - tail:] == history[len(history) - tail:]
+            assert after[len(after) - tail :] == history[len(history) - tail :]
 
 
 @settings(PROFILE)
@@ -132,9 +172,17 @@ def test_compress_does_not_change_its_input_and_is_deterministic(case):
     for strategy in strategies:
         first, second = strategy.compress(history), strategy.compress(history)
         assert history == frozen
-        assert first.messages == second.messages and first.affected_indexes == second.affected_indexes
-        assert [c["reply"] for c in first.model_calls] == [c["reply"] for c in second.model_calls]
-    assert govern(history, strategies, threshold)[2].to_jsonl() == govern(history, strategies, threshold)[2].to_jsonl()
+        assert (
+            first.messages == second.messages
+            and first.affected_indexes == second.affected_indexes
+        )
+        assert [c["reply"] for c in first.model_calls] == [
+            c["reply"] for c in second.model_calls
+        ]
+    assert (
+        govern(history, strategies, threshold)[2].to_jsonl()
+        == govern(history, strategies, threshold)[2].to_jsonl()
+    )
 
 
 @settings(PROFILE)
@@ -144,7 +192,9 @@ def test_what_the_store_paths_cut_is_stored_whole(case):
     if kind != "store":
         return
     after = {id(m) for m in strategies[0].compress(history).messages}
-    for message in history:  # every tool result that was rewritten is in the store, unabridged
+    for (
+        message
+    ) in history:  # every tool result that was rewritten is in the store, unabridged
         if message["role"] == "tool" and id(message) not in after:
             assert store.get(message["tool_call_id"]) == message["content"]
     folded = strategies[1].compress(history)

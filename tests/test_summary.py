@@ -1,8 +1,14 @@
-from minilib.messages import validate_messages
-from minilib.model import scripted_summary
-from minilib.summary import SUMMARY_MARK, RollingSummary, is_summary, range_candidates, summary_range
-
 from message_builders import assistant, tool
+
+from minilib import (
+    SUMMARY_MARK,
+    RollingSummary,
+    closed_range,
+    is_summary,
+    range_candidates,
+    scripted_summary,
+    validate_messages,
+)
 
 HEAD = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
 
@@ -10,7 +16,10 @@ HEAD = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"
 def groups(*ids, size=400):
     messages = []
     for call_id in ids:
-        messages += [assistant(f"step {call_id}", call_id), tool(call_id, f"first line of {call_id}\n" + "z" * size)]
+        messages += [
+            assistant(f"step {call_id}", call_id),
+            tool(call_id, f"first line of {call_id}\n" + "z" * size),
+        ]
     return messages
 
 
@@ -34,27 +43,35 @@ def test_narrows_until_no_tool_call_is_left_unanswered():
     candidates = list(range_candidates(messages, protect_tail=3))
     assert [c.end for c in candidates] == [7, 6]
     assert "unanswered tool call c" in candidates[0].reason and candidates[-1].closed
-    assert summary_range(messages, 3) == range(2, 6)
+    assert closed_range(messages, 3) == range(2, 6)
 
 
 def test_parallel_calls_stay_with_all_their_answers():
-    parallel = [assistant("two at once", "p1", "p2"), tool("p1", "one\n" + "z" * 300), tool("p2", "two\n" + "z" * 300)]
+    parallel = [
+        assistant("two at once", "p1", "p2"),
+        tool("p1", "one\n" + "z" * 300),
+        tool("p2", "two\n" + "z" * 300),
+    ]
     messages = HEAD + groups("a") + parallel + groups("b", "c")
     for tail in range(0, 8):
-        span = summary_range(messages, tail)
-        folded = messages[span.start:span.stop]
+        span = closed_range(messages, tail)
+        folded = messages[span.start : span.stop]
         ids = {c["id"] for m in folded for c in m.get("tool_calls") or []}
         answers = {m["tool_call_id"] for m in folded if m["role"] == "tool"}
         assert ids == answers, f"protect_tail={tail} split a group"
-        kept = messages[:span.start] + messages[span.stop:]
+        kept = messages[: span.start] + messages[span.stop :]
         validate_messages(kept)
 
 
 def test_protected_head_and_a_user_message_in_the_range():
-    messages = HEAD + groups("a") + [{"role": "user", "content": "and also"}] + groups("b", "c")
-    span = summary_range(messages, protect_tail=4)
+    messages = (
+        HEAD + groups("a") + [{"role": "user", "content": "and also"}] + groups("b", "c")
+    )
+    span = closed_range(messages, protect_tail=4)
     assert span == range(2, 4)  # stops before the later user message
-    assert summary_range(HEAD + groups("a"), protect_tail=4) == range(2, 2)  # nothing outside the tail
+    assert closed_range(HEAD + groups("a"), protect_tail=4) == range(
+        2, 2
+    )  # nothing outside the tail
 
 
 def test_summary_quotes_actions_and_first_lines_verbatim():
@@ -80,6 +97,8 @@ def test_a_second_summary_folds_in_the_first():
 
 def test_never_inflates():
     messages = HEAD + groups("a", "b", size=0)
-    verbose = RollingSummary(lambda folded: "一段很长的摘要" * 50, protect_tail=0)  # a wordy real model
+    verbose = RollingSummary(
+        lambda folded: "一段很长的摘要" * 50, protect_tail=0
+    )  # a wordy real model
     result = verbose.compress(messages)
     assert result.affected_indexes == [] and result.messages == messages

@@ -1,6 +1,11 @@
-from minilib.tokens import CJK_RANGES, count_cjk, estimate_message_tokens, estimate_text_tokens, estimate_tokens
-
 from message_builders import assistant, tool
+
+from minilib import estimate_tokens
+from minilib.tokens import (
+    count_cjk,
+    estimate_message_tokens,
+    estimate_text_tokens,
+)
 
 
 def test_ascii_counts_four_characters_a_token_rounded_up():
@@ -12,17 +17,45 @@ def test_ascii_counts_four_characters_a_token_rounded_up():
 
 def test_cjk_counts_one_token_a_character():
     assert estimate_text_tokens("上下文窗口") == 5
-    assert estimate_text_tokens("上下文 window") == 3 + 2  # 3 CJK, then " window" is 7 others -> 2
+    assert (
+        estimate_text_tokens("上下文 window") == 3 + 2
+    )  # 3 CJK, then " window" is 7 others -> 2
 
 
 def test_cjk_ranges_inclusive_at_both_ends():
-    inside = ["\u3000", "\u303f", "\u3040", "\u30ff", "\u3400", "\u4dbf", "\u4e00", "\u9fff",
-              "\uac00", "\ud7af", "\uff00", "\uffef"]
-    outside = ["\u2fff", "\u3100", "\u33ff", "\u4dc0", "\ua000", "\uabff", "\ud7b0", "\ufeff", "\ufff0",
-               "…", "é", "—"]
+    inside = [
+        "\u3000",
+        "\u303f",
+        "\u3040",
+        "\u30ff",
+        "\u3400",
+        "\u4dbf",
+        "\u4e00",
+        "\u9fff",
+        "\uac00",
+        "\ud7af",
+        "\uff00",
+        "\uffef",
+    ]
+    outside = [
+        "\u2fff",
+        "\u3100",
+        "\u33ff",
+        "\u4dc0",
+        "\ua000",
+        "\uabff",
+        "\ud7b0",
+        "\ufeff",
+        "\ufff0",
+        "…",
+        "é",
+        "—",
+    ]
     assert [count_cjk(ch) for ch in inside] == [1] * len(inside)
     assert [count_cjk(ch) for ch in outside] == [0] * len(outside)
-    assert estimate_text_tokens("，。") == 2  # full-width punctuation is in U+FF00-FFEF / U+3000-303F
+    assert (
+        estimate_text_tokens("，。") == 2
+    )  # full-width punctuation is in U+FF00-FFEF / U+3000-303F
 
 
 def test_message_overhead_and_tool_calls():
@@ -33,7 +66,11 @@ def test_message_overhead_and_tool_calls():
 
 
 def test_list_is_the_sum_of_its_messages_and_deterministic():
-    messages = [{"role": "system", "content": "你好 agent"}, assistant("go", "c1"), tool("c1", "x" * 33)]
+    messages = [
+        {"role": "system", "content": "你好 agent"},
+        assistant("go", "c1"),
+        tool("c1", "x" * 33),
+    ]
     total = estimate_tokens(messages)
     assert total == sum(estimate_message_tokens(m) for m in messages)
     assert all(estimate_tokens(messages) == total for _ in range(5))

@@ -1,8 +1,13 @@
-"""Notebook 07's figure: a round that both aged and summarized shows both markers, at the computed values."""
+"""Notebook 07's figure: a round that both aged and summarized shows both markers, at the
+computed values."""
 
-from minilib.lab.transcripts_view import MARKER_OFFSET, separate_markers, transcript_figure
+from minilib import load_transcript, replay_transcript
+from minilib.lab.transcripts_view import (
+    MARKER_OFFSET,
+    separate_markers,
+    transcript_figure,
+)
 from minilib.session import DATA_DIR
-from minilib.transcripts import load_transcript, replay_transcript
 
 TRANSCRIPTS = DATA_DIR / "transcripts"
 
@@ -25,12 +30,16 @@ def test_aging_and_summary_of_one_round_are_drawn_side_by_side():
     assert x == [r.round - MARKER_OFFSET if r.round in both else r.round for r in aged]
     x, y, text = markers(figure, "summary")
     assert y == [r.tokens_after for r in summarized]
-    assert x == [r.round + MARKER_OFFSET if r.round in both else r.round for r in summarized]
+    assert x == [
+        r.round + MARKER_OFFSET if r.round in both else r.round for r in summarized
+    ]
     aging = next(t for t in figure.data if t.name == "aging")
     assert "round %{text}" in aging.hovertemplate and "%{x}" not in aging.hovertemplate
     # Markers already apart are left alone: a second call moves nothing.
     assert separate_markers(figure) == []
-    assert markers(figure, "aging")[0] == [r.round - MARKER_OFFSET if r.round in both else r.round for r in aged]
+    assert markers(figure, "aging")[0] == [
+        r.round - MARKER_OFFSET if r.round in both else r.round for r in aged
+    ]
 
 
 def test_markers_of_different_rounds_stay_on_their_round():
@@ -38,7 +47,13 @@ def test_markers_of_different_rounds_stay_on_their_round():
     run = replay_transcript(messages)
     figure = transcript_figure(run, messages)
     both = {r.round for r in run.rounds if r.aged and r.summarized}
-    assert markers(figure, "aging")[0] == [r.round - MARKER_OFFSET if r.round in both else r.round
-                                           for r in run.rounds if r.aged]
-    assert markers(figure, "summary")[0] == [r.round + MARKER_OFFSET if r.round in both else r.round
-                                             for r in run.rounds if r.summarized]
+    assert markers(figure, "aging")[0] == [
+        r.round - MARKER_OFFSET if r.round in both else r.round
+        for r in run.rounds
+        if r.aged
+    ]
+    assert markers(figure, "summary")[0] == [
+        r.round + MARKER_OFFSET if r.round in both else r.round
+        for r in run.rounds
+        if r.summarized
+    ]

@@ -1,4 +1,5 @@
-"""The long-session lab: sliders for the pipeline's knobs, the lab's figure and two tables.
+"""The long-session lab: sliders for the pipeline's knobs, the lab's figure and two
+tables.
 
 Every slider change replays the whole 13-call session (`run_session`, about a
 millisecond) and redraws the figure and the tables in place. What is shown is a pure
@@ -13,7 +14,8 @@ from typing import Dict, Optional
 import ipywidgets as widgets
 
 from ..cli import format_summary
-from ..session import Session, SessionRun, Settings, load_session, run_baseline, run_session
+from ..session import Session, SessionRun, load_session, run_baseline, run_session
+from ..window import Settings
 from .figures import lab_figure, update_lab_figure
 from .tables import TABLE_CSS, rounds_table, to_html, trace_events_table
 
@@ -28,12 +30,27 @@ class SliderSpec:
 
 
 SLIDERS = (
-    # A threshold below the protected head (135 tokens) is reachable on purpose: it shows the overflow.
-    SliderSpec("threshold", 100, 8000, 50, "window budget in tokens, checked before every model call"),
-    SliderSpec("head_chars", 0, 2000, 10, "characters an aged tool result keeps from its start"),
-    SliderSpec("tail_chars", 0, 2000, 10, "characters an aged tool result keeps from its end"),
-    SliderSpec("min_chars", 0, 5000, 20, "tool results this long or shorter are never aged"),
-    SliderSpec("protect_tail", 0, 20, 1, "newest messages a rolling summary may not fold"),
+    # A threshold below the protected head (135 tokens) is reachable on purpose: it shows
+    # the overflow.
+    SliderSpec(
+        "threshold",
+        100,
+        8000,
+        50,
+        "window budget in tokens, checked before every model call",
+    ),
+    SliderSpec(
+        "head_chars", 0, 2000, 10, "characters an aged tool result keeps from its start"
+    ),
+    SliderSpec(
+        "tail_chars", 0, 2000, 10, "characters an aged tool result keeps from its end"
+    ),
+    SliderSpec(
+        "min_chars", 0, 5000, 20, "tool results this long or shorter are never aged"
+    ),
+    SliderSpec(
+        "protect_tail", 0, 20, 1, "newest messages a rolling summary may not fold"
+    ),
 )
 
 
@@ -43,45 +60,75 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
 
 
 def status_lines(run: SessionRun) -> list:
-    """What the run came to, in the CLI's words; an overflow first, as the reason the run stopped."""
+    """What the run came to, in the CLI's words; an overflow first, as the reason the run
+    stopped."""
     lines = []
     if run.overflow is not None:
-        lines.append(f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}")
+        lines.append(
+            f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}"
+        )
     return lines + format_summary(run).splitlines()
 
 
 def status_html(lines, problem: bool) -> str:
-    style = "color:#a61b1b;background:#fdecea;" if problem else "color:#1e4620;background:#edf7ed;"
+    style = (
+        "color:#a61b1b;background:#fdecea;"
+        if problem
+        else "color:#1e4620;background:#edf7ed;"
+    )
     body = "<br>".join(html.escape(line) for line in lines)
-    return (f'<div class="ccl-status" style="{style}padding:6px 12px;border-radius:4px;font-size:15px;'
-            f'line-height:1.5">{body}</div>')
+    return (
+        f'<div class="ccl-status" style="{style}padding:6px '
+        "12px;border-radius:4px;font-size:15px;"
+        f'line-height:1.5">{body}</div>'
+    )
 
 
 class LongSessionDashboard:
-    """Sliders → run_session → figure, per-round table, compression-event table and a status line."""
+    """Sliders → run_session → figure, per-round table, compression-event table and a
+    status line."""
 
-    def __init__(self, session: Optional[Session] = None, settings: Settings = Settings()):
+    def __init__(
+        self, session: Optional[Session] = None, settings: Settings = Settings()
+    ):
         self.session = session if session is not None else load_session()
         self.baseline = run_baseline(self.session)
         self.run: Optional[SessionRun] = None
         self._holding = False
         self.sliders = {
             spec.name: widgets.IntSlider(
-                value=getattr(settings, spec.name), min=spec.minimum, max=spec.maximum, step=spec.step,
+                value=getattr(settings, spec.name),
+                min=spec.minimum,
+                max=spec.maximum,
+                step=spec.step,
                 description=spec.name,
-                tooltip=spec.tooltip, continuous_update=True, style={"description_width": "90px"},
-                layout=widgets.Layout(width="400px"))
+                tooltip=spec.tooltip,
+                continuous_update=True,
+                style={"description_width": "90px"},
+                layout=widgets.Layout(width="400px"),
+            )
             for spec in SLIDERS
         }
         for name, slider in self.sliders.items():
             slider.add_class(f"ccl-slider-{name}")
-        self.log_axis = widgets.Checkbox(value=False, description="log token axis", indent=False,
-                                         layout=widgets.Layout(width="140px"))
-        self.reset_button = widgets.Button(description="Reset to the article's values", icon="undo",
-                                           layout=widgets.Layout(width="230px"))
-        self.status = widgets.HTML(layout=widgets.Layout(flex="1 1 340px", min_width="340px"))
-        # The tables' CSS, on the page once: prepended to every table update it cost a style
-        # recalculation of JupyterLab's whole DOM per keypress. A <style> applies while hidden.
+        self.log_axis = widgets.Checkbox(
+            value=False,
+            description="log token axis",
+            indent=False,
+            layout=widgets.Layout(width="140px"),
+        )
+        self.reset_button = widgets.Button(
+            description="Reset to the article's values",
+            icon="undo",
+            layout=widgets.Layout(width="230px"),
+        )
+        self.status = widgets.HTML(
+            layout=widgets.Layout(flex="1 1 340px", min_width="340px")
+        )
+        # The tables' CSS, on the page once: prepended to every table update it cost a
+        # style
+        # recalculation of JupyterLab's whole DOM per keypress. A <style> applies while
+        # hidden.
         self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
@@ -92,38 +139,60 @@ class LongSessionDashboard:
         self.log_axis.observe(self._on_change, names="value")
         self.reset_button.on_click(lambda _: self.reset())
         sliders = list(self.sliders.values())
-        # The status box beside the sliders when the width allows: the chart then starts higher on a screen.
-        self.widget = widgets.VBox([
-            self.table_style,
-            widgets.HBox([widgets.VBox(sliders[:3]), widgets.VBox(sliders[3:] + [
-                widgets.HBox([self.reset_button, self.log_axis])]), self.status],
-                layout=widgets.Layout(flex_flow="row wrap", align_items="center")),
-            self.figure,
-            widgets.HBox([self._titled("Per round", self.rounds_html),
-                          self._titled("Compression events in the trace", self.events_html)],
-                         layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px")),
-        ])
+        # The status box beside the sliders when the width allows: the chart then starts
+        # higher on a screen.
+        self.widget = widgets.VBox(
+            [
+                self.table_style,
+                widgets.HBox(
+                    [
+                        widgets.VBox(sliders[:3]),
+                        widgets.VBox(
+                            sliders[3:]
+                            + [widgets.HBox([self.reset_button, self.log_axis])]
+                        ),
+                        self.status,
+                    ],
+                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+                ),
+                self.figure,
+                widgets.HBox(
+                    [
+                        self._titled("Per round", self.rounds_html),
+                        self._titled("Compression events in the trace", self.events_html),
+                    ],
+                    layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px"),
+                ),
+            ]
+        )
         self.widget.add_class("ccl-long-session-dashboard")
         self.render()
 
     @staticmethod
     def _titled(title: str, body: widgets.Widget) -> widgets.VBox:
-        return widgets.VBox([widgets.HTML(f'<b style="font-size:16px">{html.escape(title)}</b>'), body])
+        return widgets.VBox(
+            [widgets.HTML(f'<b style="font-size:16px">{html.escape(title)}</b>'), body]
+        )
 
     def values(self) -> Dict[str, int]:
         return {name: slider.value for name, slider in self.sliders.items()}
 
     def render(self) -> None:
-        """Show the run for the current slider values: the only place the display is changed."""
+        """Show the run for the current slider values: the only place the display is
+        changed."""
         try:
             settings = settings_from_values(self.values())
-        except ValueError as error:  # typed into a slider's readout: say so, keep the last figure
+        except (
+            ValueError
+        ) as error:  # typed into a slider's readout: say so, keep the last figure
             self.status.value = status_html([f"Invalid setting: {error}"], problem=True)
             return
         run = run_session(self.session, settings)
         self.run = run
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
-        self.status.value = status_html(status_lines(run), problem=run.overflow is not None)
+        self.status.value = status_html(
+            status_lines(run), problem=run.overflow is not None
+        )
         self.rounds_html.value = to_html(rounds_table(run), empty="no round was sent")
         self.events_html.value = to_html(trace_events_table(run), empty="no compression")
 
@@ -144,7 +213,10 @@ class LongSessionDashboard:
             self.render()
 
     def _repr_mimebundle_(self, **kwargs):
-        # A one-line text form instead of the widget tree's repr (which holds the figure's random uids).
+        # A one-line text form instead of the widget tree's repr (which holds the figure's
+        # random uids).
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = "Long-session dashboard (run the notebook to use the sliders)"
+        bundle["text/plain"] = (
+            "Long-session dashboard (run the notebook to use the sliders)"
+        )
         return bundle

@@ -1,4 +1,5 @@
-"""Views for the chapter notebooks 00-04: tables, bar charts, side-by-side text and small widgets.
+"""Views for the chapter notebooks 00-04: tables, bar charts, side-by-side text and small
+widgets.
 
 Nothing here compresses anything: every number comes from the core (`minilib.tokens`,
 `minilib.aging`, `minilib.summary`). Each widget's callback is a pure function of the
@@ -14,13 +15,25 @@ import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import HTML
 
-from ..aging import ToolResultAging, aged_content, is_aged
+from ..aging import ToolResultAging, aged_content
+from ..markers import is_aged
 from ..messages import protected_head_length
 from ..model import first_line_of_result
-from ..summary import range_candidates
-from ..tokens import count_cjk, estimate_message_tokens, estimate_text_tokens, estimate_tokens, tool_call_name
+from ..ranges import range_candidates
+from ..tokens import (
+    count_cjk,
+    estimate_message_tokens,
+    estimate_text_tokens,
+    estimate_tokens,
+    tool_call_name,
+)
 
-ROLE_COLORS = {"system": "#7f7f7f", "user": "#2ca02c", "assistant": "#1f77b4", "tool": "#d62728"}
+ROLE_COLORS = {
+    "system": "#7f7f7f",
+    "user": "#2ca02c",
+    "assistant": "#1f77b4",
+    "tool": "#d62728",
+}
 ROLES = tuple(ROLE_COLORS)
 
 
@@ -32,7 +45,9 @@ def _one_line(text: str, width: int = 48) -> str:
 def _link(message: Mapping) -> str:
     """What ties a message to its partner: the calls it makes, or the call it answers."""
     if message.get("tool_calls"):
-        return ", ".join(f"{call['id']} {tool_call_name(call)}" for call in message["tool_calls"])
+        return ", ".join(
+            f"{call['id']} {tool_call_name(call)}" for call in message["tool_calls"]
+        )
     if message.get("role") == "tool":
         return f"answers {message.get('tool_call_id')}"
     return ""
@@ -40,45 +55,69 @@ def _link(message: Mapping) -> str:
 
 # ---------------------------------------------------------------- 01: where the tokens go
 
+
 def message_table(messages: Sequence[Mapping]) -> pd.DataFrame:
     """One row per message: role, call/answer id, characters, estimated tokens, a preview."""
-    rows = [{
-        "role": message.get("role"),
-        "link": _link(message),
-        "chars": len(message.get("content") or ""),
-        "tokens": estimate_message_tokens(message),
-        "preview": _one_line(message.get("content") or ""),
-    } for message in messages]
-    return pd.DataFrame(rows, columns=["role", "link", "chars", "tokens", "preview"]).rename_axis("index")
+    rows = [
+        {
+            "role": message.get("role"),
+            "link": _link(message),
+            "chars": len(message.get("content") or ""),
+            "tokens": estimate_message_tokens(message),
+            "preview": _one_line(message.get("content") or ""),
+        }
+        for message in messages
+    ]
+    return pd.DataFrame(
+        rows, columns=["role", "link", "chars", "tokens", "preview"]
+    ).rename_axis("index")
 
 
 def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
     """Messages and tokens per role, with each role's share of the whole list."""
     table = message_table(messages)
-    by_role = table.groupby("role").agg(messages=("tokens", "size"), tokens=("tokens", "sum"))
+    by_role = table.groupby("role").agg(
+        messages=("tokens", "size"), tokens=("tokens", "sum")
+    )
     by_role = by_role.reindex([role for role in ROLES if role in by_role.index])
     by_role["share"] = (by_role["tokens"] / by_role["tokens"].sum()).round(3)
     return by_role
 
 
-def message_tokens_figure(messages: Sequence[Mapping], title: str = "Estimated tokens per message") -> go.Figure:
-    """A static bar chart: one bar per message, coloured by role (one legend entry per role)."""
+def message_tokens_figure(
+    messages: Sequence[Mapping], title: str = "Estimated tokens per message"
+) -> go.Figure:
+    """A static bar chart: one bar per message, coloured by role (one legend entry per
+    role)."""
     table = message_table(messages)
     figure = go.Figure()
     for role in ROLES:
         rows = table[table["role"] == role]
         if rows.empty:
             continue
-        figure.add_bar(x=rows.index.tolist(), y=rows["tokens"].tolist(), name=role, marker_color=ROLE_COLORS[role],
-                       customdata=rows[["link", "chars"]].values.tolist(),
-                       hovertemplate="message %{x}: %{y} tokens<br>%{customdata[0]}<br>%{customdata[1]} chars")
-    figure.update_layout(title=title, xaxis_title="message index", yaxis_title="estimated tokens",
-                         template="plotly_white", height=380, margin=dict(l=60, r=20, t=60, b=50),
-                         legend_title_text="role")
+        figure.add_bar(
+            x=rows.index.tolist(),
+            y=rows["tokens"].tolist(),
+            name=role,
+            marker_color=ROLE_COLORS[role],
+            customdata=rows[["link", "chars"]].values.tolist(),
+            hovertemplate="message %{x}: %{y} "
+            "tokens<br>%{customdata[0]}<br>%{customdata[1]} chars",
+        )
+    figure.update_layout(
+        title=title,
+        xaxis_title="message index",
+        yaxis_title="estimated tokens",
+        template="plotly_white",
+        height=380,
+        margin=dict(l=60, r=20, t=60, b=50),
+        legend_title_text="role",
+    )
     return figure
 
 
 # ---------------------------------------------------------------- 02: the token estimate
+
 
 def token_breakdown(text: str) -> dict:
     """How the estimate of one string is made up, every part from minilib.tokens."""
@@ -96,24 +135,33 @@ def token_breakdown(text: str) -> dict:
 def token_examples(texts: Iterable[str]) -> pd.DataFrame:
     """One row per text: its characters, CJK and other counts, and the estimated tokens."""
     rows = [dict(text=text, **token_breakdown(text)) for text in texts]
-    return pd.DataFrame(rows, columns=["text", "chars", "cjk", "other", "tokens", "message_tokens"])
+    return pd.DataFrame(
+        rows, columns=["text", "chars", "cjk", "other", "tokens", "message_tokens"]
+    )
 
 
 def _count(number: int, unit: str) -> str:
-    """`1 token`, `2 tokens`, `0 characters`: the unit in the singular only for exactly one."""
+    """`1 token`, `2 tokens`, `0 characters`: the unit in the singular only for exactly
+    one."""
     return f"{number:,} {unit}" if number == 1 else f"{number:,} {unit}s"
 
 
 def estimate_readout(text: str) -> str:
     """The text box's readout (HTML): the estimate and the arithmetic behind it."""
     parts = token_breakdown(text)
-    return (f"<b>{_count(parts['tokens'], 'token')}</b> for {_count(parts['chars'], 'character')}: "
-            f"{parts['cjk']} CJK × 1 + ⌈{parts['other']} other ÷ 4⌉ = {parts['cjk']} + {parts['tokens'] - parts['cjk']}"
-            f"<br>as one message (+4 structure): <b>{_count(parts['message_tokens'], 'token')}</b>")
+    return (
+        f"<b>{_count(parts['tokens'], 'token')}</b> for "
+        f"{_count(parts['chars'], 'character')}: "
+        f"{parts['cjk']} CJK × 1 + ⌈{parts['other']} other ÷ 4⌉ = {parts['cjk']} + "
+        f"{parts['tokens'] - parts['cjk']}"
+        "<br>as one message (+4 structure): "
+        f"<b>{_count(parts['message_tokens'], 'token')}</b>"
+    )
 
 
 class _Shown:
-    """Displays as its `widget`, with a short, stable text/plain (widget reprs embed every value)."""
+    """Displays as its `widget`, with a short, stable text/plain (widget reprs embed every
+    value)."""
 
     widget: widgets.Widget
 
@@ -127,32 +175,51 @@ class TokenEstimateBox(_Shown):
     """A text box whose readout shows the estimate as you type."""
 
     def __init__(self, text: str = ""):
-        self.text = widgets.Textarea(value=text, placeholder="type or paste any text",
-                                     layout=widgets.Layout(width="100%", height="6em"))
+        self.text = widgets.Textarea(
+            value=text,
+            placeholder="type or paste any text",
+            layout=widgets.Layout(width="100%", height="6em"),
+        )
         self.readout = widgets.HTML(estimate_readout(text))
-        self.text.observe(lambda change: setattr(self.readout, "value", estimate_readout(change["new"])), "value")
+        self.text.observe(
+            lambda change: setattr(
+                self.readout, "value", estimate_readout(change["new"])
+            ),
+            "value",
+        )
         self.widget = widgets.VBox([self.text, self.readout])
 
 
 # ---------------------------------------------------------------- 03: tool-result aging
 
-def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
-    """HTML: texts in equal columns side by side, each under its title, scrolling when long.
 
-    Long lines wrap (`pre-wrap`, breaking even inside a long word), so nothing is cut off at the
-    right edge; the line breaks of the text itself are kept, so a cut mid-line still ends its line.
+def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
+    """HTML: texts in equal columns side by side, each under its title, scrolling when
+    long.
+
+    Long lines wrap (`pre-wrap`, breaking even inside a long word), so nothing is cut off
+    at the
+    right edge; the line breaks of the text itself are kept, so a cut mid-line still ends
+    its line.
     """
     columns = "".join(
-        f'<div style="min-width:0"><div style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
+        '<div style="min-width:0"><div '
+        f'style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
         f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere;max-height:{height};overflow:auto;'
-        f'border:1px solid #ccc;padding:6px;margin:0;font-family:var(--jp-code-font-family,monospace);'
+        "border:1px solid "
+        "#ccc;padding:6px;margin:0;font-family:var(--jp-code-font-family,monospace);"
         f'font-size:12px;line-height:1.35">{html.escape(text)}</pre></div>'
-        for title, text in panels)
-    return (f'<div style="display:grid;grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));'
-            f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>')
+        for title, text in panels
+    )
+    return (
+        f'<div style="display:grid;grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));'
+        f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>'
+    )
 
 
-def side_by_side(left_title: str, left: str, right_title: str, right: str, height: str = "22em") -> HTML:
+def side_by_side(
+    left_title: str, left: str, right_title: str, right: str, height: str = "22em"
+) -> HTML:
     """Two texts side by side, as a static HTML output."""
     return HTML(text_panels([(left_title, left), (right_title, right)], height))
 
@@ -166,16 +233,24 @@ class AgingView(NamedTuple):
     verdict: str
 
 
-def aging_view(message: Mapping, head_chars: int, tail_chars: int, min_chars: int) -> AgingView:
-    """Age `message` with ToolResultAging(head_chars, tail_chars, min_chars) and say what happened, and why."""
+def aging_view(
+    message: Mapping, head_chars: int, tail_chars: int, min_chars: int
+) -> AgingView:
+    """Age `message` with ToolResultAging(head_chars, tail_chars, min_chars) and say what
+    happened, and why."""
     aging = ToolResultAging(head_chars, tail_chars, min_chars)
     content = message.get("content") or ""
     before = estimate_tokens([message])
     aged = aging.age_message(message)
     if aged is not None:
         after = estimate_tokens([aged])
-        return AgingView(aged, before, after, f"aged: {before:,} → {after:,} tokens ({len(content):,} → "
-                                                     f"{len(aged['content']):,} characters)")
+        return AgingView(
+            aged,
+            before,
+            after,
+            f"aged: {before:,} → {after:,} tokens ({len(content):,} → "
+            f"{len(aged['content']):,} characters)",
+        )
     if message.get("role") != "tool":
         reason = "left alone: only tool messages are aged"
     elif is_aged(message):
@@ -184,105 +259,198 @@ def aging_view(message: Mapping, head_chars: int, tail_chars: int, min_chars: in
         reason = f"left alone: {len(content):,} characters ≤ min_chars {min_chars:,}"
     else:
         error = message.get("error") or {}
-        would_be = aged_content(content, head_chars, tail_chars, message.get("tool_call_id", ""), error.get("code"))
+        would_be = aged_content(
+            content,
+            head_chars,
+            tail_chars,
+            message.get("tool_call_id", ""),
+            error.get("code"),
+        )
         would_be_tokens = estimate_tokens([dict(message, content=would_be)])
-        reason = (f"left alone: the aged form would cost {would_be_tokens:,} tokens, "
-                  f"not less than the original {before:,}")
+        reason = (
+            f"left alone: the aged form would cost {would_be_tokens:,} tokens, "
+            f"not less than the original {before:,}"
+        )
     return AgingView(None, before, before, reason)
 
 
 class AgingExplorer(_Shown):
-    """Sliders for head_chars, tail_chars and min_chars over one tool message, original beside aged."""
+    """Sliders for head_chars, tail_chars and min_chars over one tool message, original
+    beside aged."""
 
-    def __init__(self, message: Mapping, head_chars: int = 160, tail_chars: int = 120, min_chars: int = 240,
-                 height: str = "18em"):
+    def __init__(
+        self,
+        message: Mapping,
+        head_chars: int = 160,
+        tail_chars: int = 120,
+        min_chars: int = 240,
+        height: str = "18em",
+    ):
         self.message = message
         self.height = height
         length = len(message.get("content") or "")
-        # Every slider reaches the message's length (rounded up to a step), so each knob can be pushed to
-        # where it matters: min_chars past the length spares the result, head_chars + tail_chars near it
+        # Every slider reaches the message's length (rounded up to a step), so each knob
+        # can be pushed to
+        # where it matters: min_chars past the length spares the result, head_chars +
+        # tail_chars near it
         # makes the aged form no smaller than the original, and aging declines.
         longest = max(2000, -(-length // 10) * 10)
         style = {"description_width": "90px"}
         layout = widgets.Layout(width="640px")
-        self.head = widgets.IntSlider(head_chars, min=0, max=longest, step=10, description="head_chars",
-                                      style=style, layout=layout)
-        self.tail = widgets.IntSlider(tail_chars, min=0, max=longest, step=10, description="tail_chars",
-                                      style=style, layout=layout)
-        self.min = widgets.IntSlider(min_chars, min=0, max=longest, step=10, description="min_chars",
-                                     style=style, layout=layout)
+        self.head = widgets.IntSlider(
+            head_chars,
+            min=0,
+            max=longest,
+            step=10,
+            description="head_chars",
+            style=style,
+            layout=layout,
+        )
+        self.tail = widgets.IntSlider(
+            tail_chars,
+            min=0,
+            max=longest,
+            step=10,
+            description="tail_chars",
+            style=style,
+            layout=layout,
+        )
+        self.min = widgets.IntSlider(
+            min_chars,
+            min=0,
+            max=longest,
+            step=10,
+            description="min_chars",
+            style=style,
+            layout=layout,
+        )
         self.verdict = widgets.HTML()
         self.view = widgets.HTML(layout=widgets.Layout(width="auto"))
         for slider in (self.head, self.tail, self.min):
             slider.observe(lambda change: self.update(), "value")
         self.update()
-        self.widget = widgets.VBox([self.head, self.tail, self.min, self.verdict, self.view])
+        self.widget = widgets.VBox(
+            [self.head, self.tail, self.min, self.verdict, self.view]
+        )
 
     def update(self) -> AgingView:
-        result = aging_view(self.message, self.head.value, self.tail.value, self.min.value)
+        result = aging_view(
+            self.message, self.head.value, self.tail.value, self.min.value
+        )
         self.verdict.value = f"<b>{html.escape(result.verdict)}</b>"
-        shown = result.aged["content"] if result.aged is not None else self.message.get("content") or ""
-        self.view.value = text_panels([("original", self.message.get("content") or ""),
-                                       ("sent to the model", shown)], self.height)
+        shown = (
+            result.aged["content"]
+            if result.aged is not None
+            else self.message.get("content") or ""
+        )
+        self.view.value = text_panels(
+            [
+                ("original", self.message.get("content") or ""),
+                ("sent to the model", shown),
+            ],
+            self.height,
+        )
         return result
 
 
 # ---------------------------------------------------------------- 04: rolling summary
 
-def zones_table(messages: Sequence[Mapping], protect_tail: int, span: Optional[range] = None) -> pd.DataFrame:
-    """One row per message with its zone: protected head, summarized (in `span`), kept, or protected tail."""
+
+def zones_table(
+    messages: Sequence[Mapping], protect_tail: int, span: Optional[range] = None
+) -> pd.DataFrame:
+    """One row per message with its zone: protected head, summarized (in `span`), kept, or
+    protected tail."""
     head = protected_head_length(messages)
     tail_start = max(head, len(messages) - protect_tail)
     span = span if span is not None else range(0)
     table = message_table(messages)
-    table["zone"] = ["protected head" if index < head else
-                     "summarized" if index in span else
-                     "protected tail" if index >= tail_start else "kept"
-                     for index in range(len(messages))]
+    table["zone"] = [
+        "protected head"
+        if index < head
+        else "summarized"
+        if index in span
+        else "protected tail"
+        if index >= tail_start
+        else "kept"
+        for index in range(len(messages))
+    ]
     return table[["zone", "role", "link", "tokens", "preview"]]
 
 
 def candidates_table(messages: Sequence[Mapping], protect_tail: int) -> pd.DataFrame:
-    """The range-narrowing loop step by step: each candidate [start, end), its last message, closed and why."""
+    """The range-narrowing loop step by step: each candidate [start, end), its last
+    message, closed and why."""
     rows = []
     for step, candidate in enumerate(range_candidates(messages, protect_tail), start=1):
         last = messages[candidate.end - 1] if candidate.end > candidate.start else None
-        rows.append({
-            "step": step,
-            "range": f"[{candidate.start}, {candidate.end})",
-            "messages": candidate.end - candidate.start,
-            "last message": f"#{candidate.end - 1} {last.get('role')} {_link(last)}".strip() if last else "",
-            "closed": candidate.closed,
-            "why": candidate.reason,
-        })
-    return pd.DataFrame(rows, columns=["step", "range", "messages", "last message", "closed", "why"]).set_index("step")
+        rows.append(
+            {
+                "step": step,
+                "range": f"[{candidate.start}, {candidate.end})",
+                "messages": candidate.end - candidate.start,
+                "last message": f"#{candidate.end - 1} {last.get('role')} "
+                f"{_link(last)}".strip()
+                if last
+                else "",
+                "closed": candidate.closed,
+                "why": candidate.reason,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["step", "range", "messages", "last message", "closed", "why"]
+    ).set_index("step")
 
 
-def fact_survival(facts: Sequence[str], summary_text: str, outputs: Mapping[str, str]) -> pd.DataFrame:
-    """For each fact: which tool outputs (by tool_call_id) contain it, and whether the summary still does."""
-    rows = [{
-        "fact": fact,
-        "in tool outputs": ", ".join(call_id for call_id, output in outputs.items() if fact in output),
-        "in summary": fact in summary_text,
-    } for fact in facts]
+def fact_survival(
+    facts: Sequence[str], summary_text: str, outputs: Mapping[str, str]
+) -> pd.DataFrame:
+    """For each fact: which tool outputs (by tool_call_id) contain it, and whether the
+    summary still does."""
+    rows = [
+        {
+            "fact": fact,
+            "in tool outputs": ", ".join(
+                call_id for call_id, output in outputs.items() if fact in output
+            ),
+            "in summary": fact in summary_text,
+        }
+        for fact in facts
+    ]
     return pd.DataFrame(rows, columns=["fact", "in tool outputs", "in summary"])
 
 
-def folded_results_table(folded: Sequence[Mapping], summary_text: str, outputs: Mapping[str, str]) -> pd.DataFrame:
-    """Each tool result a summary folded: full size (from the trace), size in the window, the line the summary quotes."""
+def folded_results_table(
+    folded: Sequence[Mapping], summary_text: str, outputs: Mapping[str, str]
+) -> pd.DataFrame:
+    """Each tool result a summary folded: full size (from the trace), size in the window,
+    the line the summary quotes."""
     rows = []
     for message in folded:
         if message.get("role") != "tool":
             continue
         call_id = message.get("tool_call_id")
-        quoted = first_line_of_result(message.get("content") or "")  # what scripted_summary quotes
-        rows.append({
-            "tool_call_id": call_id,
-            "full output chars": len(outputs.get(call_id, "")),
-            "chars in window": len(message.get("content") or ""),
-            "aged": is_aged(message),
-            "quoted line": _one_line(quoted, 60),
-            "quoted chars": len(quoted) if quoted in summary_text else 0,
-        })
-    return pd.DataFrame(rows, columns=["tool_call_id", "full output chars", "chars in window", "aged",
-                                       "quoted line", "quoted chars"])
+        quoted = first_line_of_result(
+            message.get("content") or ""
+        )  # what scripted_summary quotes
+        rows.append(
+            {
+                "tool_call_id": call_id,
+                "full output chars": len(outputs.get(call_id, "")),
+                "chars in window": len(message.get("content") or ""),
+                "aged": is_aged(message),
+                "quoted line": _one_line(quoted, 60),
+                "quoted chars": len(quoted) if quoted in summary_text else 0,
+            }
+        )
+    return pd.DataFrame(
+        rows,
+        columns=[
+            "tool_call_id",
+            "full output chars",
+            "chars in window",
+            "aged",
+            "quoted line",
+            "quoted chars",
+        ],
+    )

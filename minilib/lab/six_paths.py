@@ -1,6 +1,7 @@
-"""Notebook 08's views: the six paths side by side, the trade-off explorer and the tokenizer table.
+"""Notebook 08's views: the six paths side by side, the trade-off explorer and the
+tokenizer table.
 
-Everything shown is computed by `minilib.compare` (runs, fact states, tokenizer
+Everything shown is computed by `minilib.paths.registry` (runs, fact states, tokenizer
 counts); this module only turns it into DataFrames, plotly figures and widgets.
 The explorer's display is a pure function of its slider values
 (`SixPathsExplorer.render`), so tests set `slider.value` and compare the figure and
@@ -15,20 +16,35 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..compare import (ARTICLE, PATHS, PathRun, comparison_rows, default_facts, run_baseline_probe, run_path,
-                       tokenizer_rows)
-from ..facts import STATES
+from ..measure.facts import STATES
+from ..paths.registry import (
+    ARTICLE,
+    PATHS,
+    PathRun,
+    comparison_rows,
+    default_facts,
+    run_baseline_probe,
+    run_path,
+    tokenizer_rows,
+)
 from .tables import TABLE_CSS, to_html
 
 # One colour per path, the same in every figure of the chapter.
-PATH_COLORS = {"truncation": "#7f7f7f", "aging": "#ff7f0e", "rolling_summary": "#1f77b4",
-               "hierarchical": "#9467bd", "store": "#2ca02c", "budgeting": "#8c564b"}
+PATH_COLORS = {
+    "truncation": "#7f7f7f",
+    "aging": "#ff7f0e",
+    "rolling_summary": "#1f77b4",
+    "hierarchical": "#9467bd",
+    "store": "#2ca02c",
+    "budgeting": "#8c564b",
+}
 FIGURE_WIDTH, FIGURE_HEIGHT = 900, 460
 
 
 @lru_cache(maxsize=None)
 def cached_run(path: str, value: int) -> PathRun:
-    """run_path on the bundled session, once per (path, value): a slider step back is free."""
+    """run_path on the bundled session, once per (path, value): a slider step back is
+    free."""
     return run_path(path, value)
 
 
@@ -38,165 +54,325 @@ def default_runs() -> Dict[str, PathRun]:
 
 def paths_table() -> pd.DataFrame:
     """The six pipelines and the parameter each slider moves."""
-    return pd.DataFrame([{"path": spec.title, "pipeline": spec.pipeline, "main parameter": spec.parameter,
-                          "default": spec.default, "slider values": ", ".join(map(str, spec.choices))}
-                         for spec in PATHS.values()]).set_index("path")
+    return pd.DataFrame(
+        [
+            {
+                "path": spec.title,
+                "pipeline": spec.pipeline,
+                "main parameter": spec.parameter,
+                "default": spec.default,
+                "slider values": ", ".join(map(str, spec.choices)),
+            }
+            for spec in PATHS.values()
+        ]
+    ).set_index("path")
 
 
 def facts_table() -> pd.DataFrame:
-    return pd.DataFrame([{"id": f.id, "kind": f.kind, "text": f.text, "first in": f.first_call}
-                         for f in default_facts()]).set_index("id")
+    return pd.DataFrame(
+        [
+            {"id": f.id, "kind": f.kind, "text": f.text, "first in": f.first_call}
+            for f in default_facts()
+        ]
+    ).set_index("id")
 
 
 def tokens_per_round(runs: Mapping[str, PathRun]) -> pd.DataFrame:
     """Tokens sent in each round, one column per path (empty after an overflow)."""
-    columns = {key: pd.Series({r.round: r.tokens for r in run.rounds}, dtype="Int64") for key, run in runs.items()}
+    columns = {
+        key: pd.Series({r.round: r.tokens for r in run.rounds}, dtype="Int64")
+        for key, run in runs.items()
+    }
     table = pd.DataFrame(columns)
     table.index.name = "round"
     return table
 
 
-def comparison_table(runs: Mapping[str, PathRun], baseline: Optional[PathRun] = None) -> pd.DataFrame:
+def comparison_table(
+    runs: Mapping[str, PathRun], baseline: Optional[PathRun] = None
+) -> pd.DataFrame:
     """The README table as a DataFrame."""
     rows = comparison_rows(runs, baseline or run_baseline_probe())
     table = pd.DataFrame(rows).drop(columns=["pipeline", "total"]).set_index("path")
-    return table.rename(columns={"last_window": "tokens last round", "tokens_sent": "tokens sent (all rounds)",
-                                 "extra_calls": "extra calls", "setting": "main parameter"})
+    return table.rename(
+        columns={
+            "last_window": "tokens last round",
+            "tokens_sent": "tokens sent (all rounds)",
+            "extra_calls": "extra calls",
+            "setting": "main parameter",
+        }
+    )
 
 
 def fact_states_table(runs: Mapping[str, PathRun]) -> pd.DataFrame:
     """Each fact's state at the last round, one column per run."""
-    return pd.DataFrame([{"fact": f.text, **{key: run.final_states.get(f.id, "-") for key, run in runs.items()}}
-                         for f in default_facts()]).set_index("fact")
+    return pd.DataFrame(
+        [
+            {
+                "fact": f.text,
+                **{key: run.final_states.get(f.id, "-") for key, run in runs.items()},
+            }
+            for f in default_facts()
+        ]
+    ).set_index("fact")
 
 
-def tokens_figure(runs: Mapping[str, PathRun], threshold: int = ARTICLE["threshold"]) -> go.Figure:
-    """Tokens per round, one small panel per path, against the threshold (a static figure: deterministic output).
+def tokens_figure(
+    runs: Mapping[str, PathRun], threshold: int = ARTICLE.threshold
+) -> go.Figure:
+    """Tokens per round, one small panel per path, against the threshold (a static figure:
+    deterministic output).
 
-    Until round 8 several paths send the same window, so on one chart their lines hide each other. Each
-    panel draws its path in colour over the other paths in faint grey, and marks an overflow with a cross.
+    Until round 8 several paths send the same window, so on one chart their lines hide
+    each other. Each
+    panel draws its path in colour over the other paths in faint grey, and marks an
+    overflow with a cross.
     """
     keys = list(runs)
     columns = 3
     rows = -(-len(keys) // columns)
-    figure = make_subplots(rows=rows, cols=columns, shared_xaxes=True, shared_yaxes=True,
-                           horizontal_spacing=0.04, vertical_spacing=0.12,
-                           subplot_titles=[PATHS[key].title for key in keys])
+    figure = make_subplots(
+        rows=rows,
+        cols=columns,
+        shared_xaxes=True,
+        shared_yaxes=True,
+        horizontal_spacing=0.04,
+        vertical_spacing=0.12,
+        subplot_titles=[PATHS[key].title for key in keys],
+    )
     last_round = max(r.round for run in runs.values() for r in run.rounds)
     for index, key in enumerate(keys):
         row, col = index // columns + 1, index % columns + 1
         for other in keys:
             if other != key:
-                figure.add_trace(go.Scatter(x=[r.round for r in runs[other].rounds],
-                                            y=[r.tokens for r in runs[other].rounds], mode="lines",
-                                            name="other paths", legendgroup="other paths",
-                                            showlegend=index == 0 and other == keys[1], hoverinfo="skip",
-                                            line={"color": "#d0d0d0", "width": 1}), row=row, col=col)
-        figure.add_trace(go.Scatter(threshold_line(last_round, threshold), mode="lines", name="threshold",
-                                    legendgroup="threshold", showlegend=index == 0,
-                                    line={"color": "#d62728", "dash": "dash", "width": 1}), row=row, col=col)
+                figure.add_trace(
+                    go.Scatter(
+                        x=[r.round for r in runs[other].rounds],
+                        y=[r.tokens for r in runs[other].rounds],
+                        mode="lines",
+                        name="other paths",
+                        legendgroup="other paths",
+                        showlegend=index == 0 and other == keys[1],
+                        hoverinfo="skip",
+                        line={"color": "#d0d0d0", "width": 1},
+                    ),
+                    row=row,
+                    col=col,
+                )
+        figure.add_trace(
+            go.Scatter(
+                threshold_line(last_round, threshold),
+                mode="lines",
+                name="threshold",
+                legendgroup="threshold",
+                showlegend=index == 0,
+                line={"color": "#d62728", "dash": "dash", "width": 1},
+            ),
+            row=row,
+            col=col,
+        )
         run = runs[key]
-        figure.add_trace(go.Scatter(x=[r.round for r in run.rounds], y=[r.tokens for r in run.rounds],
-                                    mode="lines+markers", name=PATHS[key].title, showlegend=False,
-                                    line={"color": PATH_COLORS[key], "width": 3}, marker={"size": 5},
-                                    hovertemplate="round %{x}: %{y:,} tokens sent<extra>" + key + "</extra>"),
-                      row=row, col=col)
+        figure.add_trace(
+            go.Scatter(
+                x=[r.round for r in run.rounds],
+                y=[r.tokens for r in run.rounds],
+                mode="lines+markers",
+                name=PATHS[key].title,
+                showlegend=False,
+                line={"color": PATH_COLORS[key], "width": 3},
+                marker={"size": 5},
+                hovertemplate="round %{x}: %{y:,} tokens sent<extra>" + key + "</extra>",
+            ),
+            row=row,
+            col=col,
+        )
         if run.overflow is not None:
-            figure.add_trace(go.Scatter(x=[len(run.rounds)], y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
-                                        mode="markers+text", name="overflow", legendgroup="overflow",
-                                        showlegend=False, text=[f"overflow, round {len(run.rounds)}"],
-                                        textposition="bottom center", cliponaxis=False,
-                                        marker={"symbol": "x", "size": 12, "color": "#d62728"},
-                                        hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
-                                                      "compression, nothing more may be cut<extra></extra>"),
-                          row=row, col=col)
+            figure.add_trace(
+                go.Scatter(
+                    x=[len(run.rounds)],
+                    y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
+                    mode="markers+text",
+                    name="overflow",
+                    legendgroup="overflow",
+                    showlegend=False,
+                    text=[f"overflow, round {len(run.rounds)}"],
+                    textposition="bottom center",
+                    cliponaxis=False,
+                    marker={"symbol": "x", "size": 12, "color": "#d62728"},
+                    hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
+                    "compression, nothing more may be cut<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
     figure.update_xaxes(range=[-0.5, last_round + 0.5], dtick=2)
     figure.update_xaxes(title_text="round", row=rows)
     figure.update_yaxes(range=[0, 1300], dtick=400)
     figure.update_yaxes(title_text="tokens sent", col=1)
-    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT + 60, template="plotly_white",
-                         title="Tokens sent per round, each path at its default setting (grey: the other paths)",
-                         margin={"t": 80, "b": 110}, legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0})
+    figure.update_layout(
+        width=FIGURE_WIDTH,
+        height=FIGURE_HEIGHT + 60,
+        template="plotly_white",
+        title="Tokens sent per round, each path at its default setting (grey: the other "
+        "paths)",
+        margin={"t": 80, "b": 110},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
+    )
     return figure
 
 
-OVERFLOW_DRAWN_AT = 1250  # an overflow's tokens can be far above the axis; its cross is drawn at most this high
+# an overflow's tokens can be far above the axis; its cross is drawn at most this high
+OVERFLOW_DRAWN_AT = 1250
 
 
 def threshold_line(last_round: int, threshold: int) -> dict:
     return {"x": [0, last_round], "y": [threshold, threshold]}
 
 
-# --- the trade-off explorer -------------------------------------------------------------------------
+# --- the trade-off explorer
+# -------------------------------------------------------------------------
+
 
 def point(run: PathRun) -> dict:
-    """Where a run sits in the trade-off chart: tokens of its last window, facts it still shows."""
+    """Where a run sits in the trade-off chart: tokens of its last window, facts it still
+    shows."""
     counts = {state: run.final_count(state) for state in STATES}
-    return {"x": run.final_tokens, "y": counts["kept"], "completed": run.completed, **counts,
-            "extra_calls": run.extra_model_calls + run.recall_calls}
+    return {
+        "x": run.final_tokens,
+        "y": counts["kept"],
+        "completed": run.completed,
+        **counts,
+        "extra_calls": run.extra_model_calls + run.recall_calls,
+    }
 
 
 def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
     """Every trace of the trade-off chart for slider `values`, by name.
 
-    Per path: its sweep (facts kept at every slider value, faint dots), its current point (facts kept verbatim)
-    and, above that point, a bar up to the facts kept or recallable (one `recall` away): only the store has
+    Per path: its sweep (facts kept at every slider value, faint dots), its current point
+    (facts kept verbatim)
+    and, above that point, a bar up to the facts kept or recallable (one `recall` away):
+    only the store has
     any, so for the other paths the bar has no height.
     """
     data = {}
     for key, spec in PATHS.items():
         sweep = [point(cached_run(key, value)) for value in spec.choices]
-        data[f"{key} sweep"] = {"x": [p["x"] for p in sweep], "y": [p["y"] for p in sweep],
-                                "text": [f"{spec.parameter}={v}" for v in spec.choices]}
+        data[f"{key} sweep"] = {
+            "x": [p["x"] for p in sweep],
+            "y": [p["y"] for p in sweep],
+            "text": [f"{spec.parameter}={v}" for v in spec.choices],
+        }
         now = point(cached_run(key, values[key]))
-        setting = f"{spec.parameter}={values[key]}" + ("" if now["completed"] else " (overflow)")
+        setting = f"{spec.parameter}={values[key]}" + (
+            "" if now["completed"] else " (overflow)"
+        )
         data[key] = {"x": [now["x"]], "y": [now["y"]], "text": [setting]}
-        data[f"{key} recallable"] = {"x": [now["x"], now["x"]], "y": [now["y"], now["y"] + now["recallable"]],
-                                     "text": [setting, setting]}
+        data[f"{key} recallable"] = {
+            "x": [now["x"], now["x"]],
+            "y": [now["y"], now["y"] + now["recallable"]],
+            "text": [setting, setting],
+        }
     return data
 
 
-def tradeoff_x_range(threshold: int = ARTICLE["threshold"]) -> list:
-    """Fixed, so the points move against a still axis: every slider value of every path, and the threshold."""
-    xs = [cached_run(key, value).final_tokens for key, spec in PATHS.items() for value in spec.choices]
+def tradeoff_x_range(threshold: int = ARTICLE.threshold) -> list:
+    """Fixed, so the points move against a still axis: every slider value of every path,
+    and the threshold."""
+    xs = [
+        cached_run(key, value).final_tokens
+        for key, spec in PATHS.items()
+        for value in spec.choices
+    ]
     return [(min(xs) - 60) // 50 * 50, max(max(xs), threshold) + 50]
 
 
 def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
-    """Final tokens against facts: faint dots for every slider value, a bold point per path (facts kept verbatim; hollow =
+    """Final tokens against facts: faint dots for every slider value, a bold point per
+    path (facts kept verbatim; hollow =
     the run overflowed) and a diamond on a bar above it for the facts kept or recallable.
-    One legend entry per path instead of text labels: at these settings the points sit close together."""
+    One legend entry per path instead of text labels: at these settings the points sit
+    close together."""
     data = tradeoff_data(values)
-    threshold = ARTICLE["threshold"]
+    threshold = ARTICLE.threshold
     figure = go.FigureWidget() if widget else go.Figure()
     for key, spec in PATHS.items():
         color = PATH_COLORS[key]
-        figure.add_trace(go.Scatter(name=f"{key} sweep", mode="markers", showlegend=False, opacity=0.35,
-                                    marker={"color": color, "size": 7}, legendgroup=key,
-                                    hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>" + spec.title
-                                                  + "</extra>", **data[f"{key} sweep"]))
-        figure.add_trace(go.Scatter(name=f"{key} recallable", mode="lines+markers", showlegend=False,
-                                    legendgroup=key, line={"color": color, "width": 3},
-                                    marker={"color": color, "size": [0, 14], "symbol": "diamond"},
-                                    hovertemplate="%{text}<br>kept or recallable: %{y}<extra>" + spec.title
-                                                  + "</extra>", **data[f"{key} recallable"]))
-        figure.add_trace(go.Scatter(name=spec.title, mode="markers", legendgroup=key,
-                                    marker={"color": color, "size": 14, "line": {"color": color, "width": 2}},
-                                    hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
-                                                  + spec.title + "</extra>", **data[key]))
-    figure.add_trace(go.Scatter(name="◆ kept + recallable (store)", mode="markers", x=[None], y=[None],
-                                marker={"color": "#444", "size": 12, "symbol": "diamond"}, hoverinfo="skip"))
-    figure.add_vline(x=threshold, line={"color": "#d62728", "dash": "dash", "width": 1},
-                     annotation_text=f"threshold {threshold:,}", annotation_position="bottom left")
+        figure.add_trace(
+            go.Scatter(
+                name=f"{key} sweep",
+                mode="markers",
+                showlegend=False,
+                opacity=0.35,
+                marker={"color": color, "size": 7},
+                legendgroup=key,
+                hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>"
+                + spec.title
+                + "</extra>",
+                **data[f"{key} sweep"],
+            )
+        )
+        figure.add_trace(
+            go.Scatter(
+                name=f"{key} recallable",
+                mode="lines+markers",
+                showlegend=False,
+                legendgroup=key,
+                line={"color": color, "width": 3},
+                marker={"color": color, "size": [0, 14], "symbol": "diamond"},
+                hovertemplate="%{text}<br>kept or recallable: %{y}<extra>"
+                + spec.title
+                + "</extra>",
+                **data[f"{key} recallable"],
+            )
+        )
+        figure.add_trace(
+            go.Scatter(
+                name=spec.title,
+                mode="markers",
+                legendgroup=key,
+                marker={"color": color, "size": 14, "line": {"color": color, "width": 2}},
+                hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
+                + spec.title
+                + "</extra>",
+                **data[key],
+            )
+        )
+    figure.add_trace(
+        go.Scatter(
+            name="◆ kept + recallable (store)",
+            mode="markers",
+            x=[None],
+            y=[None],
+            marker={"color": "#444", "size": 12, "symbol": "diamond"},
+            hoverinfo="skip",
+        )
+    )
+    figure.add_vline(
+        x=threshold,
+        line={"color": "#d62728", "dash": "dash", "width": 1},
+        annotation_text=f"threshold {threshold:,}",
+        annotation_position="bottom left",
+    )
     _style_points(figure, values)
-    figure.update_layout(width=FIGURE_WIDTH, height=FIGURE_HEIGHT + 40, template="plotly_white",
-                         title="Last window: tokens against facts the model can still reach (of %d)"
-                               % len(default_facts()),
-                         xaxis={"title": "tokens in the last window sent", "range": tradeoff_x_range(threshold)},
-                         yaxis={"title": "facts: ● kept verbatim, ◆ kept or recallable",
-                                "range": [-0.5, len(default_facts()) + 1], "dtick": 2},
-                         legend={"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 13}},
-                         margin={"r": 250})
+    figure.update_layout(
+        width=FIGURE_WIDTH,
+        height=FIGURE_HEIGHT + 40,
+        template="plotly_white",
+        title="Last window: tokens against facts the model can still reach (of %d)"
+        % len(default_facts()),
+        xaxis={
+            "title": "tokens in the last window sent",
+            "range": tradeoff_x_range(threshold),
+        },
+        yaxis={
+            "title": "facts: ● kept verbatim, ◆ kept or recallable",
+            "range": [-0.5, len(default_facts()) + 1],
+            "dtick": 2,
+        },
+        legend={"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 13}},
+        margin={"r": 250},
+    )
     return figure
 
 
@@ -204,16 +380,25 @@ def _style_points(figure, values: Mapping[str, int]) -> None:
     for key in PATHS:
         trace = next(t for t in figure.data if t.name == PATHS[key].title)
         # A hollow marker: the loop died at that setting, the point is its last window.
-        trace.marker.symbol = "circle" if cached_run(key, values[key]).completed else "circle-open"
+        trace.marker.symbol = (
+            "circle" if cached_run(key, values[key]).completed else "circle-open"
+        )
 
 
 def update_tradeoff_figure(figure, values: Mapping[str, int]) -> None:
     data = tradeoff_data(values)
     with figure.batch_update():
         for key, spec in PATHS.items():
-            for name, trace_name in ((key, spec.title), (f"{key} recallable", f"{key} recallable")):
+            for name, trace_name in (
+                (key, spec.title),
+                (f"{key} recallable", f"{key} recallable"),
+            ):
                 trace = next(t for t in figure.data if t.name == trace_name)
-                trace.x, trace.y, trace.text = data[name]["x"], data[name]["y"], data[name]["text"]
+                trace.x, trace.y, trace.text = (
+                    data[name]["x"],
+                    data[name]["y"],
+                    data[name]["text"],
+                )
         _style_points(figure, values)
 
 
@@ -221,20 +406,33 @@ def explorer_table(values: Mapping[str, int]) -> pd.DataFrame:
     rows = []
     for key, spec in PATHS.items():
         p = point(cached_run(key, values[key]))
-        rows.append({"path": spec.title, "setting": f"{spec.parameter}={values[key]}",
-                     "completes": "yes" if p["completed"] else "overflow", "tokens last round": p["x"],
-                     "extra calls": p["extra_calls"], **{state: p[state] for state in STATES}})
+        rows.append(
+            {
+                "path": spec.title,
+                "setting": f"{spec.parameter}={values[key]}",
+                "completes": "yes" if p["completed"] else "overflow",
+                "tokens last round": p["x"],
+                "extra calls": p["extra_calls"],
+                **{state: p[state] for state in STATES},
+            }
+        )
     return pd.DataFrame(rows).set_index("path")
 
 
 class SixPathsExplorer:
-    """One slider per path's main parameter → the trade-off chart and a table, redrawn in place."""
+    """One slider per path's main parameter → the trade-off chart and a table, redrawn in
+    place."""
 
     def __init__(self):
         self.sliders = {
-            key: widgets.SelectionSlider(options=list(spec.choices), value=spec.default,
-                                         description=f"{key}: {spec.parameter}", continuous_update=True,
-                                         style={"description_width": "220px"}, layout=widgets.Layout(width="520px"))
+            key: widgets.SelectionSlider(
+                options=list(spec.choices),
+                value=spec.default,
+                description=f"{key}: {spec.parameter}",
+                continuous_update=True,
+                style={"description_width": "220px"},
+                layout=widgets.Layout(width="520px"),
+            )
             for key, spec in PATHS.items()
         }
         for key, slider in self.sliders.items():
@@ -242,7 +440,9 @@ class SixPathsExplorer:
             slider.observe(self._on_change, names="value")
         self.table_html = widgets.HTML()
         self.figure = tradeoff_figure(self.values(), widget=True)
-        self.widget = widgets.VBox(list(self.sliders.values()) + [self.figure, self.table_html])
+        self.widget = widgets.VBox(
+            list(self.sliders.values()) + [self.figure, self.table_html]
+        )
         self.widget.add_class("ccl-six-paths-explorer")
         self.render()
 
@@ -250,7 +450,8 @@ class SixPathsExplorer:
         return {key: slider.value for key, slider in self.sliders.items()}
 
     def render(self) -> None:
-        """Show the runs for the current slider values: the only place the display changes."""
+        """Show the runs for the current slider values: the only place the display
+        changes."""
         values = self.values()
         update_tradeoff_figure(self.figure, values)
         self.table_html.value = TABLE_CSS + to_html(explorer_table(values))
@@ -259,7 +460,8 @@ class SixPathsExplorer:
         self.render()
 
     def _repr_mimebundle_(self, **kwargs):
-        # A fixed text form instead of the widget tree's repr (which holds the figure's random uids).
+        # A fixed text form instead of the widget tree's repr (which holds the figure's
+        # random uids).
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = "Six-paths explorer (run the notebook to use the sliders)"
         return bundle
@@ -268,15 +470,25 @@ class SixPathsExplorer:
 def tokenizer_table(rows: Optional[Sequence[Mapping]] = None) -> pd.DataFrame:
     """The estimate against o200k_base and cl100k_base (needs bpe-openai)."""
     table = pd.DataFrame(rows if rows is not None else tokenizer_rows()).set_index("text")
-    return table.rename(columns={"o200k_base_error": "error vs o200k", "cl100k_base_error": "error vs cl100k"})
+    return table.rename(
+        columns={
+            "o200k_base_error": "error vs o200k",
+            "cl100k_base_error": "error vs cl100k",
+        }
+    )
 
 
 def facts_per_round(runs: Mapping[str, PathRun], state: str = "kept") -> pd.DataFrame:
-    """How many facts are in `state` at each round, one column per path (empty after an overflow)."""
+    """How many facts are in `state` at each round, one column per path (empty after an
+    overflow)."""
     if state not in STATES + ("not_yet",):
-        raise ValueError(f"state must be one of {', '.join(STATES)}, not_yet; got {state!r}")
-    columns = {key: pd.Series({r.round: r.facts[state] for r in run.rounds}, dtype="Int64")
-               for key, run in runs.items()}
+        raise ValueError(
+            f"state must be one of {', '.join(STATES)}, not_yet; got {state!r}"
+        )
+    columns = {
+        key: pd.Series({r.round: r.facts[state] for r in run.rounds}, dtype="Int64")
+        for key, run in runs.items()
+    }
     table = pd.DataFrame(columns)
     table.index.name = "round"
     return table

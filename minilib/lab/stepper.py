@@ -1,11 +1,13 @@
 """Step one round of the session through the context window's state machine.
 
-    measure -> tool_result_aging -> measure -> rolling_summary -> measure -> send | overflow
+    measure -> tool_result_aging -> measure -> rolling_summary -> measure -> send |
+    overflow
 
 The states come from `ContextWindow.walk` (the same code that governs the real
 run); this module only explains them: a diagram with the current state lit, the
 message list in that state, and what changed since the previous state.
-`step_view(walk, position, settings, round_number)` is a pure function; `StateMachineStepper`
+`step_view(walk, position, settings, round_number)` is a pure function;
+`StateMachineStepper`
 wires it to a round slider and Back/Next buttons.
 """
 
@@ -17,10 +19,10 @@ from typing import Dict, List, Optional, Sequence
 import ipywidgets as widgets
 import pandas as pd
 
-from ..session import Session, Settings, load_session, run_session, window_before_round
-from ..summary import range_candidates
+from ..ranges import range_candidates
+from ..session import Session, load_session, run_session, window_before_round
 from ..tokens import estimate_message_tokens
-from ..window import WindowState
+from ..window import Settings, WindowState
 from .tables import TABLE_CSS, messages_table, to_html
 
 STRATEGY_STATES = ("tool_result_aging", "rolling_summary")
@@ -41,8 +43,11 @@ STATE_SUBTITLES = {
 }
 
 
-def round_walk(session: Session, settings: Settings, round_number: int) -> List[WindowState]:
-    """Every state the window passes through before the model call of round `round_number`."""
+def round_walk(
+    session: Session, settings: Settings, round_number: int
+) -> List[WindowState]:
+    """Every state the window passes through before the model call of round
+    `round_number`."""
     messages, window = window_before_round(session, settings, round_number)
     return window.walk(messages, step=round_number)
 
@@ -60,8 +65,11 @@ def step_changes(previous: Optional[WindowState], state: WindowState) -> Dict[in
         return {}
     affected = compression.affected_indexes
     if compression.strategy == "tool_result_aging":
-        return {i: f"aged: {estimate_message_tokens(previous.messages[i]):,} → "
-                   f"{estimate_message_tokens(state.messages[i]):,} tokens" for i in affected}
+        return {
+            i: f"aged: {estimate_message_tokens(previous.messages[i]):,} → "
+            f"{estimate_message_tokens(state.messages[i]):,} tokens"
+            for i in affected
+        }
     # A summary replaces the contiguous range `affected` with one message at its start.
     start, folded = affected[0], len(affected)
     changes = {start: f"summary of #{affected[0]}–#{affected[-1]} ({folded} messages)"}
@@ -70,8 +78,11 @@ def step_changes(previous: Optional[WindowState], state: WindowState) -> Dict[in
     return changes
 
 
-def explain_step(walk: Sequence[WindowState], position: int, settings: Settings) -> List[str]:
-    """Plain-text lines saying what the state at `position` did and where the machine goes next."""
+def explain_step(
+    walk: Sequence[WindowState], position: int, settings: Settings
+) -> List[str]:
+    """Plain-text lines saying what the state at `position` did and where the machine goes
+    next."""
     state = walk[position]
     previous = walk[position - 1] if position > 0 else None
     following = walk[position + 1].state if position + 1 < len(walk) else None
@@ -82,21 +93,35 @@ def explain_step(walk: Sequence[WindowState], position: int, settings: Settings)
         else:
             verdict = f"{state.tokens:,} > {threshold:,} tokens: over budget"
         nexts = {"send": "next: send", "overflow": "no strategy left: overflow"}
-        return [f"measure {len(state.messages)} messages: {verdict}",
-                nexts.get(following, f"next: try {following}")]
+        return [
+            f"measure {len(state.messages)} messages: {verdict}",
+            nexts.get(following, f"next: try {following}"),
+        ]
     if state.state == "send":
-        return [state.detail, "the model sees exactly this list; the loop never learns what was cut"]
+        return [
+            state.detail,
+            "the model sees exactly this list; the loop never learns what was cut",
+        ]
     if state.state == "overflow":
-        return [state.detail, "nothing is sent: the loop's message list is left exactly as it was, and the run stops"]
+        return [
+            state.detail,
+            "nothing is sent: the loop's message list is left exactly as it was, and "
+            "the run stops",
+        ]
     lines = [state.detail]
     changes = step_changes(previous, state)
     if state.state == "tool_result_aging":
         lines += [f"#{index} {change}" for index, change in changes.items()]
         if not changes:
-            lines.append(f"no tool message over min_chars={settings.min_chars} whose aged form is smaller")
+            lines.append(
+                f"no tool message over min_chars={settings.min_chars} whose aged form "
+                "is smaller"
+            )
     elif state.state == "rolling_summary":
         for candidate in range_candidates(previous.messages, settings.protect_tail):
-            lines.append(f"range [{candidate.start}, {candidate.end}): {candidate.reason}")
+            lines.append(
+                f"range [{candidate.start}, {candidate.end}): {candidate.reason}"
+            )
     return lines
 
 
@@ -114,20 +139,35 @@ class StepView:
     diagram: str
 
 
-def step_view(walk: Sequence[WindowState], position: int, settings: Settings, round_number: int) -> StepView:
+def step_view(
+    walk: Sequence[WindowState], position: int, settings: Settings, round_number: int
+) -> StepView:
     """What the stepper shows at `position` (0-based) of the walk of round `round_number`."""
     if not 0 <= position < len(walk):
-        raise ValueError(f"position must be between 0 and {len(walk) - 1}, got {position}")
+        raise ValueError(
+            f"position must be between 0 and {len(walk) - 1}, got {position}"
+        )
     state = walk[position]
     previous = walk[position - 1] if position > 0 else None
     changes = step_changes(previous, state)
-    title = (f"Round {round_number}, step {position + 1} of {len(walk)}: {state.state} "
-             f"({len(state.messages)} messages, {state.tokens:,} tokens)")
-    return StepView(position, len(walk), state.state, title, explain_step(walk, position, settings), changes,
-                    messages_table(state.messages, settings.protect_tail, changes), state_diagram(walk, position))
+    title = (
+        f"Round {round_number}, step {position + 1} of {len(walk)}: {state.state} "
+        f"({len(state.messages)} messages, {state.tokens:,} tokens)"
+    )
+    return StepView(
+        position,
+        len(walk),
+        state.state,
+        title,
+        explain_step(walk, position, settings),
+        changes,
+        messages_table(state.messages, settings.protect_tail, changes),
+        state_diagram(walk, position),
+    )
 
 
-# ---- the diagram -------------------------------------------------------------------------------------------
+# ---- the diagram -----------------------------------------------------------------------
+# --------------------
 
 NODE_CENTERS = {  # (x, y) in the SVG's 720 x 300 view box
     "measure": (360, 150),
@@ -150,14 +190,18 @@ EDGES = (  # (from, to, label, sideways offset so two-way pairs do not overlap)
 def _border_point(center, towards):
     """Where the segment from `center` towards `towards` leaves the node's rectangle."""
     dx, dy = towards[0] - center[0], towards[1] - center[1]
-    scale = min(NODE_HALF[0] / abs(dx) if dx else math.inf, NODE_HALF[1] / abs(dy) if dy else math.inf)
+    scale = min(
+        NODE_HALF[0] / abs(dx) if dx else math.inf,
+        NODE_HALF[1] / abs(dy) if dy else math.inf,
+    )
     return center[0] + dx * scale, center[1] + dy * scale
 
 
 def _edge_points(source: str, target: str, offset: float):
     a, b = NODE_CENTERS[source], NODE_CENTERS[target]
     length = math.hypot(b[0] - a[0], b[1] - a[1])
-    # Shift both ends sideways (perpendicular, relative to the pair's fixed orientation) so A->B and B->A separate.
+    # Shift both ends sideways (perpendicular, relative to the pair's fixed orientation)
+    # so A->B and B->A separate.
     first, second = sorted((source, target))
     fa, fb = NODE_CENTERS[first], NODE_CENTERS[second]
     nx, ny = -(fb[1] - fa[1]) / length, (fb[0] - fa[0]) / length
@@ -167,61 +211,86 @@ def _edge_points(source: str, target: str, offset: float):
 
 
 def state_diagram(walk: Sequence[WindowState], position: int) -> str:
-    """The state machine as inline SVG: the current state filled, states already passed tinted,
+    """The state machine as inline SVG: the current state filled, states already passed
+    tinted,
     the transition just taken drawn bold. Nodes carry `data-state` for browser tests."""
     current = walk[position].state
     visited = {state.state for state in walk[:position]}
     taken = (walk[position - 1].state, current) if position > 0 else None
     parts = [
-        # Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a projector.
+        # Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a
+        # projector.
         '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="900" height="375" '
         'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">',
-        '<defs>'
-        '<marker id="ccl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
+        "<defs>"
+        '<marker id="ccl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
+        'markerHeight="7" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker>'
-        '<marker id="ccl-arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="6" markerHeight="6" '
+        '<marker id="ccl-arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" '
+        'markerWidth="6" markerHeight="6" '
         'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker>'
-        '</defs>',
+        "</defs>",
     ]
     # The entry: the message list as the loop hands it over.
-    parts.append('<text x="10" y="146" font-size="12" fill="#555">window</text>'
-                 '<text x="10" y="161" font-size="12" fill="#555">before round</text>'
-                 '<line x1="90" y1="150" x2="266" y2="150" stroke="#777" stroke-width="1.5" '
-                 'marker-end="url(#ccl-arrow)"/>')
+    parts.append(
+        '<text x="10" y="146" font-size="12" fill="#555">window</text>'
+        '<text x="10" y="161" font-size="12" fill="#555">before round</text>'
+        '<line x1="90" y1="150" x2="266" y2="150" stroke="#777" stroke-width="1.5" '
+        'marker-end="url(#ccl-arrow)"/>'
+    )
     for source, target, label, offset in EDGES:
         (x1, y1), (x2, y2) = _edge_points(source, target, offset)
         is_taken = taken == (source, target)
-        stroke, width, marker = ("#222", 3.5, "ccl-arrow-taken") if is_taken else ("#999", 1.5, "ccl-arrow")
-        parts.append(f'<line class="ccl-edge{" ccl-taken" if is_taken else ""}" data-from="{source}" '
-                     f'data-to="{target}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-                     f'stroke="{stroke}" stroke-width="{width}" marker-end="url(#{marker})"/>')
+        stroke, width, marker = (
+            ("#222", 3.5, "ccl-arrow-taken") if is_taken else ("#999", 1.5, "ccl-arrow")
+        )
+        parts.append(
+            f'<line class="ccl-edge{" ccl-taken" if is_taken else ""}" '
+            f'data-from="{source}" '
+            f'data-to="{target}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="{stroke}" stroke-width="{width}" marker-end="url(#{marker})"/>'
+        )
         if label:
             mx, my = (x1 + x2) / 2, (y1 + y2) / 2
             anchor = "end" if mx < 360 else "start" if mx > 360 else "middle"
             dx = -10 if anchor == "end" else 10 if anchor == "start" else 0
-            parts.append(f'<text x="{mx + dx:.1f}" y="{my + 4:.1f}" font-size="12" fill="#444" '
-                         f'text-anchor="{anchor}">{html.escape(label)}</text>')
+            parts.append(
+                f'<text x="{mx + dx:.1f}" y="{my + 4:.1f}" font-size="12" fill="#444" '
+                f'text-anchor="{anchor}">{html.escape(label)}</text>'
+            )
     for name, (cx, cy) in NODE_CENTERS.items():
         color = STATE_COLORS[name]
         if name == current:
             fill, text, css, border = color, "white", "ccl-state ccl-current", 3
         elif name in visited:
-            fill, text, css, border = color + "33", "#222", "ccl-state ccl-visited", 1.5  # 20% opacity tint
+            fill, text, css, border = (
+                color + "33",
+                "#222",
+                "ccl-state ccl-visited",
+                1.5,
+            )  # 20% opacity tint
         else:
             fill, text, css, border = "white", "#222", "ccl-state", 1.5
         w, h = NODE_HALF
-        parts.append(f'<g class="{css}" data-state="{name}">'
-                     f'<rect x="{cx - w}" y="{cy - h}" width="{2 * w}" height="{2 * h}" rx="10" fill="{fill}" '
-                     f'stroke="{color}" stroke-width="{border}"/>'
-                     f'<text x="{cx}" y="{cy - 3}" font-size="14" font-weight="bold" fill="{text}" '
-                     f'text-anchor="middle">{name}</text>'
-                     f'<text x="{cx}" y="{cy + 15}" font-size="11.5" fill="{text}" text-anchor="middle">'
-                     f'{html.escape(STATE_SUBTITLES[name])}</text></g>')
+        parts.append(
+            f'<g class="{css}" data-state="{name}">'
+            f'<rect x="{cx - w}" y="{cy - h}" width="{2 * w}" height="{2 * h}" rx="10" '
+            f'fill="{fill}" '
+            f'stroke="{color}" stroke-width="{border}"/>'
+            f'<text x="{cx}" y="{cy - 3}" font-size="14" font-weight="bold" '
+            f'fill="{text}" '
+            f'text-anchor="middle">{name}</text>'
+            f'<text x="{cx}" y="{cy + 15}" font-size="11.5" fill="{text}" '
+            'text-anchor="middle">'
+            f"{html.escape(STATE_SUBTITLES[name])}</text></g>"
+        )
     parts.append("</svg>")
     return "".join(parts)
 
 
-# ---- the widget --------------------------------------------------------------------------------------------
+# ---- the widget ------------------------------------------------------------------------
+# --------------------
+
 
 class StateMachineStepper:
     """Pick a round, then Next/Back through the states its window passes.
@@ -230,44 +299,75 @@ class StateMachineStepper:
     value and the current position; nothing else is remembered between clicks.
     """
 
-    def __init__(self, session: Optional[Session] = None, settings: Settings = Settings(), round_number: int = 9):
+    def __init__(
+        self,
+        session: Optional[Session] = None,
+        settings: Settings = Settings(),
+        round_number: int = 9,
+    ):
         self.session = session if session is not None else load_session()
         self.settings = settings
         final = last_round(self.session, settings)
         if not 0 <= round_number <= final:
-            raise ValueError(f"round_number must be between 0 and {final} at these settings, got {round_number}")
-        self._walks: Dict[int, List[WindowState]] = {}  # walks are pure, so a round is walked once
+            raise ValueError(
+                f"round_number must be between 0 and {final} at these settings, got "
+                f"{round_number}"
+            )
+        self._walks: Dict[
+            int, List[WindowState]
+        ] = {}  # walks are pure, so a round is walked once
         self.position = 0
-        self.round_slider = widgets.IntSlider(value=round_number, min=0, max=final, description="round",
-                                              continuous_update=False)
-        self.back_button = widgets.Button(description="Back", icon="arrow-left", tooltip="previous state")
-        self.next_button = widgets.Button(description="Next", icon="arrow-right", tooltip="next state",
-                                          button_style="primary")
+        self.round_slider = widgets.IntSlider(
+            value=round_number,
+            min=0,
+            max=final,
+            description="round",
+            continuous_update=False,
+        )
+        self.back_button = widgets.Button(
+            description="Back", icon="arrow-left", tooltip="previous state"
+        )
+        self.next_button = widgets.Button(
+            description="Next",
+            icon="arrow-right",
+            tooltip="next state",
+            button_style="primary",
+        )
         self.title = widgets.HTML()
         self.diagram = widgets.HTML()
         self.explanation = widgets.HTML()
         self.table = widgets.HTML()
-        # The table's CSS, on the page once rather than in every table update (a style recalculation each).
+        # The table's CSS, on the page once rather than in every table update (a style
+        # recalculation each).
         self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.round_slider.observe(self._on_round, names="value")
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.next_button.on_click(lambda _: self.go(self.position + 1))
-        self.widget = widgets.VBox([
-            self.table_style,
-            widgets.HBox([self.round_slider, self.back_button, self.next_button]),
-            self.title, self.diagram, self.explanation, self.table,
-        ])
+        self.widget = widgets.VBox(
+            [
+                self.table_style,
+                widgets.HBox([self.round_slider, self.back_button, self.next_button]),
+                self.title,
+                self.diagram,
+                self.explanation,
+                self.table,
+            ]
+        )
         self.widget.add_class("ccl-state-stepper")
         self.go(0)
 
     def walk(self, round_number: Optional[int] = None) -> List[WindowState]:
         round_number = self.round_slider.value if round_number is None else round_number
         if round_number not in self._walks:
-            self._walks[round_number] = round_walk(self.session, self.settings, round_number)
+            self._walks[round_number] = round_walk(
+                self.session, self.settings, round_number
+            )
         return self._walks[round_number]
 
     def view(self) -> StepView:
-        return step_view(self.walk(), self.position, self.settings, self.round_slider.value)
+        return step_view(
+            self.walk(), self.position, self.settings, self.round_slider.value
+        )
 
     def go(self, position: int) -> None:
         """Show state `position` of the current round (clamped to the walk)."""
@@ -278,17 +378,25 @@ class StateMachineStepper:
         self.next_button.disabled = self.position == len(walk) - 1
         self.title.value = f'<b style="font-size:17px">{html.escape(view.title)}</b>'
         self.diagram.value = view.diagram
-        self.explanation.value = (f'<div style="border-left:4px solid {STATE_COLORS[view.state]};padding:2px 10px;'
-                                  f'font-size:15px;line-height:1.5">'
-                                  + "<br>".join(html.escape(line) for line in view.lines) + "</div>")
+        self.explanation.value = (
+            f'<div style="border-left:4px solid {STATE_COLORS[view.state]};padding:2px '
+            "10px;"
+            f'font-size:15px;line-height:1.5">'
+            + "<br>".join(html.escape(line) for line in view.lines)
+            + "</div>"
+        )
         self.table.value = to_html(view.table, highlight_rows=view.changes)
 
     def _on_round(self, change) -> None:
         self.go(0)
 
     def _repr_mimebundle_(self, **kwargs):
-        # The widget, with a one-line text form instead of the widget tree's long repr: that text
+        # The widget, with a one-line text form instead of the widget tree's long repr:
+        # that text
         # is what a notebook viewer without a kernel shows, and what nbval compares.
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"State-machine stepper, round {self.round_slider.value} (run the notebook to use it)"
+        bundle["text/plain"] = (
+            f"State-machine stepper, round {self.round_slider.value} (run the notebook "
+            "to use it)"
+        )
         return bundle

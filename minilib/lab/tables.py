@@ -1,8 +1,11 @@
-"""Tables for the notebooks: rounds of a run, trace events, and the messages of one window.
+"""Tables for the notebooks: rounds of a run, trace events, and the messages of one
+window.
 
 Each builder returns a pandas DataFrame of plain values (tests compare those);
-`to_html` renders one for an ipywidgets.HTML with thousands separators and ✓ marks, without
-pandas' random element ids, so the same table always gives the same HTML. `TABLE_CSS` styles
+`to_html` renders one for an ipywidgets.HTML with thousands separators and ✓ marks,
+without
+pandas' random element ids, so the same table always gives the same HTML. `TABLE_CSS`
+styles
 it and goes on a page once; `HtmlTable` shows a table in a notebook cell the same way.
 """
 
@@ -12,10 +15,9 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 import pandas as pd
 
-from ..aging import is_aged
+from ..markers import is_aged, is_summary
 from ..messages import protected_head_length
 from ..session import SessionRun
-from ..summary import is_summary
 from ..tokens import estimate_message_tokens, tool_call_name
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
@@ -24,18 +26,29 @@ PREVIEW_CHARS = 40
 
 def rounds_table(run: SessionRun) -> pd.DataFrame:
     """One row per governed round: baseline beside compressed, as in the CLI's table."""
-    rows = [{
-        "round": r.round,
-        "baseline tokens": r.baseline_tokens,
-        "baseline msgs": r.baseline_messages,
-        "tokens before": r.tokens_before,
-        "tokens sent": r.tokens_after,
-        "msgs sent": r.messages_after,
-        "aging": r.aged,
-        "summary": r.summarized,
-    } for r in run.rounds]
-    columns = ["round", "baseline tokens", "baseline msgs", "tokens before", "tokens sent", "msgs sent", "aging",
-               "summary"]
+    rows = [
+        {
+            "round": r.round,
+            "baseline tokens": r.baseline_tokens,
+            "baseline msgs": r.baseline_messages,
+            "tokens before": r.tokens_before,
+            "tokens sent": r.tokens_after,
+            "msgs sent": r.messages_after,
+            "aging": r.aged,
+            "summary": r.summarized,
+        }
+        for r in run.rounds
+    ]
+    columns = [
+        "round",
+        "baseline tokens",
+        "baseline msgs",
+        "tokens before",
+        "tokens sent",
+        "msgs sent",
+        "aging",
+        "summary",
+    ]
     return pd.DataFrame(rows, columns=columns).set_index("round")
 
 
@@ -43,21 +56,40 @@ def describe_event(event: str, payload: Mapping) -> tuple:
     """(what, detail) of one trace record, in a line a student can read."""
     if event == "context_compression":
         indexes = payload["affected_indexes"]
-        span = f"#{indexes[0]}–#{indexes[-1]}" if len(indexes) > 2 else ", ".join(f"#{i}" for i in indexes)
-        return payload["strategy"], (f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens, "
-                                     f"{payload['before_messages']} → {payload['after_messages']} messages, "
-                                     f"changed {span}")
+        span = (
+            f"#{indexes[0]}–#{indexes[-1]}"
+            if len(indexes) > 2
+            else ", ".join(f"#{i}" for i in indexes)
+        )
+        return payload["strategy"], (
+            f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens, "
+            f"{payload['before_messages']} → {payload['after_messages']} messages, "
+            f"changed {span}"
+        )
     if event == "context_overflow":
-        return "ContextOverflowError", f"{payload['tokens']:,} tokens left, threshold {payload['threshold']:,}"
+        return (
+            "ContextOverflowError",
+            f"{payload['tokens']:,} tokens left, threshold {payload['threshold']:,}",
+        )
     if event == "model_call":
         reply = payload["reply"]
         if payload["purpose"] == "summary":
-            return "summary", f"{len(payload['input'])} messages in → {len(reply):,} characters of summary"
+            return (
+                "summary",
+                f"{len(payload['input'])} messages in → {len(reply):,} characters of "
+                "summary",
+            )
         calls = [tool_call_name(call) for call in reply.get("tool_calls") or ()]
-        return "decision", f"{len(payload['input'])} messages in → " + (", ".join(calls) or "final answer")
+        return "decision", f"{len(payload['input'])} messages in → " + (
+            ", ".join(calls) or "final answer"
+        )
     if event == "tool_call":
         error = payload.get("error")
-        outcome = f"error {error['code']}" if error else f"{len(payload['output']):,} characters"
+        outcome = (
+            f"error {error['code']}"
+            if error
+            else f"{len(payload['output']):,} characters"
+        )
         return payload["name"], f"{_arguments(payload['arguments'])} → {outcome}"
     return event, json.dumps(payload, ensure_ascii=False)[:80]
 
@@ -67,24 +99,41 @@ def _arguments(arguments: str) -> str:
         values = json.loads(arguments)
     except ValueError:
         return arguments
-    return ", ".join(f"{value}" for value in values.values()) if isinstance(values, dict) else arguments
+    return (
+        ", ".join(f"{value}" for value in values.values())
+        if isinstance(values, dict)
+        else arguments
+    )
 
 
-def trace_events_table(run: SessionRun, events: Optional[Iterable[str]] = COMPRESSION_EVENTS) -> pd.DataFrame:
-    """The run's trace records of the given kinds (all kinds when `events` is None), one row each."""
+def trace_events_table(
+    run: SessionRun, events: Optional[Iterable[str]] = COMPRESSION_EVENTS
+) -> pd.DataFrame:
+    """The run's trace records of the given kinds (all kinds when `events` is None), one
+    row each."""
     wanted = None if events is None else set(events)
     rows = []
     for record in run.tracer.records:
         if wanted is not None and record["event"] not in wanted:
             continue
         what, detail = describe_event(record["event"], record["payload"])
-        rows.append({"seq": record["seq"], "round": record["payload"].get("step"), "event": record["event"],
-                     "what": what, "detail": detail})
-    return pd.DataFrame(rows, columns=["seq", "round", "event", "what", "detail"]).set_index("seq")
+        rows.append(
+            {
+                "seq": record["seq"],
+                "round": record["payload"].get("step"),
+                "event": record["event"],
+                "what": what,
+                "detail": detail,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["seq", "round", "event", "what", "detail"]
+    ).set_index("seq")
 
 
 def message_groups(messages: Sequence[Mapping]) -> list:
-    """A group label per message: "head", "summary", or the id of the tool call it belongs to.
+    """A group label per message: "head", "summary", or the id of the tool call it belongs
+    to.
 
     An assistant message and the tool messages answering its calls share a label, so
     the rows a rolling summary must fold together (a closed group) read as one.
@@ -112,36 +161,48 @@ def protection(messages: Sequence[Mapping], protect_tail: int) -> list:
     """Why each message is out of the summary's reach: "head", "tail" or ""."""
     head = protected_head_length(messages)
     tail_start = max(head, len(messages) - protect_tail)
-    return ["head" if i < head else "tail" if i >= tail_start else "" for i in range(len(messages))]
+    return [
+        "head" if i < head else "tail" if i >= tail_start else ""
+        for i in range(len(messages))
+    ]
 
 
 def preview(content: Optional[str], width: int = PREVIEW_CHARS) -> str:
     """The start of a content on one line."""
     text = (content or "").replace("\n", " ⏎ ")
-    return text if len(text) <= width else text[:width - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def messages_table(messages: Sequence[Mapping], protect_tail: int, changes: Optional[Mapping[int, str]] = None
-                   ) -> pd.DataFrame:
-    """The window one message a row: role, tokens, protected, aged, group, what changed, and a preview."""
+def messages_table(
+    messages: Sequence[Mapping],
+    protect_tail: int,
+    changes: Optional[Mapping[int, str]] = None,
+) -> pd.DataFrame:
+    """The window one message a row: role, tokens, protected, aged, group, what changed,
+    and a preview."""
     changes = changes or {}
-    rows = [{
-        "#": index,
-        "role": message.get("role"),
-        "tokens": estimate_message_tokens(message),
-        "protected": protected,
-        "aged": is_aged(message),
-        "group": group,
-        "changed": changes.get(index, ""),
-        "content": preview(message.get("content")),
-    } for index, (message, protected, group) in enumerate(zip(messages, protection(messages, protect_tail),
-                                                              message_groups(messages)))]
+    rows = [
+        {
+            "#": index,
+            "role": message.get("role"),
+            "tokens": estimate_message_tokens(message),
+            "protected": protected,
+            "aged": is_aged(message),
+            "group": group,
+            "changed": changes.get(index, ""),
+            "content": preview(message.get("content")),
+        }
+        for index, (message, protected, group) in enumerate(
+            zip(messages, protection(messages, protect_tail), message_groups(messages))
+        )
+    ]
     columns = ["#", "role", "tokens", "protected", "aged", "group", "changed", "content"]
     return pd.DataFrame(rows, columns=columns).set_index("#")
 
 
 def _text(value) -> str:
-    """A cell as the tables show it: ✓ for True, thousands separators, nothing for a missing value."""
+    """A cell as the tables show it: ✓ for True, thousands separators, nothing for a
+    missing value."""
     if isinstance(value, bool):
         return "✓" if value else ""
     if isinstance(value, int):
@@ -155,22 +216,32 @@ def _cell(value) -> str:
     return html.escape(_text(value))
 
 
-def to_html(table: pd.DataFrame, highlight_rows: Iterable = (), css_class: str = "ccl-table",
-            empty: str = "no rows") -> str:
-    """A DataFrame as a small HTML table; rows whose index is in `highlight_rows` are marked.
+def to_html(
+    table: pd.DataFrame,
+    highlight_rows: Iterable = (),
+    css_class: str = "ccl-table",
+    empty: str = "no rows",
+) -> str:
+    """A DataFrame as a small HTML table; rows whose index is in `highlight_rows` are
+    marked.
 
     Written by hand rather than with DataFrame.to_html/Styler: it runs on every slider
     change (a few hundred microseconds instead of milliseconds) and has no random ids.
     """
     marked = set(highlight_rows)
-    header = "".join(f"<th>{html.escape(str(name))}</th>" for name in [table.index.name or ""] + list(table.columns))
+    header = "".join(
+        f"<th>{html.escape(str(name))}</th>"
+        for name in [table.index.name or ""] + list(table.columns)
+    )
     body = []
     for index, row in zip(table.index, table.itertuples(index=False)):
         style = ' class="ccl-changed"' if index in marked else ""
         cells = "".join(f"<td>{_cell(value)}</td>" for value in row)
         body.append(f"<tr{style}><th>{_cell(index)}</th>{cells}</tr>")
     if not body:
-        body.append(f'<tr><td colspan="{len(table.columns) + 1}"><i>{html.escape(empty)}</i></td></tr>')
+        body.append(
+            f'<tr><td colspan="{len(table.columns) + 1}"><i>{html.escape(empty)}</i></td></tr>'
+        )
     return f'<table class="{css_class}"><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody></table>'
 
 
@@ -185,7 +256,8 @@ TABLE_CSS = """<style>
 
 
 class HtmlTable:
-    """A table as the dashboard shows it (✓ marks, thousands separators), for a notebook cell.
+    """A table as the dashboard shows it (✓ marks, thousands separators), for a notebook
+    cell.
 
     `TABLE_CSS` comes with it: a static output is rendered once, not on every keypress.
     """
@@ -197,5 +269,7 @@ class HtmlTable:
     def _repr_html_(self) -> str:
         return self.html
 
-    def __repr__(self) -> str:  # the text form nbval compares and a viewer without HTML shows
+    def __repr__(
+        self,
+    ) -> str:  # the text form nbval compares and a viewer without HTML shows
         return self.table.map(_text).rename(index=_text).to_string()

@@ -1,4 +1,5 @@
-"""Notebook 07's views of a replayed transcript: its curve, what was cut, and a naive cut for comparison.
+"""Notebook 07's views of a replayed transcript: its curve, what was cut, and a naive cut
+for comparison.
 
 Everything here is computed by the core (`replay_transcript`, `validate_messages`,
 `recover_tool_output`); this module only arranges it into tables and a figure.
@@ -8,32 +9,45 @@ from typing import Iterable, List, Mapping, Sequence
 
 import pandas as pd
 
-from ..aging import AGING_MARK
+from ..markers import AGING_MARK, is_summary
 from ..messages import InvalidMessagesError, validate_messages
 from ..session import Baseline, SessionRun
-from ..summary import is_summary
 from ..tokens import TokenCounter, estimate_tokens, tool_call_name
 from ..trace import recover_tool_output
 from .figures import session_figure
 
 
-def transcript_baseline(messages: Sequence[Mapping], count_tokens: TokenCounter = estimate_tokens) -> Baseline:
-    """The uncompressed window before every assistant message: the grey line of the figure."""
-    rounds = [index for index, message in enumerate(messages) if message["role"] == "assistant"]
-    return Baseline(tuple(count_tokens(messages[:index]) for index in rounds), tuple(rounds), tuple(messages),
-                    count_tokens(messages))
+def transcript_baseline(
+    messages: Sequence[Mapping], count_tokens: TokenCounter = estimate_tokens
+) -> Baseline:
+    """The uncompressed window before every assistant message: the grey line of the
+    figure."""
+    rounds = [
+        index for index, message in enumerate(messages) if message["role"] == "assistant"
+    ]
+    return Baseline(
+        tuple(count_tokens(messages[:index]) for index in rounds),
+        tuple(rounds),
+        tuple(messages),
+        count_tokens(messages),
+    )
 
 
-# How far, in rounds, the aging and summary markers of one round are drawn apart (see separate_markers).
+# How far, in rounds, the aging and summary markers of one round are drawn apart (see
+# separate_markers).
 MARKER_OFFSET = 0.2
 
 
 def separate_markers(figure, offset: float = MARKER_OFFSET) -> List[int]:
-    """Draw an aging marker and a summary marker of the same round side by side instead of one on the other.
+    """Draw an aging marker and a summary marker of the same round side by side instead of
+    one on the other.
 
-    In a round where both strategies fired, the triangle and the star sit on the same point and the star
-    hides the triangle. Shift the triangle left and the star right by `offset` rounds; the hover text still
-    names the round, which is kept as the marker's `text`. Returns the rounds moved (none if no marker
+    In a round where both strategies fired, the triangle and the star sit on the same
+    point and the star
+    hides the triangle. Shift the triangle left and the star right by `offset` rounds; the
+    hover text still
+    names the round, which is kept as the marker's `text`. Returns the rounds moved (none
+    if no marker
     coincides, so a figure whose markers are already apart is left as it is).
     """
     traces = {trace.name: trace for trace in figure.data}
@@ -47,12 +61,15 @@ def separate_markers(figure, offset: float = MARKER_OFFSET) -> List[int]:
         trace.text = [str(x) for x in rounds]
         trace.x = [x + sign * offset if x in both else x for x in rounds]
         if trace.hovertemplate:
-            trace.hovertemplate = trace.hovertemplate.replace("round %{x}", "round %{text}")
+            trace.hovertemplate = trace.hovertemplate.replace(
+                "round %{x}", "round %{text}"
+            )
     return both
 
 
 def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
-    """The two-panel figure of chapter 6 for a replayed transcript, as a static figure; a round that both
+    """The two-panel figure of chapter 6 for a replayed transcript, as a static figure; a
+    round that both
     aged and summarized shows its two markers side by side."""
     figure = session_figure(run, transcript_baseline(messages), widget=False)
     separate_markers(figure)
@@ -60,10 +77,19 @@ def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
 
 
 def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
-    """One row per tool result of the transcript: what became of it in the last window, and whether the
+    """One row per tool result of the transcript: what became of it in the last window,
+    and whether the
     trace still holds it in full."""
-    names = {call["id"]: tool_call_name(call) for message in messages for call in message.get("tool_calls") or ()}
-    final = {message.get("tool_call_id"): message for message in run.final_messages if message["role"] == "tool"}
+    names = {
+        call["id"]: tool_call_name(call)
+        for message in messages
+        for call in message.get("tool_calls") or ()
+    }
+    final = {
+        message.get("tool_call_id"): message
+        for message in run.final_messages
+        if message["role"] == "tool"
+    }
     folded = any(is_summary(message) for message in run.final_messages)
     rows = []
     for message in messages:
@@ -73,31 +99,45 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
         kept = final.get(call_id)
         if kept is None:
             fate = "folded into the summary" if folded else "not in the window"
-        elif kept["content"].startswith(AGING_MARK) and not message["content"].startswith(AGING_MARK):
+        elif kept["content"].startswith(AGING_MARK) and not message["content"].startswith(
+            AGING_MARK
+        ):
             fate = "aged"
         else:
             fate = "verbatim"
         try:
-            recovered = recover_tool_output(run.tracer.records, call_id) == message["content"]
+            recovered = (
+                recover_tool_output(run.tracer.records, call_id) == message["content"]
+            )
         except KeyError:
             recovered = False
-        rows.append({"tool_call_id": call_id, "tool": names.get(call_id, "?"),
-                     "error": (message.get("error") or {}).get("code", ""),
-                     "characters": len(message["content"]),
-                     "characters in last window": len(kept["content"]) if kept is not None else 0,
-                     "fate": fate, "recoverable": recovered})
+        rows.append(
+            {
+                "tool_call_id": call_id,
+                "tool": names.get(call_id, "?"),
+                "error": (message.get("error") or {}).get("code", ""),
+                "characters": len(message["content"]),
+                "characters in last window": len(kept["content"])
+                if kept is not None
+                else 0,
+                "fate": fate,
+                "recoverable": recovered,
+            }
+        )
     return pd.DataFrame(rows).set_index("tool_call_id")
 
 
 def keep_last(messages: Sequence[Mapping], count: int) -> List[Mapping]:
-    """The naive cut many harnesses start with: the system messages plus the last `count` messages."""
+    """The naive cut many harnesses start with: the system messages plus the last `count`
+    messages."""
     system = [message for message in messages if message["role"] == "system"]
     rest = [message for message in messages if message["role"] != "system"]
-    return system + rest[len(rest) - count:] if count else system
+    return system + rest[len(rest) - count :] if count else system
 
 
 def naive_cut_table(messages: Sequence[Mapping], counts: Iterable[int]) -> pd.DataFrame:
-    """For each N: what "keep the last N" sends, and whether the chat-completions API would accept it."""
+    """For each N: what "keep the last N" sends, and whether the chat-completions API
+    would accept it."""
     rows = []
     for count in counts:
         window = keep_last(messages, count)
@@ -108,6 +148,13 @@ def naive_cut_table(messages: Sequence[Mapping], counts: Iterable[int]) -> pd.Da
             problem = str(error)
         if not problem and window and window[-1].get("tool_calls"):
             problem = "the last message is an unanswered tool call"
-        rows.append({"keep last": count, "messages": len(window), "tokens": estimate_tokens(window),
-                     "valid": not problem, "problem": problem})
+        rows.append(
+            {
+                "keep last": count,
+                "messages": len(window),
+                "tokens": estimate_tokens(window),
+                "valid": not problem,
+                "problem": problem,
+            }
+        )
     return pd.DataFrame(rows).set_index("keep last")

@@ -1,4 +1,5 @@
-"""Fixtures for the real-browser tests: a throwaway JupyterLab server and headless Chromium.
+"""Fixtures for the real-browser tests: a throwaway JupyterLab server and headless
+Chromium.
 
 Chromium missing: the tests skip with a reason on a workstation, but fail in CI (CI=true),
 where .ci/run installs it first. The helpers themselves live in labdriver.py, which
@@ -20,12 +21,20 @@ import labdriver  # noqa: E402
 def chromium():
     path = labdriver.chromium_executable()
     if path is None:
-        where = f"$CHROMIUM={os.environ['CHROMIUM']}" if os.environ.get("CHROMIUM") else \
-            "/usr/bin/chromium and `chromium` on PATH"
-        message = (f"Chromium not found (looked for {where}); "
-                   "install it with `apt-get install -y chromium`")
+        where = (
+            f"$CHROMIUM={os.environ['CHROMIUM']}"
+            if os.environ.get("CHROMIUM")
+            else "/usr/bin/chromium and `chromium` on PATH"
+        )
+        message = (
+            f"Chromium not found (looked for {where}); "
+            "install it with `apt-get install -y chromium`"
+        )
         if labdriver.in_ci():
-            pytest.fail(message + ". CI=true, so a missing browser fails instead of skipping.", pytrace=False)
+            pytest.fail(
+                message + ". CI=true, so a missing browser fails instead of skipping.",
+                pytrace=False,
+            )
         pytest.skip(message)
     return path
 
@@ -35,7 +44,9 @@ def browser(chromium, tmp_path_factory):
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        launched = labdriver.launch_chromium(playwright, chromium, tmp_path_factory.mktemp("chromium-home"))
+        launched = labdriver.launch_chromium(
+            playwright, chromium, tmp_path_factory.mktemp("chromium-home")
+        )
         try:
             yield launched
         finally:
@@ -44,9 +55,12 @@ def browser(chromium, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 def lab_server(chromium, tmp_path_factory):
-    """JupyterLab on a free port, HOME-like directories in a temp folder; stopped by PID afterwards."""
-    server = labdriver.start_jupyterlab(tmp_path_factory.mktemp("jupyter-home"),
-                                        labdriver.ARTIFACTS / "logs" / "jupyterlab.log")
+    """JupyterLab on a free port, HOME-like directories in a temp folder; stopped by PID
+    afterwards."""
+    server = labdriver.start_jupyterlab(
+        tmp_path_factory.mktemp("jupyter-home"),
+        labdriver.ARTIFACTS / "logs" / "jupyterlab.log",
+    )
     try:
         yield server
     finally:
@@ -56,7 +70,8 @@ def lab_server(chromium, tmp_path_factory):
 
 @pytest.fixture
 def page(browser, request):
-    """A fresh browser context and page. On failure, a screenshot FAILED-<test>.png is saved."""
+    """A fresh browser context and page. On failure, a screenshot FAILED-<test>.png is
+    saved."""
     context = browser.new_context(viewport=labdriver.VIEWPORT, device_scale_factor=1)
     new_page = context.new_page()
     new_page.set_default_timeout(labdriver.UPDATE_TIMEOUT)

@@ -1,6 +1,8 @@
-"""Driving JupyterLab and Voilà in headless Chromium: servers, selectors, waits, measurements.
+"""Driving JupyterLab and Voilà in headless Chromium: servers, selectors, waits,
+measurements.
 
-Shared by the browser tests (tests/browser, fixtures in conftest.py) and scripts/benchmark.py;
+Shared by the browser tests (tests/browser, fixtures in conftest.py) and
+scripts/benchmark.py;
 it imports neither pytest nor Playwright at module level.
 
 - Servers run on free localhost ports with the token disabled; everything Jupyter, IPython
@@ -29,10 +31,16 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "artifacts"
 SCREENSHOTS = ARTIFACTS / "screenshots"
 CHROMIUM_FLAGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-    "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
-# 2 cores shared with other jobs: generous, but bounded, waits (milliseconds for Playwright).
+# 2 cores shared with other jobs: generous, but bounded, waits (milliseconds for
+# Playwright).
 SERVER_START_TIMEOUT = 60
 PAGE_TIMEOUT = 90_000
 UPDATE_TIMEOUT = 30_000
@@ -44,7 +52,8 @@ def in_ci() -> bool:
 
 
 def chromium_executable():
-    """The Chromium to drive: $CHROMIUM if set (and only that), else /usr/bin/chromium, else `chromium` on PATH."""
+    """The Chromium to drive: $CHROMIUM if set (and only that), else /usr/bin/chromium,
+    else `chromium` on PATH."""
     if os.environ.get("CHROMIUM"):
         candidates = [os.environ["CHROMIUM"]]
     else:
@@ -56,11 +65,18 @@ def chromium_executable():
 
 
 def launch_chromium(playwright, executable: str, home=None):
-    """Headless Chromium; with `home`, its config and cache (crash reports...) go there instead of under HOME."""
+    """Headless Chromium; with `home`, its config and cache (crash reports...) go there
+    instead of under HOME."""
     env = None
     if home is not None:
-        env = dict(os.environ, XDG_CONFIG_HOME=str(Path(home) / "config"), XDG_CACHE_HOME=str(Path(home) / "cache"))
-    return playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_FLAGS, env=env)
+        env = dict(
+            os.environ,
+            XDG_CONFIG_HOME=str(Path(home) / "config"),
+            XDG_CACHE_HOME=str(Path(home) / "cache"),
+        )
+    return playwright.chromium.launch(
+        executable_path=executable, headless=True, args=CHROMIUM_FLAGS, env=env
+    )
 
 
 def free_port() -> int:
@@ -73,10 +89,15 @@ def isolated_env(root: Path) -> dict:
     """os.environ with every Jupyter/IPython/XDG directory moved under `root`."""
     env = dict(os.environ)
     dirs = {
-        "JUPYTER_CONFIG_DIR": "jupyter/config", "JUPYTER_DATA_DIR": "jupyter/data",
-        "JUPYTER_RUNTIME_DIR": "jupyter/runtime", "IPYTHONDIR": "ipython",
-        "JUPYTERLAB_SETTINGS_DIR": "lab/settings", "JUPYTERLAB_WORKSPACES_DIR": "lab/workspaces",
-        "XDG_CACHE_HOME": "xdg/cache", "XDG_CONFIG_HOME": "xdg/config", "XDG_DATA_HOME": "xdg/data",
+        "JUPYTER_CONFIG_DIR": "jupyter/config",
+        "JUPYTER_DATA_DIR": "jupyter/data",
+        "JUPYTER_RUNTIME_DIR": "jupyter/runtime",
+        "IPYTHONDIR": "ipython",
+        "JUPYTERLAB_SETTINGS_DIR": "lab/settings",
+        "JUPYTERLAB_WORKSPACES_DIR": "lab/workspaces",
+        "XDG_CACHE_HOME": "xdg/cache",
+        "XDG_CONFIG_HOME": "xdg/config",
+        "XDG_DATA_HOME": "xdg/data",
         "MPLCONFIGDIR": "mpl",
     }
     for name, sub in dirs.items():
@@ -85,7 +106,10 @@ def isolated_env(root: Path) -> dict:
         env[name] = str(path)
     env.pop("JUPYTER_PATH", None)
     # No news or update toasts over the notebook in a fresh JupyterLab.
-    notification = Path(root) / "lab/settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    notification = (
+        Path(root)
+        / "lab/settings/@jupyterlab/apputils-extension/notification.jupyterlab-settings"
+    )
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
     return env
@@ -106,24 +130,43 @@ def http_json(url: str, method: str = "GET"):
 class Server:
     """A Jupyter or Voilà server process on localhost, with its log file."""
 
-    def __init__(self, name: str, argv, env: dict, port: int, ready_path, log_path: Path, cwd: Path = REPO):
+    def __init__(
+        self,
+        name: str,
+        argv,
+        env: dict,
+        port: int,
+        ready_path,
+        log_path: Path,
+        cwd: Path = REPO,
+    ):
         self.name, self.port, self.log_path = name, port, Path(log_path)
         self.url = f"http://127.0.0.1:{port}"
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         self._log = open(self.log_path, "wb")
         started = time.monotonic()
-        self.process = subprocess.Popen(argv, cwd=cwd, env=env, stdout=self._log, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL)
+        self.process = subprocess.Popen(
+            argv,
+            cwd=cwd,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+        )
         deadline = started + SERVER_START_TIMEOUT
         while not self._ready(ready_path):
             if self.process.poll() is not None:
                 self.close()
-                raise RuntimeError(f"{name} exited with {self.process.returncode} before answering; "
-                                   f"see {self.log_path}:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"{name} exited with {self.process.returncode} before answering; "
+                    f"see {self.log_path}:\n{self.log_tail()}"
+                )
             if time.monotonic() > deadline:
                 self.close()
-                raise RuntimeError(f"{name} did not answer within {SERVER_START_TIMEOUT} s; "
-                                   f"see {self.log_path}:\n{self.log_tail()}")
+                raise RuntimeError(
+                    f"{name} did not answer within {SERVER_START_TIMEOUT} s; "
+                    f"see {self.log_path}:\n{self.log_tail()}"
+                )
             time.sleep(0.1)
         self.start_seconds = time.monotonic() - started
 
@@ -140,7 +183,9 @@ class Server:
 
     def log_tail(self, lines: int = 30) -> str:
         try:
-            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+            return "\n".join(
+                self.log_path.read_text(errors="replace").splitlines()[-lines:]
+            )
         except OSError:
             return ""
 
@@ -164,7 +209,8 @@ class Server:
             return -1
 
     def close(self) -> None:
-        """Stop the server by its PID: SIGTERM, then SIGKILL if it has not exited within 15 s."""
+        """Stop the server by its PID: SIGTERM, then SIGKILL if it has not exited within
+        15 s."""
         if self.process.poll() is None:
             self.process.terminate()
             try:
@@ -184,24 +230,45 @@ class Server:
 
 
 def start_jupyterlab(home: Path, log_path: Path) -> Server:
-    """JupyterLab serving the repository, as `make lab` would, but isolated and without a token."""
+    """JupyterLab serving the repository, as `make lab` would, but isolated and without a
+    token."""
     port = free_port()
     argv = [
-        sys.executable, "-m", "jupyter", "lab", "--no-browser", f"--port={port}", "--ServerApp.port_retries=0",
-        "--ServerApp.ip=127.0.0.1", "--ServerApp.token=", "--ServerApp.password=", "--allow-root",
+        sys.executable,
+        "-m",
+        "jupyter",
+        "lab",
+        "--no-browser",
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.ip=127.0.0.1",
+        "--ServerApp.token=",
+        "--ServerApp.password=",
+        "--allow-root",
         f"--ServerApp.root_dir={REPO}",
-        # The REST calls that delete kernels come from this process, which holds no _xsrf cookie.
+        # The REST calls that delete kernels come from this process, which holds no _xsrf
+        # cookie.
         "--ServerApp.disable_check_xsrf=True",
-        "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     return Server("JupyterLab", argv, isolated_env(home), port, "/api/status", log_path)
 
 
 def start_voila(notebook: Path, home: Path, log_path: Path) -> Server:
-    """`make present`'s command (voila NB --no-browser) on a free port; one kernel per page load."""
+    """`make present`'s command (voila NB --no-browser) on a free port; one kernel per
+    page load."""
     port = free_port()
-    argv = [sys.executable, "-m", "voila", str(notebook), "--no-browser", f"--port={port}",
-            "--Voila.ip=127.0.0.1", "--Voila.port_retries=0"]
+    argv = [
+        sys.executable,
+        "-m",
+        "voila",
+        str(notebook),
+        "--no-browser",
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        "--Voila.port_retries=0",
+    ]
     # GET / would already run the notebook in a kernel: wait for the port instead.
     return Server("Voila", argv, isolated_env(home), port, None, log_path)
 
@@ -214,17 +281,30 @@ def shoot(page, name: str, **kwargs) -> Path:
 
 
 def scroll_to_top(locator) -> None:
-    """Scroll the element to the top of its scrolling container and wait one animation frame."""
-    locator.evaluate("el => new Promise(done => { el.scrollIntoView({block: 'start'});"
-                     " requestAnimationFrame(() => requestAnimationFrame(done)); })")
+    """Scroll the element to the top of its scrolling container and wait one animation
+    frame."""
+    locator.evaluate(
+        "el => new Promise(done => { el.scrollIntoView({block: 'start'});"
+        " requestAnimationFrame(() => requestAnimationFrame(done)); })"
+    )
 
 
-def shoot_widget(page, locator, name: str, container: str = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer") -> Path:
-    """A screenshot of a widget as a person sees it: scrolled to the top, clipped to the notebook's
+def shoot_widget(
+    page,
+    locator,
+    name: str,
+    container: str = ".jp-NotebookPanel:visible .jp-WindowedPanel-outer",
+) -> Path:
+    """A screenshot of a widget as a person sees it: scrolled to the top, clipped to the
+    notebook's
     scrolling area (or the whole viewport when there is no such container, as in Voilà)."""
     scroll_to_top(locator)
     box = locator.bounding_box()
-    frame = page.locator(container).first.bounding_box() if page.locator(container).count() else None
+    frame = (
+        page.locator(container).first.bounding_box()
+        if page.locator(container).count()
+        else None
+    )
     view = page.viewport_size
     frame = frame or {"x": 0, "y": 0, "width": view["width"], "height": view["height"]}
     left, top = max(box["x"], frame["x"]), max(box["y"], frame["y"])
@@ -232,12 +312,16 @@ def shoot_widget(page, locator, name: str, container: str = ".jp-NotebookPanel:v
     bottom = min(box["y"] + box["height"], frame["y"] + frame["height"])
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"
-    page.screenshot(path=str(path), clip={"x": left, "y": top, "width": right - left, "height": bottom - top})
+    page.screenshot(
+        path=str(path),
+        clip={"x": left, "y": top, "width": right - left, "height": bottom - top},
+    )
     return path
 
 
 def collapse_left_sidebar(page) -> None:
-    """Give the notebook the whole width: click the open side-bar tab (the file browser) to close it."""
+    """Give the notebook the whole width: click the open side-bar tab (the file browser)
+    to close it."""
     current = page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current")
     if current.count():
         current.first.click()
@@ -246,7 +330,8 @@ def collapse_left_sidebar(page) -> None:
 
 # ------------------------------------------------------------------ JupyterLab pages
 
-# The status bar reads "Python 3 (ipykernel) | Idle" (followed by other items without a space).
+# The status bar reads "Python 3 (ipykernel) | Idle" (followed by other items without a
+# space).
 KERNEL_IDLE_JS = "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent || '')"
 # Every code cell has run: no "[*]" prompt and no empty "[ ]" prompt left.
 ALL_CELLS_RAN_JS = """() => {
@@ -258,13 +343,16 @@ ALL_CELLS_RAN_JS = """() => {
 def open_notebook(page, server: Server, path: str) -> None:
     """Open a notebook in its own fresh workspace and wait until its kernel is idle."""
     workspace = re.sub(r"\W+", "-", path)
-    page.goto(f"{server.url}/lab/workspaces/{workspace}/tree/{path}?reset", timeout=PAGE_TIMEOUT)
+    page.goto(
+        f"{server.url}/lab/workspaces/{workspace}/tree/{path}?reset", timeout=PAGE_TIMEOUT
+    )
     page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=PAGE_TIMEOUT)
     page.wait_for_function(KERNEL_IDLE_JS, timeout=PAGE_TIMEOUT)
 
 
 def run_all_cells(page) -> None:
-    """Run ▸ Run All Cells, then wait until every code cell has an execution count and the kernel is idle."""
+    """Run ▸ Run All Cells, then wait until every code cell has an execution count and the
+    kernel is idle."""
     page.click("#jp-menu-panel .lm-MenuBar-itemLabel:text-is('Run')")
     page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
     page.wait_for_function(ALL_CELLS_RAN_JS, timeout=PAGE_TIMEOUT)
@@ -275,16 +363,27 @@ def wait_idle(page, timeout: int = UPDATE_TIMEOUT) -> None:
     page.wait_for_function(KERNEL_IDLE_JS, timeout=timeout)
 
 
-# ------------------------------------------------------------------ widgets (JupyterLab and Voilà)
+# ------------------------------------------------------------------ widgets (JupyterLab
+# and Voilà)
+
 
 def slider(page, label_pattern: str, scope: str = ""):
-    """The ipywidgets slider whose description matches `label_pattern` (a JS regex, case-insensitive)."""
-    return page.locator(f"{scope} .widget-slider").filter(
-        has=page.locator(".widget-label").filter(has_text=re.compile(label_pattern, re.I))).first
+    """The ipywidgets slider whose description matches `label_pattern` (a JS regex,
+    case-insensitive)."""
+    return (
+        page.locator(f"{scope} .widget-slider")
+        .filter(
+            has=page.locator(".widget-label").filter(
+                has_text=re.compile(label_pattern, re.I)
+            )
+        )
+        .first
+    )
 
 
 def slider_readout(slider_locator) -> str:
-    # text_content, not inner_text: JupyterLab skips laying out cells scrolled out of view.
+    # text_content, not inner_text: JupyterLab skips laying out cells scrolled out of
+    # view.
     return (slider_locator.locator(".widget-readout").text_content() or "").strip()
 
 
@@ -314,7 +413,8 @@ def sliders_by_label(page, scope: str = "") -> dict:
         """(scope) => [...document.querySelectorAll(scope + ' .widget-slider')].map(s => [
              (s.querySelector('.widget-label')?.textContent || '').trim(),
              (s.querySelector('.widget-readout')?.textContent || s.querySelector('.widget-readout')?.value || '').trim()])""",
-        scope)
+        scope,
+    )
     return {label: parse_number(value) for label, value in found if label and value}
 
 
@@ -333,23 +433,30 @@ def plot_traces(page, index: int = 0, scope: str = ""):
 
 
 def plot_layout_text(page, index: int = 0, scope: str = "") -> str:
-    """Every SVG text of a chart (titles, tick labels, annotations, legend): text_content, not inner_text."""
+    """Every SVG text of a chart (titles, tick labels, annotations, legend): text_content,
+    not inner_text."""
     return chart_text(page.locator(f"{scope} .js-plotly-plot").nth(index))
 
 
 def chart_text(plot_locator) -> str:
     """Every SVG text of the chart `plot_locator` finds, one a line."""
-    return plot_locator.evaluate("(gd) => [...gd.querySelectorAll('text')].map(t => t.textContent).join('\\n')")
+    return plot_locator.evaluate(
+        "(gd) => [...gd.querySelectorAll('text')].map(t => t.textContent).join('\\n')"
+    )
 
 
 def plot_axis_range(plot_locator, axis: str) -> list:
     """The range plotly.js drew an axis with ("yaxis", "yaxis3"...), from its full layout."""
     return plot_locator.evaluate(
-        "(gd, axis) => Array.from((gd.closest('.js-plotly-plot') || gd)._fullLayout[axis].range)", axis)
+        "(gd, axis) => Array.from((gd.closest('.js-plotly-plot') || "
+        "gd)._fullLayout[axis].range)",
+        axis,
+    )
 
 
 def html_tables(page, scope: str = ""):
-    """Every HTML table on the page as {headers: [...], rows: [[cell text...]...]} (text as shown)."""
+    """Every HTML table on the page as {headers: [...], rows: [[cell text...]...]} (text
+    as shown)."""
     return page.evaluate(
         """(scope) => [...document.querySelectorAll(scope + ' table')].map(t => {
              const headRows = [...t.querySelectorAll('thead tr')];
@@ -359,16 +466,23 @@ def html_tables(page, scope: str = ""):
              return {headers, rows: bodyRows.map(r => [...r.children].map(c => c.textContent.trim())),
                      visible: t.offsetParent !== null};
            })""",
-        scope)
+        scope,
+    )
 
 
-# ------------------------------------------------------------------ keypress -> redraw latency
+# ------------------------------------------------------------------ keypress -> redraw
+# latency
 
-# Installed once per page. A capture-phase keydown listener on the document notes when a key
-# goes down; a MutationObserver on the chart notes, for every batch of mutations after it, the
-# time and a signature of what plotly.js holds (every trace's x and y), plus the next animation
-# frame. After things settle, the redraw time is the first batch whose signature equals the
-# settled one: "the chart shows the final numbers", however many partial redraws came before.
+# Installed once per page. A capture-phase keydown listener on the document notes when a
+# key
+# goes down; a MutationObserver on the chart notes, for every batch of mutations after it,
+# the
+# time and a signature of what plotly.js holds (every trace's x and y), plus the next
+# animation
+# frame. After things settle, the redraw time is the first batch whose signature equals
+# the
+# settled one: "the chart shows the final numbers", however many partial redraws came
+# before.
 LATENCY_PROBE_JS = """(gd) => {
   gd = gd.closest('.js-plotly-plot') || gd;
   const sig = () => JSON.stringify((gd._fullData || []).map(t => [t.x ? Array.from(t.x) : null, t.y ? Array.from(t.y) : null]));
@@ -393,8 +507,10 @@ LATENCY_READ_JS = """() => {
 }"""
 
 
-# Added to a browser context before any page script runs: notes the time of every kernel websocket
-# frame sent and received, so a keypress's time can be split into frontend, round trip and redraw.
+# Added to a browser context before any page script runs: notes the time of every kernel
+# websocket
+# frame sent and received, so a keypress's time can be split into frontend, round trip and
+# redraw.
 WEBSOCKET_TAP_JS = """(() => {
   const log = window.__wsLog = [];
   const Native = window.WebSocket;
@@ -408,7 +524,8 @@ WEBSOCKET_TAP_JS = """(() => {
   window.WebSocket = Tapped;
 })();"""
 
-# Per keypress: keydown -> first frame out (frontend), first frame out -> last frame in before the
+# Per keypress: keydown -> first frame out (frontend), first frame out -> last frame in
+# before the
 # redraw (kernel round trip, the callback included), that frame -> redraw (rendering).
 WEBSOCKET_SPLIT_JS = """() => {
   const probe = window.__latencyProbe, log = window.__wsLog || [];
@@ -427,10 +544,14 @@ def install_latency_probe(page, plot_index: int = 0, scope: str = "") -> None:
     page.locator(f"{scope} .js-plotly-plot").nth(plot_index).evaluate(LATENCY_PROBE_JS)
 
 
-def measure_keypress(page, slider_locator, key: str, settle_ms: int = 400, idle=None) -> dict:
-    """Press `key` once on the slider; wait until the kernel is idle and the chart is quiet; read the probe.
+def measure_keypress(
+    page, slider_locator, key: str, settle_ms: int = 400, idle=None
+) -> dict:
+    """Press `key` once on the slider; wait until the kernel is idle and the chart is
+    quiet; read the probe.
 
-    `idle` is a function that waits for the kernel to be idle (JupyterLab: wait_idle); for Voilà
+    `idle` is a function that waits for the kernel to be idle (JupyterLab: wait_idle); for
+    Voilà
     pass None, and the quiet period alone ends the wait.
     """
     handle = slider_locator.locator(".noUi-handle")
@@ -439,7 +560,9 @@ def measure_keypress(page, slider_locator, key: str, settle_ms: int = 400, idle=
     handle.press(key)
     page.wait_for_function(
         "([el, before]) => (el.textContent || el.value || '').trim() !== before",
-        arg=[slider_locator.locator(".widget-readout").element_handle(), before], timeout=UPDATE_TIMEOUT)
+        arg=[slider_locator.locator(".widget-readout").element_handle(), before],
+        timeout=UPDATE_TIMEOUT,
+    )
     if idle is not None:
         idle(page)
     # Quiet: no new mutation batch for settle_ms.
@@ -447,14 +570,18 @@ def measure_keypress(page, slider_locator, key: str, settle_ms: int = 400, idle=
         """(quiet) => { const p = window.__latencyProbe; const n = p.batches.length;
              const last = n ? p.batches[n - 1].t : p.down;
              return performance.now() - last > quiet; }""",
-        arg=settle_ms, timeout=UPDATE_TIMEOUT, polling=50)
+        arg=settle_ms,
+        timeout=UPDATE_TIMEOUT,
+        polling=50,
+    )
     result = page.evaluate(LATENCY_READ_JS)
     result["split"] = page.evaluate(WEBSOCKET_SPLIT_JS)
     result["value"] = slider_value(slider_locator)
     return result
 
 
-# ------------------------------------------------------------------ waiting for a chart to show given data
+# ------------------------------------------------------------------ waiting for a chart
+# to show given data
 
 TRACES_MATCH_JS = """([gd, expected]) => {
   gd = gd.closest('.js-plotly-plot') || gd;
@@ -466,16 +593,24 @@ TRACES_MATCH_JS = """([gd, expected]) => {
 }"""
 
 
-def wait_for_traces(page, plot_locator, expected: dict, timeout: int = UPDATE_TIMEOUT) -> bool:
-    """Wait until the chart's traces (by name) hold `expected` ({name: {"x": [...], "y": [...]}}).
+def wait_for_traces(
+    page, plot_locator, expected: dict, timeout: int = UPDATE_TIMEOUT
+) -> bool:
+    """Wait until the chart's traces (by name) hold `expected` ({name: {"x": [...], "y":
+    [...]}}).
 
-    Returns False on timeout instead of raising, so the caller's assertion shows the difference.
+    Returns False on timeout instead of raising, so the caller's assertion shows the
+    difference.
     """
     from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
     try:
-        page.wait_for_function(TRACES_MATCH_JS, arg=[plot_locator.element_handle(), expected], timeout=timeout,
-                               polling=50)
+        page.wait_for_function(
+            TRACES_MATCH_JS,
+            arg=[plot_locator.element_handle(), expected],
+            timeout=timeout,
+            polling=50,
+        )
         return True
     except PlaywrightTimeout:
         return False
@@ -497,5 +632,6 @@ POINTS_DRAWN_JS = """(gd) => {
 
 
 def points_drawn(plot_locator) -> dict:
-    """{trace name: marker points drawn in the SVG}: what is on screen, not just in plotly's data."""
+    """{trace name: marker points drawn in the SVG}: what is on screen, not just in
+    plotly's data."""
     return plot_locator.evaluate(POINTS_DRAWN_JS)

@@ -1,4 +1,5 @@
-"""The notebooks in a real browser: JupyterLab (and Voilà) in headless Chromium, driven by Playwright.
+"""The notebooks in a real browser: JupyterLab (and Voilà) in headless Chromium, driven by
+Playwright.
 
 What a person sees is checked against what the library computes in this process:
 - 06_long_session_lab: run all cells, move the threshold slider with the keyboard, and
@@ -9,8 +10,10 @@ What a person sees is checked against what the library computes in this process:
 - `make present` (Voilà on 06): sliders and chart without code, and the slider works.
 
 Expected values are never written down here: they come from minilib for whatever values
-the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard at the article's
-settings and the stepper in the middle of a round are copied to docs/screenshots/ (lab.png,
+the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard at the
+article's
+settings and the stepper in the middle of a round are copied to docs/screenshots/
+(lab.png,
 state_machine.png) for the README when those files are missing or UPDATE_SCREENSHOTS=1.
 """
 
@@ -19,12 +22,11 @@ import re
 import shutil
 import time
 
+import labdriver as lab
 import pytest
 
-import labdriver as lab
-from minilib import Settings, load_session, run_baseline, run_session
+from minilib import Settings, load_session, run_baseline, run_session, window_before_round
 from minilib.cli import format_summary
-from minilib.session import window_before_round
 
 pytestmark = pytest.mark.browser
 
@@ -34,12 +36,21 @@ DASHBOARD = ".ccl-long-session-dashboard"
 STEPPER = ".ccl-state-stepper"
 README_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "lab.png"
 STEPPER_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "state_machine.png"
-ZOOM_FACTOR = 1.5  # the zoom under the token panel ends at 1.5 x the threshold (what a teacher is told)
-THRESHOLD_PRESSES = 6  # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
+# the zoom under the token panel ends at 1.5 x the threshold (what a teacher is told)
+ZOOM_FACTOR = 1.5
+# ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
+THRESHOLD_PRESSES = 6
 # Per-round table: header -> Round field (the columns the lab shows; others are ignored).
-ROUND_COLUMNS = {"round": "round", "baseline tokens": "baseline_tokens", "baseline msgs": "baseline_messages",
-                 "tokens before": "tokens_before", "tokens sent": "tokens_after", "msgs sent": "messages_after",
-                 "aging": "aged", "summary": "summarized"}
+ROUND_COLUMNS = {
+    "round": "round",
+    "baseline tokens": "baseline_tokens",
+    "baseline msgs": "baseline_messages",
+    "tokens before": "tokens_before",
+    "tokens sent": "tokens_after",
+    "msgs sent": "messages_after",
+    "aging": "aged",
+    "summary": "summarized",
+}
 
 
 @pytest.fixture(scope="module")
@@ -54,8 +65,10 @@ def require_notebook(path: str) -> None:
 
 def settings_from_sliders(page, scope: str) -> Settings:
     """The Settings the dashboard's sliders show (labels are the Settings field names)."""
-    shown = {re.sub(r"\W+", "_", label.strip().lower()): value
-             for label, value in lab.sliders_by_label(page, scope).items()}
+    shown = {
+        re.sub(r"\W+", "_", label.strip().lower()): value
+        for label, value in lab.sliders_by_label(page, scope).items()
+    }
     fields = Settings.__dataclass_fields__
     missing = [name for name in fields if name not in shown]
     assert not missing, f"no slider for {missing}; sliders shown: {shown}"
@@ -63,29 +76,48 @@ def settings_from_sliders(page, scope: str) -> Settings:
 
 
 def sawtooth(run) -> list:
-    """(round, tokens) of the zoom's line: per round the window as measured, then (if compressed) as sent."""
+    """(round, tokens) of the zoom's line: per round the window as measured, then (if
+    compressed) as sent."""
     points = []
     for r in run.rounds:
-        points += [(r.round, r.tokens_before)] + ([(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else [])
+        points += [(r.round, r.tokens_before)] + (
+            [(r.round, r.tokens_after)] if r.tokens_after != r.tokens_before else []
+        )
     return points
 
 
 def expected_traces(run, baseline) -> dict:
-    """Each chart trace's data for one run, from the library's rounds (not from the figure code)."""
+    """Each chart trace's data for one run, from the library's rounds (not from the figure
+    code)."""
     rounds = run.rounds
     top = run.settings.threshold * ZOOM_FACTOR
-    above = [x for x, y in sawtooth(run) if y > top] + \
-        ([len(rounds)] if run.overflow and run.overflow.tokens > top else [])
+    above = [x for x, y in sawtooth(run) if y > top] + (
+        [len(rounds)] if run.overflow and run.overflow.tokens > top else []
+    )
     return {
         "baseline": {"y": list(baseline.tokens)},
-        "compressed": {"x": [r.round for r in rounds], "y": [r.tokens_after for r in rounds]},
+        "compressed": {
+            "x": [r.round for r in rounds],
+            "y": [r.tokens_after for r in rounds],
+        },
         "threshold": {"y": [run.settings.threshold] * 2},
-        "aging": {"x": [r.round for r in rounds if r.aged], "y": [r.tokens_after for r in rounds if r.aged]},
-        "summary": {"x": [r.round for r in rounds if r.summarized],
-                    "y": [r.tokens_after for r in rounds if r.summarized]},
+        "aging": {
+            "x": [r.round for r in rounds if r.aged],
+            "y": [r.tokens_after for r in rounds if r.aged],
+        },
+        "summary": {
+            "x": [r.round for r in rounds if r.summarized],
+            "y": [r.tokens_after for r in rounds if r.summarized],
+        },
         "overflow": {"x": [len(rounds)] if run.overflow else []},
-        "compressed messages": {"x": [r.round for r in rounds], "y": [r.messages_after for r in rounds]},
-        "window (zoom)": {"x": [x for x, _ in sawtooth(run)], "y": [y for _, y in sawtooth(run)]},
+        "compressed messages": {
+            "x": [r.round for r in rounds],
+            "y": [r.messages_after for r in rounds],
+        },
+        "window (zoom)": {
+            "x": [x for x, _ in sawtooth(run)],
+            "y": [y for _, y in sawtooth(run)],
+        },
         "threshold (zoom)": {"y": [run.settings.threshold] * 2},
         "aging (zoom)": {"x": [r.round for r in rounds if r.aged]},
         "summary (zoom)": {"x": [r.round for r in rounds if r.summarized]},
@@ -101,7 +133,8 @@ def cell_text(value) -> str:
 
 
 def eventually(check, timeout: float = lab.UPDATE_TIMEOUT / 1000, interval: float = 0.1):
-    """Retry `check` until it stops raising AssertionError (the widgets update one comm message at a time)."""
+    """Retry `check` until it stops raising AssertionError (the widgets update one comm
+    message at a time)."""
     deadline = time.monotonic() + timeout
     while True:
         try:
@@ -125,36 +158,67 @@ def check_dashboard(page, scope: str, run, baseline) -> None:
     for name, data in expected.items():
         assert name in shown, f"no trace {name!r} in the chart; traces: {list(shown)}"
         for key, values in data.items():
-            assert (shown[name][key] or []) == values, f"trace {name!r} {key} at {run.settings}"
-    # The SVG itself: one marker drawn per aging / summary round, in the token panel and in the zoom.
+            assert (shown[name][key] or []) == values, (
+                f"trace {name!r} {key} at {run.settings}"
+            )
+    # The SVG itself: one marker drawn per aging / summary round, in the token panel and
+    # in the zoom.
     drawn = lab.points_drawn(plot)
     for name in ("aging", "summary"):
-        assert drawn[name] == drawn[f"{name} (zoom)"] == len(expected[name]["x"]), f"{name} markers drawn: {drawn}"
+        assert drawn[name] == drawn[f"{name} (zoom)"] == len(expected[name]["x"]), (
+            f"{name} markers drawn: {drawn}"
+        )
     # The zoom's axis follows the threshold and nothing else.
-    assert lab.plot_axis_range(plot, "yaxis3") == [0, run.settings.threshold * ZOOM_FACTOR]
+    assert lab.plot_axis_range(plot, "yaxis3") == [
+        0,
+        run.settings.threshold * ZOOM_FACTOR,
+    ]
 
-    status = page.locator(f"{scope} .ccl-status").text_content()  # text_content: off-screen cells are not laid out
+    status = page.locator(
+        f"{scope} .ccl-status"
+    ).text_content()  # text_content: off-screen cells are not laid out
     for line in format_summary(run).splitlines():
         assert line in status, f"status line lacks {line!r}: {status!r}"
     # Said once, in the status box: no chart title repeats it.
     chart_text = lab.chart_text(plot)
-    assert not any(line in chart_text for line in format_summary(run).splitlines()), chart_text
-    # The legend names the article's marks (the zoom's traces join their groups instead of repeating them).
-    legend = plot.evaluate("(gd) => [...gd.querySelectorAll('.legend .legendtext')].map(t => t.textContent)")
-    assert {"baseline", "compressed", "threshold", "aging", "summary"} <= set(legend), legend
+    assert not any(line in chart_text for line in format_summary(run).splitlines()), (
+        chart_text
+    )
+    # The legend names the article's marks (the zoom's traces join their groups instead of
+    # repeating them).
+    legend = plot.evaluate(
+        "(gd) => [...gd.querySelectorAll('.legend .legendtext')].map(t => t.textContent)"
+    )
+    assert {"baseline", "compressed", "threshold", "aging", "summary"} <= set(legend), (
+        legend
+    )
     assert not any("zoom" in name for name in legend), legend
 
     tables = [t for t in lab.html_tables(page, scope) if t["headers"]]
-    assert len(tables) >= 2, f"expected the per-round and trace-event tables, found {len(tables)}"
+    assert len(tables) >= 2, (
+        f"expected the per-round and trace-event tables, found {len(tables)}"
+    )
     rounds_table, events_table = tables[0], tables[1]
-    columns = {header: ROUND_COLUMNS[header] for header in rounds_table["headers"] if header in ROUND_COLUMNS}
-    assert {"tokens sent", "msgs sent"} <= set(columns), f"per-round table headers: {rounds_table['headers']}"
-    want_rows = [[cell_text(getattr(r, field)) for field in columns.values()] for r in run.rounds]
+    columns = {
+        header: ROUND_COLUMNS[header]
+        for header in rounds_table["headers"]
+        if header in ROUND_COLUMNS
+    }
+    assert {"tokens sent", "msgs sent"} <= set(columns), (
+        f"per-round table headers: {rounds_table['headers']}"
+    )
+    want_rows = [
+        [cell_text(getattr(r, field)) for field in columns.values()] for r in run.rounds
+    ]
     index = [rounds_table["headers"].index(header) for header in columns]
-    got_rows = [[row[i] if i < len(row) else None for i in index] for row in rounds_table["rows"]]
+    got_rows = [
+        [row[i] if i < len(row) else None for i in index] for row in rounds_table["rows"]
+    ]
     assert got_rows == want_rows, f"per-round table at {run.settings}"
     # Trace-event table: one row per compression (plus the overflow event), in order.
-    strategies = [c.strategy for c in run.compressions] + (["ContextOverflowError"] if run.overflow else [])
+    strategies = [c.strategy for c in run.compressions] + (
+        ["ContextOverflowError"] if run.overflow else []
+    )
     what = events_table["headers"].index("what")
     assert [row[what] for row in events_table["rows"]] == strategies, "trace-event table"
 
@@ -164,9 +228,12 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     baseline = run_baseline(session)
     lab.open_notebook(page, lab_server, LAB_NOTEBOOK)
     lab.run_all_cells(page)
-    page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace", timeout=lab.PAGE_TIMEOUT)
-    assert not page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']").count(), \
-        "a cell wrote to stderr"
+    page.wait_for_selector(
+        f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace", timeout=lab.PAGE_TIMEOUT
+    )
+    assert not page.locator(
+        ".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']"
+    ).count(), "a cell wrote to stderr"
 
     dashboard = page.locator(DASHBOARD)
     lab.scroll_to_top(dashboard)
@@ -174,8 +241,11 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
     lab.scroll_to_top(dashboard)
     lab.shoot(page, "lab-01-after-run-all")
-    # The README's picture: the article's settings, as the notebook opens, with the file browser closed.
-    assert start == Settings(), f"notebook 06 should open at the article's settings, not {start}"
+    # The README's picture: the article's settings, as the notebook opens, with the file
+    # browser closed.
+    assert start == Settings(), (
+        f"notebook 06 should open at the article's settings, not {start}"
+    )
     lab.collapse_left_sidebar(page)
     article_shot = lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
     update_docs_screenshot(article_shot, README_SCREENSHOT)
@@ -184,23 +254,33 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
     page.wait_for_function(
         "([el, old]) => (el.textContent || el.value || '').trim() !== old",
-        arg=[threshold.locator(".widget-readout").element_handle(), str(start.threshold)])
+        arg=[threshold.locator(".widget-readout").element_handle(), str(start.threshold)],
+    )
     lab.wait_idle(page)
     moved = settings_from_sliders(page, DASHBOARD)
-    assert moved.threshold < start.threshold and moved == Settings(**{**start.__dict__, "threshold": moved.threshold})
+    assert moved.threshold < start.threshold and moved == Settings(
+        **{**start.__dict__, "threshold": moved.threshold}
+    )
     moved_run = run_session(session, moved)
-    assert [r.tokens_after for r in moved_run.rounds] != [r.tokens_after for r in run_session(session, start).rounds], \
-        "pick a slider move that changes the run, or the test proves nothing"
+    assert [r.tokens_after for r in moved_run.rounds] != [
+        r.tokens_after for r in run_session(session, start).rounds
+    ], "pick a slider move that changes the run, or the test proves nothing"
     assert_dashboard_shows(page, DASHBOARD, moved_run, baseline)
 
     lab.scroll_to_top(dashboard)
     lab.shoot(page, f"lab-02-threshold-{moved.threshold}")
     lab.shoot_widget(page, dashboard, f"lab-dashboard-threshold-{moved.threshold}")
 
-    page.locator(f"{DASHBOARD} .widget-button").filter(has_text=re.compile("reset", re.I)).click()
+    page.locator(f"{DASHBOARD} .widget-button").filter(
+        has_text=re.compile("reset", re.I)
+    ).click()
     page.wait_for_function(
         "([el, want]) => (el.textContent || el.value || '').trim() === want",
-        arg=[threshold.locator(".widget-readout").element_handle(), str(Settings().threshold)])
+        arg=[
+            threshold.locator(".widget-readout").element_handle(),
+            str(Settings().threshold),
+        ],
+    )
     lab.wait_idle(page)
     assert settings_from_sliders(page, DASHBOARD) == Settings()
     assert_dashboard_shows(page, DASHBOARD, run_session(session, Settings()), baseline)
@@ -208,7 +288,8 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
 
 
 def update_docs_screenshot(shot, target) -> None:
-    """The README's pictures are committed: refresh one only when asked (or when it is missing),
+    """The README's pictures are committed: refresh one only when asked (or when it is
+    missing),
     so an ordinary run leaves the working tree clean."""
     if os.environ.get("UPDATE_SCREENSHOTS") == "1" or not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -217,8 +298,11 @@ def update_docs_screenshot(shot, target) -> None:
 
 def assert_has_traces(plot) -> None:
     shown = lab.traces_by_name(plot)
-    assert shown, ("the chart has no traces: the FigureWidget's synced state (_widget_data) was sent empty, "
-                   "so a page built from widget state (Voilà, a reload) draws nothing")
+    assert shown, (
+        "the chart has no traces: the FigureWidget's synced state (_widget_data) was "
+        "sent empty, "
+        "so a page built from widget state (Voilà, a reload) draws nothing"
+    )
 
 
 def current_state(page) -> str:
@@ -226,7 +310,8 @@ def current_state(page) -> str:
 
 
 def round_walk(session, round_number: int):
-    """The states ContextWindow.walk passes before the model call of `round_number` (article settings,
+    """The states ContextWindow.walk passes before the model call of `round_number`
+    (article settings,
     as notebook 05 builds its stepper)."""
     messages, window = window_before_round(session, Settings(), round_number)
     return window.walk(messages, step=round_number)
@@ -234,10 +319,13 @@ def round_walk(session, round_number: int):
 
 def wait_for_step(page, state: str, title: str) -> None:
     page.wait_for_function(
-        "([want, title]) => { const node = document.querySelector('.ccl-state-stepper .ccl-state.ccl-current');"
+        "([want, title]) => { const node = document.querySelector('.ccl-state-stepper "
+        ".ccl-state.ccl-current');"
         " return node && node.dataset.state === want &&"
         " document.querySelector('.ccl-state-stepper').textContent.includes(title); }",
-        arg=[state, title], timeout=lab.UPDATE_TIMEOUT)
+        arg=[state, title],
+        timeout=lab.UPDATE_TIMEOUT,
+    )
 
 
 def check_message_table(page, state, where: str) -> None:
@@ -245,24 +333,38 @@ def check_message_table(page, state, where: str) -> None:
     assert len(table["rows"]) == len(state.messages), where
 
 
-def step_through(page, next_button, round_number: int, walk, screenshots: bool = False) -> None:
-    """From the first state, press Next through the walk: the lit state and the message table follow it.
+def step_through(
+    page, next_button, round_number: int, walk, screenshots: bool = False
+) -> None:
+    """From the first state, press Next through the walk: the lit state and the message
+    table follow it.
 
-    With `screenshots`, the stepper is also shot at its second state and at the rolling summary
+    With `screenshots`, the stepper is also shot at its second state and at the rolling
+    summary
     (the most telling step of a round: the folded range and where each message moved)."""
     seen = []
     for position, state in enumerate(walk):
         if position:
             next_button.click()
-        wait_for_step(page, state.state, f"Round {round_number}, step {position + 1} of {len(walk)}")
+        wait_for_step(
+            page, state.state, f"Round {round_number}, step {position + 1} of {len(walk)}"
+        )
         seen.append(current_state(page))
-        # The table is its own widget, updated by its own comm message after the title: wait for it too.
-        eventually(lambda: check_message_table(page, state, f"round {round_number}: message table at step {position + 1}"))
+        # The table is its own widget, updated by its own comm message after the title:
+        # wait for it too.
+        eventually(
+            lambda: check_message_table(
+                page, state, f"round {round_number}: message table at step {position + 1}"
+            )
+        )
         if screenshots and position == 1:
             lab.shoot(page, f"stepper-round-{round_number}-step-2")
         if screenshots and state.state == "rolling_summary":
-            shot = lab.shoot_widget(page, page.locator(STEPPER).first,
-                                    f"stepper-round-{round_number}-step-{position + 1}-rolling-summary")
+            shot = lab.shoot_widget(
+                page,
+                page.locator(STEPPER).first,
+                f"stepper-round-{round_number}-step-{position + 1}-rolling-summary",
+            )
             update_docs_screenshot(shot, STEPPER_SCREENSHOT)
     assert seen == [state.state for state in walk]
     assert next_button.is_disabled(), "Next should be disabled on the last state"
@@ -279,11 +381,17 @@ def test_state_machine_next_back(page, lab_server, session):
     round_slider = lab.slider(page, "^round$", STEPPER)
     round_number = lab.slider_value(round_slider)
     walk = round_walk(session, round_number)
-    assert "rolling_summary" in [s.state for s in walk], \
-        f"round {round_number} walks only {[s.state for s in walk]}: pick a round with a summary to show"
+    assert "rolling_summary" in [s.state for s in walk], (
+        f"round {round_number} walks only {[s.state for s in walk]}: pick a round with "
+        "a summary to show"
+    )
 
-    next_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Next\s*$"))
-    back_button = stepper.locator(".widget-button").filter(has_text=re.compile(r"^\s*Back\s*$"))
+    next_button = stepper.locator(".widget-button").filter(
+        has_text=re.compile(r"^\s*Next\s*$")
+    )
+    back_button = stepper.locator(".widget-button").filter(
+        has_text=re.compile(r"^\s*Back\s*$")
+    )
     assert back_button.is_disabled(), "Back should be disabled on the first state"
     step_through(page, next_button, round_number, walk, screenshots=True)
     lab.shoot(page, f"stepper-round-{round_number}-last")
@@ -291,35 +399,55 @@ def test_state_machine_next_back(page, lab_server, session):
     wait_for_step(page, walk[-2].state, f"step {len(walk) - 1} of {len(walk)}")
     assert not next_button.is_disabled()
 
-    # Pick another round with the keyboard: the stepper starts again at that round's first state.
+    # Pick another round with the keyboard: the stepper starts again at that round's first
+    # state.
     lab.press_slider(round_slider, "ArrowLeft")
     other = round_number - 1
     other_walk = round_walk(session, other)
-    wait_for_step(page, other_walk[0].state, f"Round {other}, step 1 of {len(other_walk)}")
+    wait_for_step(
+        page, other_walk[0].state, f"Round {other}, step 1 of {len(other_walk)}"
+    )
     assert lab.slider_value(round_slider) == other
     step_through(page, next_button, other, other_walk)
     assert not page.page_errors, page.page_errors
 
 
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
-    """`make present`: Voilà shows the lab's widgets without code, and the threshold slider works."""
+    """`make present`: Voilà shows the lab's widgets without code, and the threshold
+    slider works."""
     require_notebook(LAB_NOTEBOOK)
     baseline = run_baseline(session)
-    with lab.start_voila(lab.REPO / LAB_NOTEBOOK, tmp_path, lab.ARTIFACTS / "logs" / "voila.log") as server:
+    with lab.start_voila(
+        lab.REPO / LAB_NOTEBOOK, tmp_path, lab.ARTIFACTS / "logs" / "voila.log"
+    ) as server:
         page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
-        page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .main-svg", timeout=lab.PAGE_TIMEOUT)
-        code = page.locator(".jp-CodeCell .jp-InputArea:visible, .cm-editor:visible, .jp-InputPrompt:visible")
+        page.wait_for_selector(
+            f"{DASHBOARD} .js-plotly-plot .main-svg", timeout=lab.PAGE_TIMEOUT
+        )
+        code = page.locator(
+            ".jp-CodeCell .jp-InputArea:visible, .cm-editor:visible, "
+            ".jp-InputPrompt:visible"
+        )
         assert code.count() == 0, "Voilà shows code cells"
         start = settings_from_sliders(page, DASHBOARD)
-        # Voilà builds the page from the widgets' synced state after the notebook ran: a FigureWidget
-        # whose traces were added after it was created (and not displayed on its own) arrives empty.
-        eventually(lambda: assert_has_traces(page.locator(f"{DASHBOARD} .js-plotly-plot").first), timeout=20)
+        # Voilà builds the page from the widgets' synced state after the notebook ran: a
+        # FigureWidget
+        # whose traces were added after it was created (and not displayed on its own)
+        # arrives empty.
+        eventually(
+            lambda: assert_has_traces(page.locator(f"{DASHBOARD} .js-plotly-plot").first),
+            timeout=20,
+        )
         assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
         threshold = lab.slider(page, "^threshold$", DASHBOARD)
         lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
         page.wait_for_function(
             "([el, old]) => (el.textContent || el.value || '').trim() !== old",
-            arg=[threshold.locator(".widget-readout").element_handle(), str(start.threshold)])
+            arg=[
+                threshold.locator(".widget-readout").element_handle(),
+                str(start.threshold),
+            ],
+        )
         moved = settings_from_sliders(page, DASHBOARD)
         assert moved.threshold < start.threshold
         assert_dashboard_shows(page, DASHBOARD, run_session(session, moved), baseline)

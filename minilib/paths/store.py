@@ -15,39 +15,40 @@ an id stays), so walking the same window twice, as the stepper does, stores noth
 (A production store adds retrieval by relevance; here the model names the id.)
 """
 
-import json
 from dataclasses import dataclass
 from typing import Dict, List, Mapping, Optional, Sequence
 
-from .aging import is_aged
-from .messages import check_int
-from .strategy import CompressionResult
-from .tokens import TokenCounter, estimate_tokens, tool_call_name
-from .tools import ToolResult
-from .truncation import foldable_range
+from ..markers import (
+    INDEX_MARK,
+    RECALL_LINE,
+    STORE_MARK,
+    cut_content,
+    is_aged,
+    is_offloaded,
+    is_store_index,
+    size_header,
+)
+from ..messages import check_int
+from ..ranges import closed_range
+from ..strategy import CompressionResult, unchanged
+from ..tokens import TokenCounter, estimate_tokens, tool_call_name
+from ..tools import ToolFailure, ToolResult, declaration, failure, parse_arguments
 
-STORE_MARK = "[已存档]"
-INDEX_MARK = "[外置存储]"
 RECALL_TOOL = "recall"
-RECALL_DECLARATION = {
-    "type": "function",
-    "function": {
-        "name": RECALL_TOOL,
-        "description": "Get back a tool result that was moved out of the context window, by its id.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "id": {"type": "string", "description": "the id the window names, e.g. call_01"},
-                "grep": {"type": "string", "description": "only return the lines that contain this text"},
-            },
-            "required": ["id"],
-        },
+RECALL_DECLARATION = declaration(
+    RECALL_TOOL,
+    "Get back a tool result that was moved out of the context window, by its id.",
+    {
+        "id": "the id the window names, e.g. call_01",
+        "grep": "only return the lines that contain this text",
     },
-}
+    ["id"],
+)
 
 
 class ExternalStore:
-    """Texts by id. The first text stored under an id stays: a later, shorter copy never replaces it."""
+    """Texts by id. The first text stored under an id stays: a later, shorter copy never
+    replaces it."""
 
     def __init__(self):
         self._texts: Dict[str, str] = {}
@@ -56,7 +57,9 @@ class ExternalStore:
         if not isinstance(key, str) or not key:
             raise ValueError(f"store id must be a non-empty string, got {key!r}")
         if not isinstance(text, str):
-            raise ValueError(f"store text for {key!r} must be a string, got {type(text).__name__}")
+            raise ValueError(
+                f"store text for {key!r} must be a string, got {type(text).__name__}"
+            )
         self._texts.setdefault(key, text)
         return key
 
@@ -64,7 +67,10 @@ class ExternalStore:
         try:
             return self._texts[key]
         except KeyError:
-            raise KeyError(f"no stored text with id {key!r}; stored ids: {', '.join(self._texts) or 'none'}") from None
+            raise KeyError(
+                f"no stored text with id {key!r}; stored ids: "
+                f"{', '.join(self._texts) or 'none'}"
+            ) from None
 
     def __contains__(self, key) -> bool:
         return key in self._texts
@@ -77,7 +83,8 @@ class ExternalStore:
 
 
 class RecallTool:
-    """The `recall` tool over a store, answering like the workspace tools (errors as codes)."""
+    """The `recall` tool over a store, answering like the workspace tools (errors as
+    codes)."""
 
     def __init__(self, store: ExternalStore):
         self.store = store
@@ -85,32 +92,47 @@ class RecallTool:
 
     def recall(self, id: str, grep: Optional[str] = None) -> ToolResult:
         if not isinstance(id, str) or not id:
-            return _failure("BAD_ARGUMENTS", "recall: id must be a non-empty string")
+            return failure("BAD_ARGUMENTS", "recall: id must be a non-empty string")
         if id not in self.store:
             known = ", ".join(key for key, _ in self.store.items()) or "none"
-            return _failure("NOT_FOUND", f"recall: nothing stored under {id!r}; stored ids: {known}")
+            return failure(
+                "NOT_FOUND", f"recall: nothing stored under {id!r}; stored ids: {known}"
+            )
         text = self.store.get(id)
         if grep is None:
             return ToolResult(text)
         if not isinstance(grep, str) or not grep:
-            return _failure("BAD_ARGUMENTS", "recall: grep must be a non-empty string")
-        hits = [f"{number}: {line}" for number, line in enumerate(text.splitlines(), start=1) if grep in line]
-        return ToolResult("\n".join([f"{len(hits)} lines of {id} contain {grep!r}"] + hits))
+            return failure("BAD_ARGUMENTS", "recall: grep must be a non-empty string")
+        hits = [
+            f"{number}: {line}"
+            for number, line in enumerate(text.splitlines(), start=1)
+            if grep in line
+        ]
+        return ToolResult(
+            "\n".join([f"{len(hits)} lines of {id} contain {grep!r}"] + hits)
+        )
 
     def call(self, name: str, arguments) -> ToolResult:
         if name != RECALL_TOOL:
-            return _failure("UNKNOWN_TOOL", f"unknown tool {name!r}; this tool set has only {RECALL_TOOL!r}")
+            return failure(
+                "UNKNOWN_TOOL",
+                f"unknown tool {name!r}; this tool set has only {RECALL_TOOL!r}",
+            )
         try:
-            kwargs = json.loads(arguments) if isinstance(arguments, str) else dict(arguments or {})
-        except (json.JSONDecodeError, TypeError, ValueError) as error:
-            return _failure("BAD_ARGUMENTS", f"recall: arguments are not a JSON object: {error}")
-        if not isinstance(kwargs, Mapping) or set(kwargs) - {"id", "grep"} or "id" not in kwargs:
-            return _failure("BAD_ARGUMENTS", f"recall: expected arguments id and optional grep, got {arguments!r}")
+            kwargs = parse_arguments(arguments, RECALL_TOOL)
+        except ToolFailure as problem:
+            return failure(problem.code, problem.message)
+        if set(kwargs) - {"id", "grep"} or "id" not in kwargs:
+            return failure(
+                "BAD_ARGUMENTS",
+                f"recall: expected arguments id and optional grep, got {arguments!r}",
+            )
         return self.recall(**kwargs)
 
 
 class ToolsWithRecall:
-    """Workspace tools plus `recall`: the tool set of a harness that has an external store."""
+    """Workspace tools plus `recall`: the tool set of a harness that has an external
+    store."""
 
     def __init__(self, tools, recall_tool: RecallTool):
         self.base = tools
@@ -122,33 +144,23 @@ class ToolsWithRecall:
         return self.base.call(name, arguments)
 
 
-def _failure(code: str, message: str) -> ToolResult:
-    return ToolResult(f"error {code}: {message}", {"code": code, "message": message})
-
-
-def is_offloaded(message: Mapping) -> bool:
-    return (message.get("content") or "").startswith(STORE_MARK)
-
-
-def is_store_index(message: Mapping) -> bool:
-    return message.get("role") == "user" and (message.get("content") or "").startswith(INDEX_MARK)
-
-
-def offloaded_content(content: str, tool_call_id: str, head_chars: int, tail_chars: int,
-                      error_code: Optional[str] = None) -> str:
-    """The window's copy of a stored tool result: header with its id, head, a recall hint, tail."""
-    header = f"{STORE_MARK} id={tool_call_id} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
-    if error_code is not None:
-        header += f" / 错误码 {error_code}"
-    head = content[:head_chars]
-    tail = content[max(len(head), len(content) - tail_chars):] if tail_chars else ""
-    hint = f"……(中段 {len(content) - len(head) - len(tail)} 字符已存档,recall(id=\"{tool_call_id}\", grep=...) 取回)……"
-    return "\n".join([header, head, hint, tail])
+def offloaded_content(
+    content: str,
+    tool_call_id: str,
+    head_chars: int,
+    tail_chars: int,
+    error_code: Optional[str] = None,
+) -> str:
+    """The window's copy of a stored tool result: header with its id, head, a recall hint,
+    tail."""
+    header = size_header(f"{STORE_MARK} id={tool_call_id}", content, error_code)
+    return cut_content(content, header, head_chars, tail_chars, RECALL_LINE, tool_call_id)
 
 
 @dataclass
 class OffloadToolResults:
-    """Store every tool result longer than `min_chars` whole; the window keeps head, tail and its id."""
+    """Store every tool result longer than `min_chars` whole; the window keeps head, tail
+    and its id."""
 
     store: ExternalStore
     min_chars: int = 240
@@ -167,12 +179,26 @@ class OffloadToolResults:
         affected = []
         for index, message in enumerate(messages):
             content = message.get("content") or ""
-            if (message.get("role") != "tool" or is_offloaded(message) or is_aged(message)
-                    or len(content) <= self.min_chars):
-                continue  # an aged result has lost its middle already: storing it would promise too much
+            if (
+                message.get("role") != "tool"
+                or is_offloaded(message)
+                or is_aged(message)
+                or len(content) <= self.min_chars
+            ):
+                # an aged result has lost its middle already: storing it would promise too
+                # much
+                continue
             call_id = message.get("tool_call_id", "")
-            short = dict(message, content=offloaded_content(content, call_id, self.head_chars, self.tail_chars,
-                                                            (message.get("error") or {}).get("code")))
+            short = dict(
+                message,
+                content=offloaded_content(
+                    content,
+                    call_id,
+                    self.head_chars,
+                    self.tail_chars,
+                    (message.get("error") or {}).get("code"),
+                ),
+            )
             if self.count_tokens([short]) >= self.count_tokens([message]):
                 continue  # never inflate
             self.store.put(call_id, content)
@@ -183,7 +209,8 @@ class OffloadToolResults:
 
 @dataclass
 class OffloadGroups:
-    """Move the oldest closed range into the store; one index message says what is there and under which id.
+    """Move the oldest closed range into the store; one index message says what is there
+    and under which id.
 
     A result already in the store (offloaded whole by OffloadToolResults) keeps that
     copy. Any other result is stored as the window holds it: after ToolResultAging that
@@ -213,24 +240,45 @@ class OffloadGroups:
                 call_id = message.get("tool_call_id")
                 call = calls.get(call_id) or {}
                 arguments = (call.get("function") or {}).get("arguments") or ""
-                # The stored copy is the full text when OffloadToolResults got there first.
-                size = len(self.store.get(call_id)) if call_id in self.store else len(content)
-                lines.append(f"  id={call_id} {tool_call_name(call)} {arguments} ({size:,} 字符)")
+                # The stored copy is the full text when OffloadToolResults got there
+                # first.
+                size = (
+                    len(self.store.get(call_id))
+                    if call_id in self.store
+                    else len(content)
+                )
+                lines.append(
+                    f"  id={call_id} {tool_call_name(call)} {arguments} ({size:,} 字符)"
+                )
         return lines
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """Return a new list with the closed range replaced by an index; stores each result."""
-        span = foldable_range(messages, self.protect_tail, is_store_index)
+        """Return a new list with the closed range replaced by an index; stores each
+        result."""
+        span = closed_range(messages, self.protect_tail, is_store_index)
         if len(span) == 0:
-            return CompressionResult(self.name, list(messages), [])
-        folded = list(messages[span.start:span.stop])
+            return unchanged(self.name, messages)
+        folded = list(messages[span.start : span.stop])
         lines = self.index_lines(folded)
-        new_results = [m for m in folded if m.get("role") == "tool" and m.get("tool_call_id") not in self.store]
-        index = {"role": "user", "content": "\n".join(
-            [f"{INDEX_MARK} 早期消息已移出窗口;工具回报全文可用 {RECALL_TOOL}(id) 取回"] + lines)}
-        result: List[Mapping] = list(messages[:span.start]) + [index] + list(messages[span.stop:])
+        new_results = [
+            m
+            for m in folded
+            if m.get("role") == "tool" and m.get("tool_call_id") not in self.store
+        ]
+        index = {
+            "role": "user",
+            "content": "\n".join(
+                [
+                    f"{INDEX_MARK} 早期消息已移出窗口;工具回报全文可用 {RECALL_TOOL}(id) 取回"
+                ]
+                + lines
+            ),
+        }
+        result: List[Mapping] = (
+            list(messages[: span.start]) + [index] + list(messages[span.stop :])
+        )
         if self.count_tokens(result) >= self.count_tokens(messages):
-            return CompressionResult(self.name, list(messages), [])  # never inflate
+            return unchanged(self.name, messages)  # never inflate
         for message in new_results:
             self.store.put(message["tool_call_id"], message.get("content") or "")
         return CompressionResult(self.name, result, list(span))

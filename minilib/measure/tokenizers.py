@@ -14,7 +14,7 @@ counts a tool call's arguments, as a provider does.
 from functools import lru_cache
 from typing import Callable, Iterable, Mapping
 
-from .tokens import MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, TokenCounter, tool_call_name
+from ..tokens import MESSAGE_OVERHEAD, TOOL_CALL_OVERHEAD, TokenCounter, tool_call_name
 
 ENCODINGS = ("o200k_base", "cl100k_base")
 INSTALL_HINT = "pip install -e '.[tokenizers]'  (or: pip install bpe-openai)"
@@ -36,16 +36,21 @@ def available() -> bool:
 @lru_cache(maxsize=None)
 def _encoding(name: str):
     if name not in ENCODINGS:
-        raise TokenizerUnavailable(f"unknown encoding {name!r}; expected one of {', '.join(ENCODINGS)}")
+        raise TokenizerUnavailable(
+            f"unknown encoding {name!r}; expected one of {', '.join(ENCODINGS)}"
+        )
     try:
         import bpe_openai
     except ImportError:
-        raise TokenizerUnavailable(f"real tokenizer counts need the optional package bpe-openai: {INSTALL_HINT}") from None
+        raise TokenizerUnavailable(
+            f"real tokenizer counts need the optional package bpe-openai: {INSTALL_HINT}"
+        ) from None
     return bpe_openai.get_encoding(name)
 
 
 def text_counter(name: str) -> Callable[[str], int]:
-    """Tokens of one string under encoding `name` (special-token text counts as plain text)."""
+    """Tokens of one string under encoding `name` (special-token text counts as plain
+    text)."""
     encoding = _encoding(name)
 
     @lru_cache(maxsize=4096)
@@ -57,7 +62,8 @@ def text_counter(name: str) -> Callable[[str], int]:
 
 @lru_cache(maxsize=None)
 def message_counter(name: str) -> TokenCounter:
-    """A drop-in for `estimate_tokens`: message lists in, tokens under encoding `name` out."""
+    """A drop-in for `estimate_tokens`: message lists in, tokens under encoding `name`
+    out."""
     count_text = text_counter(name)
 
     def count_tokens(messages: Iterable[Mapping]) -> int:
@@ -66,7 +72,11 @@ def message_counter(name: str) -> TokenCounter:
             total += MESSAGE_OVERHEAD + count_text(message.get("content") or "")
             for call in message.get("tool_calls") or ():
                 arguments = (call.get("function") or {}).get("arguments") or ""
-                total += TOOL_CALL_OVERHEAD + count_text(tool_call_name(call)) + count_text(arguments)
+                total += (
+                    TOOL_CALL_OVERHEAD
+                    + count_text(tool_call_name(call))
+                    + count_text(arguments)
+                )
         return total
 
     count_tokens.__name__ = f"count_tokens_{name}"

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence
 
-from .messages import read_json_file
+from ..messages import read_json_file
 
 STATES = ("kept", "recallable", "traceable", "lost")
 KINDS = ("path", "error_code", "number", "command", "status")
@@ -38,7 +38,8 @@ class Fact:
 
 
 def load_facts(path) -> List[Fact]:
-    """Read and check a facts file: {"facts": [{"id", "kind", "text", "first_call", "note"?}, ...]}."""
+    """Read and check a facts file: {"facts": [{"id", "kind", "text", "first_call",
+    "note"?}, ...]}."""
     path = Path(path)
     data = read_json_file(path, "facts", FactsFileError)
     items = data.get("facts") if isinstance(data, dict) else None
@@ -53,29 +54,52 @@ def load_facts(path) -> List[Fact]:
             if not isinstance(item.get(key), str) or not item[key]:
                 raise FactsFileError(f"{at}.{key} is missing or not a non-empty string")
         if item["kind"] not in KINDS:
-            raise FactsFileError(f"{at}.kind is {item['kind']!r}; expected one of {', '.join(KINDS)}")
+            raise FactsFileError(
+                f"{at}.kind is {item['kind']!r}; expected one of {', '.join(KINDS)}"
+            )
         if item["id"] in seen:
             raise FactsFileError(f"{at}.id {item['id']!r} is used by an earlier fact")
         seen.add(item["id"])
-        facts.append(Fact(item["id"], item["kind"], item["text"], item["first_call"], item.get("note", "")))
+        facts.append(
+            Fact(
+                item["id"],
+                item["kind"],
+                item["text"],
+                item["first_call"],
+                item.get("note", ""),
+            )
+        )
     return facts
 
 
-def check_facts(facts: Sequence[Fact], outputs: Mapping[str, str], order: Sequence[str]) -> None:
-    """Raise FactsFileError unless each fact is in its first_call's output and in no earlier one.
+def check_facts(
+    facts: Sequence[Fact], outputs: Mapping[str, str], order: Sequence[str]
+) -> None:
+    """Raise FactsFileError unless each fact is in its first_call's output and in no
+    earlier one.
 
-    `outputs` maps tool_call_id to the full tool output, `order` lists the ids in call order.
+    `outputs` maps tool_call_id to the full tool output, `order` lists the ids in call
+    order.
     """
     position = {call_id: number for number, call_id in enumerate(order)}
     for fact in facts:
         if fact.first_call not in position:
-            raise FactsFileError(f"fact {fact.id}: first_call {fact.first_call!r} is not a tool call of the session")
+            raise FactsFileError(
+                f"fact {fact.id}: first_call {fact.first_call!r} is not a tool call of "
+                "the session"
+            )
         if fact.text not in outputs[fact.first_call]:
-            raise FactsFileError(f"fact {fact.id}: {fact.text!r} is not in the output of {fact.first_call}")
-        earlier = [c for c in order[:position[fact.first_call]] if fact.text in outputs[c]]
+            raise FactsFileError(
+                f"fact {fact.id}: {fact.text!r} is not in the output of {fact.first_call}"
+            )
+        earlier = [
+            c for c in order[: position[fact.first_call]] if fact.text in outputs[c]
+        ]
         if earlier:
-            raise FactsFileError(f"fact {fact.id}: {fact.text!r} first appears in {earlier[0]}, "
-                                 f"not in {fact.first_call}")
+            raise FactsFileError(
+                f"fact {fact.id}: {fact.text!r} first appears in {earlier[0]}, "
+                f"not in {fact.first_call}"
+            )
 
 
 def _window_text(messages: Iterable[Mapping]) -> str:
@@ -94,9 +118,14 @@ def named_ids(messages: Sequence[Mapping], known_ids: Iterable[str]) -> set:
     return named
 
 
-def probe(facts: Sequence[Fact], window: Sequence[Mapping], outputs: Mapping[str, str],
-          store=None) -> Dict[str, str]:
-    """The state of each fact already surfaced (its first_call is in `outputs`); others are left out.
+def probe(
+    facts: Sequence[Fact],
+    window: Sequence[Mapping],
+    outputs: Mapping[str, str],
+    store=None,
+) -> Dict[str, str]:
+    """The state of each fact already surfaced (its first_call is in `outputs`); others
+    are left out.
 
     `outputs` maps each tool_call_id answered so far to its full output (the trace's
     copy); `store` is the ExternalStore of a run that has one.
@@ -109,7 +138,9 @@ def probe(facts: Sequence[Fact], window: Sequence[Mapping], outputs: Mapping[str
             continue
         if fact.text in text:
             states[fact.id] = "kept"
-        elif store is not None and any(key in ids and fact.text in stored for key, stored in store.items()):
+        elif store is not None and any(
+            key in ids and fact.text in stored for key, stored in store.items()
+        ):
             states[fact.id] = "recallable"
         elif any(fact.text in outputs[call_id] for call_id in ids if call_id in outputs):
             states[fact.id] = "traceable"
@@ -118,8 +149,11 @@ def probe(facts: Sequence[Fact], window: Sequence[Mapping], outputs: Mapping[str
     return states
 
 
-def count_states(states: Mapping[str, str], total: Optional[int] = None) -> Dict[str, int]:
-    """How many facts are in each state (and, with `total`, how many have not appeared yet)."""
+def count_states(
+    states: Mapping[str, str], total: Optional[int] = None
+) -> Dict[str, int]:
+    """How many facts are in each state (and, with `total`, how many have not appeared
+    yet)."""
     counts = {state: sum(1 for s in states.values() if s == state) for state in STATES}
     if total is not None:
         counts["not_yet"] = total - len(states)

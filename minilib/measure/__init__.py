@@ -1,0 +1,1 @@
+"""Measuring what compression costs: the fact-retention probe and real tokenizers."""
