@@ -36,9 +36,9 @@ def aged_content(
 
 @dataclass
 class ToolResultAging:
-    """Age every tool message longer than `min_chars`, wherever it is, the newest
-    included.
+    """Age every overlong tool message, wherever it is, the newest included.
 
+    Overlong means more than `min_chars` characters.
     Protecting recent messages would not help here: early in a session a single
     huge result is the whole problem, and cutting its content breaks no pairing.
     Beyond the article, a message whose aged form would not be smaller (by the

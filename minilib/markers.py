@@ -66,6 +66,7 @@ def cut_content(
 
 
 def size_header(mark: str, content: str, error_code: Optional[str] = None) -> str:
-    """`mark` with the original size (and error code), so a cut result stays classifiable."""
+    """`mark` with the original size (and error code), so a cut result stays
+    classifiable."""
     header = f"{mark} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
     return header if error_code is None else f"{header} / 错误码 {error_code}"

@@ -20,7 +20,8 @@ class ScriptEndedError(RuntimeError):
 
 
 def first_line_of_result(content: str) -> str:
-    """The first line of a tool result; for an aged one, the first line of its kept head."""
+    """The first line of a tool result; for an aged one, the first line of its kept
+    head."""
     lines = content.splitlines()
     if lines and lines[0].startswith(AGING_MARK) and len(lines) > 1 and lines[1].strip():
         return lines[1]

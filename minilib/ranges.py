@@ -28,7 +28,8 @@ CarriedTest = Callable[[Mapping], bool]
 
 
 class RangeCandidate(NamedTuple):
-    """One step of the narrowing loop: the range [start, end) and why it is (not) closed."""
+    """One step of the narrowing loop: the range [start, end) and why it is (not)
+    closed."""
 
     start: int
     end: int

@@ -75,7 +75,8 @@ class Session:
     def conversation(
         self, model=None, tools=None, system: Optional[str] = None
     ) -> LiveConversation:
-        """The session as a replayable conversation: its replies, its tools, its opening."""
+        """The session as a replayable conversation: its replies, its tools, its
+        opening."""
         opening = self.opening_messages()
         if system is not None:
             opening[0] = {"role": "system", "content": system}
@@ -157,7 +158,8 @@ class Round:
 
 @dataclass
 class SessionRun:
-    """Everything one replay produced: rounds, compressions, the trace, the final window."""
+    """Everything one replay produced: rounds, compressions, the trace, the final
+    window."""
 
     settings: Settings
     rounds: List[Round]

@@ -40,7 +40,8 @@ def count_cjk(text: str) -> int:
     maxsize=16384
 )  # replays count the same strings every round; str caches its hash
 def estimate_text_tokens(text: str) -> int:
-    """Tokens of one string: CJK characters 1 each, the others 4 to a token, rounded up."""
+    """Tokens of one string: CJK characters 1 each, the others 4 to a token, rounded
+    up."""
     cjk = count_cjk(text)
     return cjk + (len(text) - cjk + 3) // 4
 
@@ -59,5 +60,6 @@ def estimate_message_tokens(message: Mapping) -> int:
 
 
 def estimate_tokens(messages: Iterable[Mapping]) -> int:
-    """Tokens of a whole message list: the number the window compares with its threshold."""
+    """Tokens of a whole message list: the number the window compares with its
+    threshold."""
     return sum(estimate_message_tokens(message) for message in messages)

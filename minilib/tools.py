@@ -19,7 +19,8 @@ class ToolResult:
 
 
 class ToolFailure(Exception):
-    """Raised inside a tool; turned into a ToolResult with an error by `Workspace.call`."""
+    """Raised inside a tool; turned into a ToolResult with an error by
+    `Workspace.call`."""
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -28,7 +29,8 @@ class ToolFailure(Exception):
 
 
 class Workspace:
-    """Tools confined to one folder. Paths are relative to it; nothing outside may be read.
+    """Tools confined to one folder. Paths are relative to it; nothing outside may be
+    read.
 
     Python's bytecode caches are not part of the workspace (installing the package
     compiles the workspace's .py files): the tools neither list nor search them.
@@ -117,7 +119,8 @@ class Workspace:
         return "\n".join([header] + shown)
 
     def call(self, name: str, arguments) -> ToolResult:
-        """Run one tool call; arguments is the chat-completions JSON string (or a dict)."""
+        """Run one tool call; arguments is the chat-completions JSON string (or a
+        dict)."""
         tool = self.tools.get(name)
         if tool is None:
             return failure(

@@ -103,7 +103,8 @@ def read_jsonl(path) -> List[dict]:
 
 
 class ToolOutputNotFound(KeyError):
-    """No tool_call record with that id in the trace (a KeyError, with a readable text)."""
+    """No tool_call record with that id in the trace (a KeyError, with a readable
+    text)."""
 
     def __str__(self):
         return str(self.args[0])

@@ -219,7 +219,8 @@ def parse_transcript(
                 name = tool_call_name(call)
                 if name not in declared:
                     raise TranscriptFileError(
-                        f"{source}: messages[{index}].tool_calls[{number}].function.name calls unknown tool "
+                        f"{source}: messages[{index}].tool_calls[{number}].function.name "
+                        "calls unknown tool "
                         f"{name!r}; the file declares {', '.join(declared) or 'no tools'}"
                     )
     return Transcript(None, messages, declared)

@@ -58,7 +58,8 @@ class ContextOverflowError(RuntimeError):
 
 @dataclass(frozen=True)
 class Compression:
-    """One compression that changed the window: the trace's context_compression payload."""
+    """One compression that changed the window: the trace's context_compression
+    payload."""
 
     step: int
     strategy: str
@@ -115,7 +116,8 @@ class ContextWindow:
                 )
 
     def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
-        """Every state the state machine passes through for this window; changes nothing."""
+        """Every state the state machine passes through for this window; changes
+        nothing."""
         validate_messages(messages)
         check_int("step", step)
         current = list(messages)

@@ -521,7 +521,8 @@ def markdown(python: dict, browser: dict, info: dict, when: str) -> str:
     """The measured part of docs/benchmark.md (between the BEGIN and END markers)."""
 
     def row(label, s):
-        return f"| {label} | {ms(s['median'])} | {ms(s['p90'])} | {ms(s['min'])} | {s['n']} |"
+        cells = [label, ms(s["median"]), ms(s["p90"]), ms(s["min"]), str(s["n"])]
+        return "| " + " | ".join(cells) + " |"
 
     out = [
         BEGIN,

@@ -101,7 +101,8 @@ NIGHTLY_FAILED_ROW = 118
 
 
 def _log_date(row: int) -> datetime.date:
-    """Dates rise with the rows: evenly up to the nightly failure, then evenly to the end."""
+    """Dates rise with the rows: evenly up to the nightly failure, then evenly to the
+    end."""
     if row <= NIGHTLY_FAILED_ROW:
         return LOG_START + datetime.timedelta(
             days=row * (NIGHTLY_FAILED - LOG_START).days // NIGHTLY_FAILED_ROW
@@ -118,7 +119,8 @@ def _row(date: str, area: str, owner: str, note: str) -> str:
 
 
 def _rule(text: str) -> str:
-    """A decoration line `==== text ====` of NOTES_WIDTH characters (CJK counts as one)."""
+    """A decoration line `==== text ====` of NOTES_WIDTH characters (CJK counts as
+    one)."""
     return f"==== {text} ".ljust(NOTES_WIDTH, "=")
 
 

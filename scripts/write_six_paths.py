@@ -143,7 +143,8 @@ def kind_rows(
             {
                 "kind": kind,
                 **{
-                    key: f"{sum(run.final_states.get(i) == 'kept' for i in ids)}/{len(ids)}"
+                    key: f"{sum(run.final_states.get(i) == 'kept' for i in ids)}"
+                    f"/{len(ids)}"
                     for key, run in runs.items()
                 },
             }

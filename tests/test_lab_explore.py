@@ -283,7 +283,8 @@ def test_text_panels_escape_markup():
 
 @pytest.fixture(scope="module")
 def summary_call(session):
-    """The one summary of the default run: the messages it folded and the text it wrote."""
+    """The one summary of the default run: the messages it folded and the text it
+    wrote."""
     run = run_session(session, Settings())
     call = next(c for c in run.tracer.events("model_call") if c["purpose"] == "summary")
     return run, call["input"], call["reply"]

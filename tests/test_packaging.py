@@ -108,7 +108,8 @@ def test_every_package_folder_is_listed_for_the_wheel():
 
 
 def test_a_plain_install_runs_the_cli_from_site_packages(tmp_path):
-    """pip install . (not editable) into a fresh venv, then the CLI finds its bundled data."""
+    """pip install . (not editable) into a fresh venv, then the CLI finds its bundled
+    data."""
     wheel_dir, venv = tmp_path / "wheel", tmp_path / "venv"
     built = subprocess.run(
         [

@@ -198,7 +198,8 @@ def govern(history, knob):
 
 
 def assert_pairs_intact(messages):
-    """Valid for the API: every call answered right after it, no result without its call."""
+    """Valid for the API: every call answered right after it, no result without its
+    call."""
     validate_messages(messages)
     made = {call_id for message in messages for call_id in call_ids(message)}
     answered = {

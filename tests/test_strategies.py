@@ -79,7 +79,7 @@ def test_truncation_parameter_is_checked():
 # ------------------------------------------------------------------------------
 
 
-def test_hierarchical_makes_one_call_per_group_plus_a_merge_and_keeps_more_than_the_rolling_summary():
+def test_hierarchical_calls_once_a_group_plus_a_merge_and_keeps_more_than_rolling():
     body = (
         "header\nline without facts\nexit code 2 in logs/build.log\nNOT_FOUND here\nplain"
     )

@@ -52,7 +52,7 @@ def test_ages_first_and_summarizes_only_if_still_over():
     assert [c["purpose"] for c in tracer.events("model_call")] == ["summary"]
 
 
-def test_overflow_names_tokens_threshold_and_largest_protected_message_and_changes_nothing():
+def test_overflow_names_tokens_threshold_and_largest_message_and_changes_nothing():
     messages = [
         {"role": "system", "content": "sys"},
         {"role": "user", "content": "长" * 4000},

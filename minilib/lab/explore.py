@@ -57,7 +57,8 @@ def _link(message: Mapping) -> str:
 
 
 def message_table(messages: Sequence[Mapping]) -> pd.DataFrame:
-    """One row per message: role, call/answer id, characters, estimated tokens, a preview."""
+    """One row per message: role, call/answer id, characters, estimated tokens, a
+    preview."""
     rows = [
         {
             "role": message.get("role"),
@@ -133,7 +134,8 @@ def token_breakdown(text: str) -> dict:
 
 
 def token_examples(texts: Iterable[str]) -> pd.DataFrame:
-    """One row per text: its characters, CJK and other counts, and the estimated tokens."""
+    """One row per text: its characters, CJK and other counts, and the estimated
+    tokens."""
     rows = [dict(text=text, **token_breakdown(text)) for text in texts]
     return pd.DataFrame(
         rows, columns=["text", "chars", "cjk", "other", "tokens", "message_tokens"]
@@ -205,14 +207,16 @@ def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
     columns = "".join(
         '<div style="min-width:0"><div '
         f'style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
-        f'<pre style="white-space:pre-wrap;overflow-wrap:anywhere;max-height:{height};overflow:auto;'
+        '<pre style="white-space:pre-wrap;overflow-wrap:anywhere;'
+        f"max-height:{height};overflow:auto;"
         "border:1px solid "
         "#ccc;padding:6px;margin:0;font-family:var(--jp-code-font-family,monospace);"
         f'font-size:12px;line-height:1.35">{html.escape(text)}</pre></div>'
         for title, text in panels
     )
     return (
-        f'<div style="display:grid;grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));'
+        '<div style="display:grid;'
+        f"grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));"
         f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>'
     )
 

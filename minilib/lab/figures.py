@@ -383,7 +383,10 @@ LAB_AXIS_STYLE = dict(
 # are read
 # from the lines and the table). The compressed tokens keep a marker per round.
 LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
-ZOOM_TITLE = "Zoom on the threshold: each drop is one round's compression, from the window measured to the window sent"
+ZOOM_TITLE = (
+    "Zoom on the threshold: each drop is one round's compression, "
+    "from the window measured to the window sent"
+)
 
 
 def _zoom_styles() -> Dict[str, dict]:

@@ -142,7 +142,8 @@ class StepView:
 def step_view(
     walk: Sequence[WindowState], position: int, settings: Settings, round_number: int
 ) -> StepView:
-    """What the stepper shows at `position` (0-based) of the walk of round `round_number`."""
+    """What the stepper shows at `position` (0-based) of the walk of round
+    `round_number`."""
     if not 0 <= position < len(walk):
         raise ValueError(
             f"position must be between 0 and {len(walk) - 1}, got {position}"

@@ -239,15 +239,20 @@ def to_html(
         cells = "".join(f"<td>{_cell(value)}</td>" for value in row)
         body.append(f"<tr{style}><th>{_cell(index)}</th>{cells}</tr>")
     if not body:
-        body.append(
-            f'<tr><td colspan="{len(table.columns) + 1}"><i>{html.escape(empty)}</i></td></tr>'
-        )
-    return f'<table class="{css_class}"><thead><tr>{header}</tr></thead><tbody>{"".join(body)}</tbody></table>'
+        span = len(table.columns) + 1
+        body.append(f'<tr><td colspan="{span}"><i>{html.escape(empty)}</i></td></tr>')
+    rows = "".join(body)
+    return (
+        f'<table class="{css_class}"><thead><tr>{header}</tr></thead>'
+        f"<tbody>{rows}</tbody></table>"
+    )
 
 
 TABLE_CSS = """<style>
-.ccl-table { border-collapse: collapse; font-size: 15px; font-variant-numeric: tabular-nums; }
-.ccl-table th, .ccl-table td { padding: 3px 10px; border-bottom: 1px solid #ddd; text-align: right; white-space: nowrap; }
+.ccl-table { border-collapse: collapse; font-size: 15px;
+  font-variant-numeric: tabular-nums; }
+.ccl-table th, .ccl-table td { padding: 3px 10px; border-bottom: 1px solid #ddd;
+  text-align: right; white-space: nowrap; }
 .ccl-table thead th { border-bottom: 2px solid #888; }
 .ccl-table th:nth-last-child(-n+2) { text-align: left; }
 .ccl-table td:nth-last-child(-n+2) { text-align: left; }

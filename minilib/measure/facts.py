@@ -25,7 +25,8 @@ KINDS = ("path", "error_code", "number", "command", "status")
 
 
 class FactsFileError(ValueError):
-    """A facts file that cannot be used; the text names the file, the fact and the field."""
+    """A facts file that cannot be used; the text names the file, the fact and the
+    field."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,8 @@ def _window_text(messages: Iterable[Mapping]) -> str:
 
 
 def named_ids(messages: Sequence[Mapping], known_ids: Iterable[str]) -> set:
-    """The tool_call_ids the window still names: in pairing fields or anywhere in a text."""
+    """The tool_call_ids the window still names: in pairing fields or anywhere in a
+    text."""
     text = _window_text(messages)
     named = set()
     for message in messages:

@@ -121,7 +121,10 @@ class HierarchicalSummary:
                 "reply": text,
             }
         )
-        header = f"{SUMMARY_MARK} {HIERARCHICAL_TITLE}:折叠了 {len(folded)} 条早期消息,{len(parts)} 段"
+        header = (
+            f"{SUMMARY_MARK} {HIERARCHICAL_TITLE}:"
+            f"折叠了 {len(folded)} 条早期消息,{len(parts)} 段"
+        )
         result: List[Mapping] = (
             list(messages[: span.start])
             + [{"role": "user", "content": f"{header}\n{text}"}]

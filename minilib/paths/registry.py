@@ -461,7 +461,8 @@ def full_prompt_tokens(
 
 
 def tokenizer_rows(session: Optional[Session] = None) -> List[dict]:
-    """The estimate against o200k_base and cl100k_base on English, Chinese and mixed text."""
+    """The estimate against o200k_base and cl100k_base on English, Chinese and mixed
+    text."""
     from ..measure.tokenizers import ENCODINGS, text_counter
 
     session = session or default_session()

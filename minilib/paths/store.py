@@ -269,7 +269,8 @@ class OffloadGroups:
             "role": "user",
             "content": "\n".join(
                 [
-                    f"{INDEX_MARK} 早期消息已移出窗口;工具回报全文可用 {RECALL_TOOL}(id) 取回"
+                    f"{INDEX_MARK} 早期消息已移出窗口;"
+                    f"工具回报全文可用 {RECALL_TOOL}(id) 取回"
                 ]
                 + lines
             ),

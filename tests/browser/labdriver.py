@@ -190,7 +190,8 @@ class Server:
             return ""
 
     def delete_sessions_and_kernels(self) -> None:
-        """Kernels outlive the pages that started them: delete them through the REST API."""
+        """Kernels outlive the pages that started them: delete them through the REST
+        API."""
         for kind in ("sessions", "kernels"):
             try:
                 items = http_json(f"{self.url}/api/{kind}")
@@ -400,7 +401,8 @@ def slider_value(slider_locator):
 
 
 def press_slider(slider_locator, key: str, times: int = 1) -> None:
-    """Focus the slider's noUi handle and press `key` (ArrowRight, ArrowLeft, PageUp...)."""
+    """Focus the slider's noUi handle and press `key` (ArrowRight, ArrowLeft,
+    PageUp...)."""
     handle = slider_locator.locator(".noUi-handle")
     handle.focus()
     for _ in range(times):
@@ -446,7 +448,8 @@ def chart_text(plot_locator) -> str:
 
 
 def plot_axis_range(plot_locator, axis: str) -> list:
-    """The range plotly.js drew an axis with ("yaxis", "yaxis3"...), from its full layout."""
+    """The range plotly.js drew an axis with ("yaxis", "yaxis3"...), from its full
+    layout."""
     return plot_locator.evaluate(
         "(gd, axis) => Array.from((gd.closest('.js-plotly-plot') || "
         "gd)._fullLayout[axis].range)",

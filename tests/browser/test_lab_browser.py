@@ -150,7 +150,8 @@ def assert_dashboard_shows(page, scope: str, run, baseline) -> None:
 
 
 def check_dashboard(page, scope: str, run, baseline) -> None:
-    """Chart, title, status line and both tables of the dashboard in `scope` show `run`."""
+    """Chart, title, status line and both tables of the dashboard in `scope` show
+    `run`."""
     plot = page.locator(f"{scope} .js-plotly-plot").first
     expected = expected_traces(run, baseline)
     lab.wait_for_traces(page, plot, expected)
