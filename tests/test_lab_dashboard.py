@@ -6,8 +6,6 @@ from `run_session` (or the trace) for that setting, never from constants copied 
 
 import html
 import re
-import statistics
-import time
 from dataclasses import fields
 
 import pytest
@@ -407,19 +405,6 @@ def test_text_form_has_no_random_ids(dashboard):
         == "Long-session dashboard (run the notebook to use the sliders)"
     )
     assert "application/vnd.jupyter.widget-view+json" in bundle
-
-
-def test_slider_change_is_fast(fresh):
-    """The browser budget is 60 ms from keypress to redrawn chart; the kernel's share must
-    stay small."""
-    timings = []
-    for value in range(300, 3000, 100):
-        start = time.perf_counter()
-        fresh.sliders["threshold"].value = value
-        timings.append(time.perf_counter() - start)
-    assert statistics.median(timings) < 0.025, (
-        f"median {statistics.median(timings) * 1000:.1f} ms"
-    )
 
 
 # ---------------------------------------------------------------- figures and tables on

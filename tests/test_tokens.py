@@ -65,12 +65,16 @@ def test_message_overhead_and_tool_calls():
     assert estimate_message_tokens(message) == 4 + 1 + 2 * (8 + len("read_file"))
 
 
-def test_list_is_the_sum_of_its_messages_and_deterministic():
+def test_a_list_rounds_each_message_on_its_own():
+    # "a" alone is 1 token after rounding up, so two one-character messages cost
+    # 2 x (4 + 1) = 10, not 4 + 4 + ceil(2 / 4) = 9 as one joined text would.
+    assert estimate_tokens([{"role": "user", "content": "a"}] * 2) == 10
     messages = [
-        {"role": "system", "content": "你好 agent"},
-        assistant("go", "c1"),
-        tool("c1", "x" * 33),
+        {"role": "system", "content": "你好 agent"},  # 4 + 2 CJK + ceil(6 / 4)
+        assistant("go", "c1"),  # 4 + ceil(2 / 4) + 8 + len("read_file")
+        tool("c1", "x" * 33),  # 4 + ceil(33 / 4)
     ]
-    total = estimate_tokens(messages)
-    assert total == sum(estimate_message_tokens(m) for m in messages)
-    assert all(estimate_tokens(messages) == total for _ in range(5))
+    assert estimate_tokens(messages) == (4 + 2 + 2) + (4 + 1 + 8 + 9) + (4 + 9)
+    # the per-string cache must not leak between different strings of the same length
+    assert estimate_tokens([{"role": "user", "content": "长" * 8}]) == 12
+    assert estimate_tokens([{"role": "user", "content": "l" * 8}]) == 6

@@ -17,6 +17,7 @@ from ..cli import format_summary
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
+from .shown import ShownAsWidget
 from .tables import TABLE_CSS, rounds_table, to_html, trace_events_table
 
 
@@ -84,7 +85,7 @@ def status_html(lines, problem: bool) -> str:
     )
 
 
-class LongSessionDashboard:
+class LongSessionDashboard(ShownAsWidget):
     """Sliders → run_session → figure, per-round table, compression-event table and a
     status line."""
 
@@ -212,11 +213,5 @@ class LongSessionDashboard:
         if not self._holding:
             self.render()
 
-    def _repr_mimebundle_(self, **kwargs):
-        # A one-line text form instead of the widget tree's repr (which holds the figure's
-        # random uids).
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = (
-            "Long-session dashboard (run the notebook to use the sliders)"
-        )
-        return bundle
+    def text_form(self) -> str:
+        return "Long-session dashboard (run the notebook to use the sliders)"

@@ -27,6 +27,7 @@ from ..tokens import (
     estimate_tokens,
     tool_call_name,
 )
+from .shown import ShownAsWidget
 
 ROLE_COLORS = {
     "system": "#7f7f7f",
@@ -161,19 +162,7 @@ def estimate_readout(text: str) -> str:
     )
 
 
-class _Shown:
-    """Displays as its `widget`, with a short, stable text/plain (widget reprs embed every
-    value)."""
-
-    widget: widgets.Widget
-
-    def _repr_mimebundle_(self, **kwargs):
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = f"<{type(self).__name__}>"
-        return bundle
-
-
-class TokenEstimateBox(_Shown):
+class TokenEstimateBox(ShownAsWidget):
     """A text box whose readout shows the estimate as you type."""
 
     def __init__(self, text: str = ""):
@@ -278,7 +267,7 @@ def aging_view(
     return AgingView(None, before, before, reason)
 
 
-class AgingExplorer(_Shown):
+class AgingExplorer(ShownAsWidget):
     """Sliders for head_chars, tail_chars and min_chars over one tool message, original
     beside aged."""
 

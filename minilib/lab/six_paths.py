@@ -27,6 +27,7 @@ from ..paths.registry import (
     run_path,
     tokenizer_rows,
 )
+from .shown import ShownAsWidget
 from .tables import TABLE_CSS, to_html
 
 # One colour per path, the same in every figure of the chapter.
@@ -419,7 +420,7 @@ def explorer_table(values: Mapping[str, int]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("path")
 
 
-class SixPathsExplorer:
+class SixPathsExplorer(ShownAsWidget):
     """One slider per path's main parameter → the trade-off chart and a table, redrawn in
     place."""
 
@@ -459,12 +460,8 @@ class SixPathsExplorer:
     def _on_change(self, change) -> None:
         self.render()
 
-    def _repr_mimebundle_(self, **kwargs):
-        # A fixed text form instead of the widget tree's repr (which holds the figure's
-        # random uids).
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = "Six-paths explorer (run the notebook to use the sliders)"
-        return bundle
+    def text_form(self) -> str:
+        return "Six-paths explorer (run the notebook to use the sliders)"
 
 
 def tokenizer_table(rows: Optional[Sequence[Mapping]] = None) -> pd.DataFrame:

@@ -23,9 +23,9 @@ from ..ranges import range_candidates
 from ..session import Session, load_session, run_session, window_before_round
 from ..tokens import estimate_message_tokens
 from ..window import Settings, WindowState
+from .shown import ShownAsWidget
 from .tables import TABLE_CSS, messages_table, to_html
 
-STRATEGY_STATES = ("tool_result_aging", "rolling_summary")
 STATE_COLORS = {
     "measure": "#1f77b4",
     "tool_result_aging": "#ff7f0e",
@@ -293,7 +293,7 @@ def state_diagram(walk: Sequence[WindowState], position: int) -> str:
 # --------------------
 
 
-class StateMachineStepper:
+class StateMachineStepper(ShownAsWidget):
     """Pick a round, then Next/Back through the states its window passes.
 
     What is shown is `step_view(walk, position, settings, round)` for the round slider's
@@ -391,13 +391,8 @@ class StateMachineStepper:
     def _on_round(self, change) -> None:
         self.go(0)
 
-    def _repr_mimebundle_(self, **kwargs):
-        # The widget, with a one-line text form instead of the widget tree's long repr:
-        # that text
-        # is what a notebook viewer without a kernel shows, and what nbval compares.
-        bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/plain"] = (
+    def text_form(self) -> str:
+        return (
             f"State-machine stepper, round {self.round_slider.value} (run the notebook "
             "to use it)"
         )
-        return bundle
