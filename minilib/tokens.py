@@ -36,9 +36,8 @@ def count_cjk(text: str) -> int:
     return len(_CJK_RE.findall(text))
 
 
-@lru_cache(
-    maxsize=16384
-)  # replays count the same strings every round; str caches its hash
+# Replays count the same strings every round; a str caches its hash.
+@lru_cache(maxsize=16384)
 def estimate_text_tokens(text: str) -> int:
     """Tokens of one string: CJK characters 1 each, the others 4 to a token, rounded
     up."""

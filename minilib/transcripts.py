@@ -96,9 +96,8 @@ def normalize_message(message, at: str, source: str) -> dict:
             else None
         )
     if tool_calls in (None, []):
-        result.pop(
-            "tool_calls", None
-        )  # "no calls" is spelled several ways; the API wants the key absent
+        # "no calls" is spelled several ways; the API wants the key absent
+        result.pop("tool_calls", None)
         return result
     if not isinstance(tool_calls, list):
         raise TranscriptFileError(

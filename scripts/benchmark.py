@@ -187,8 +187,7 @@ TRIVIAL_NOTEBOOK = {
 
 
 # The lab's own figure (three panels, fourteen traces), built once; the callback only
-# moves the threshold
-# (its two lines and the zoom's axis).
+# moves the threshold (its two lines and the zoom's axis).
 SAME_FIGURE_NOTEBOOK = json.loads(json.dumps(TRIVIAL_NOTEBOOK))
 SAME_FIGURE_NOTEBOOK["cells"][0]["source"] = [
     "# Benchmark: the lab's figure with a trivial callback (no replay, no tables).\n",

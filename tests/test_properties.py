@@ -229,8 +229,7 @@ def test_window_is_within_threshold_or_overflow_leaves_the_list_unchanged(case):
         assert messages == history and [id(message) for message in messages] == identities
         assert error.tokens > knob.threshold and error.threshold == knob.threshold
         # The message it blames is named by its place in the window it would have sent;
-        # when
-        # no strategy wrote it, it is one of the caller's own messages, unchanged.
+        # when no strategy wrote it, it is one of the caller's own messages, unchanged.
         blamed = error.window[error.largest_index]
         assert blamed["role"] == error.largest_role
         assert error.largest_tokens == max(estimate_tokens([m]) for m in error.window)

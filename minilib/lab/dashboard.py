@@ -127,9 +127,8 @@ class LongSessionDashboard(ShownAsWidget):
             layout=widgets.Layout(flex="1 1 340px", min_width="340px")
         )
         # The tables' CSS, on the page once: prepended to every table update it cost a
-        # style
-        # recalculation of JupyterLab's whole DOM per keypress. A <style> applies while
-        # hidden.
+        # style recalculation of JupyterLab's whole DOM per keypress. A <style> applies
+        # while hidden.
         self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
@@ -183,9 +182,8 @@ class LongSessionDashboard(ShownAsWidget):
         changed."""
         try:
             settings = settings_from_values(self.values())
-        except (
-            ValueError
-        ) as error:  # typed into a slider's readout: say so, keep the last figure
+        except ValueError as error:
+            # typed into a slider's readout: say so, keep the last figure
             self.status.value = status_html([f"Invalid setting: {error}"], problem=True)
             return
         run = run_session(self.session, settings)

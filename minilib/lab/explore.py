@@ -283,10 +283,9 @@ class AgingExplorer(ShownAsWidget):
         self.height = height
         length = len(message.get("content") or "")
         # Every slider reaches the message's length (rounded up to a step), so each knob
-        # can be pushed to
-        # where it matters: min_chars past the length spares the result, head_chars +
-        # tail_chars near it
-        # makes the aged form no smaller than the original, and aging declines.
+        # can be pushed to where it matters: min_chars past the length spares the result,
+        # head_chars + tail_chars near it makes the aged form no smaller than the
+        # original, and aging declines.
         longest = max(2000, -(-length // 10) * 10)
         style = {"description_width": "90px"}
         layout = widgets.Layout(width="640px")
@@ -423,9 +422,8 @@ def folded_results_table(
         if message.get("role") != "tool":
             continue
         call_id = message.get("tool_call_id")
-        quoted = first_line_of_result(
-            message.get("content") or ""
-        )  # what scripted_summary quotes
+        # what scripted_summary quotes
+        quoted = first_line_of_result(message.get("content") or "")
         rows.append(
             {
                 "tool_call_id": call_id,

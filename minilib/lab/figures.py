@@ -355,10 +355,8 @@ def session_figure(
         legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0),
     )
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
-    # they are at
-    # construction (or at its own display), and a page built from that state (Voila, a
-    # reload) would
-    # otherwise draw an empty chart.
+    # they are at construction (or at its own display), and a page built from that state
+    # (Voila, a reload) would otherwise draw an empty chart.
     return go.FigureWidget(figure) if widget else figure
 
 
@@ -378,10 +376,9 @@ LAB_AXIS_STYLE = dict(
     ticks="", linecolor=GRID_COLOR, zeroline=False, ticklabeloverflow="allow"
 )
 # Plain lines in the lab's figure: every marker is styled again on each redraw, and these
-# ones mark
-# nothing a round did (the baseline does not depend on the settings; the message counts
-# are read
-# from the lines and the table). The compressed tokens keep a marker per round.
+# ones mark nothing a round did (the baseline does not depend on the settings; the message
+# counts are read from the lines and the table). The compressed tokens keep a marker per
+# round.
 LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
 ZOOM_TITLE = (
     "Zoom on the threshold: each drop is one round's compression, "
@@ -466,13 +463,12 @@ def lab_figure(
         figure.add_trace(go.Scatter(name=name, **data[name], **style), row=row, col=col)
     rounds = len(baseline.tokens)
     # Every round labelled in the wide zoom, every other one on top: tick labels are much
-    # of what
-    # plotly redraws per change (about 3 ms of a keypress for the 14 labels saved).
-    # plotly redraws every axis on each data change, so the axes carry only what is read:
+    # of what plotly redraws per change (about 3 ms of a keypress for the 14 labels
+    # saved). plotly redraws every axis on each data change, so the axes carry only what
+    # is read:
     # - ticklabeloverflow="allow": the default ("hide past div") measures every tick
-    # label's box
-    # again for each label drawn, about 6 ms of a keypress; these labels never overflow
-    # the figure;
+    # label's box again for each label drawn, about 6 ms of a keypress; these labels never
+    # overflow the figure;
     # - no vertical grid lines or zero lines (the rounds are labelled; a line at round 0
     # says nothing).
     figure.update_xaxes(
@@ -507,14 +503,11 @@ def lab_figure(
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
     # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the
-    # output area.
-    # uirevision: a legend click or a zoom by hand survives the slider's updates.
-    # No template: plotly_white's look (white background, light grid, slate text) set
-    # directly, so the
-    # browser does not merge a template into every trace and axis on each redraw.
-    # Fixed margins (no automargin on the axes, so no margin is recomputed per redraw),
-    # with room
-    # for the round axis's title above the legend.
+    # output area. uirevision: a legend click or a zoom by hand survives the slider's
+    # updates. No template: plotly_white's look (white background, light grid, slate text)
+    # set directly, so the browser does not merge a template into every trace and axis on
+    # each redraw. Fixed margins (no automargin on the axes, so no margin is recomputed
+    # per redraw), with room for the round axis's title above the legend.
     figure.update_layout(
         width=LAB_WIDTH,
         height=LAB_HEIGHT,
@@ -530,9 +523,8 @@ def lab_figure(
         ),
     )
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
-    # they are at
-    # construction, and a page built from that state (Voila, a reload) would otherwise
-    # draw an empty chart.
+    # they are at construction, and a page built from that state (Voila, a reload) would
+    # otherwise draw an empty chart.
     return go.FigureWidget(figure) if widget else figure
 
 

@@ -477,15 +477,11 @@ def html_tables(page, scope: str = ""):
 # latency
 
 # Installed once per page. A capture-phase keydown listener on the document notes when a
-# key
-# goes down; a MutationObserver on the chart notes, for every batch of mutations after it,
-# the
-# time and a signature of what plotly.js holds (every trace's x and y), plus the next
-# animation
-# frame. After things settle, the redraw time is the first batch whose signature equals
-# the
-# settled one: "the chart shows the final numbers", however many partial redraws came
-# before.
+# key goes down; a MutationObserver on the chart notes, for every batch of mutations after
+# it, the time and a signature of what plotly.js holds (every trace's x and y), plus the
+# next animation frame. After things settle, the redraw time is the first batch whose
+# signature equals the settled one: "the chart shows the final numbers", however many
+# partial redraws came before.
 LATENCY_PROBE_JS = """(gd) => {
   gd = gd.closest('.js-plotly-plot') || gd;
   const sig = () => JSON.stringify((gd._fullData || []).map(t => [t.x ? Array.from(t.x) : null, t.y ? Array.from(t.y) : null]));
@@ -511,9 +507,8 @@ LATENCY_READ_JS = """() => {
 
 
 # Added to a browser context before any page script runs: notes the time of every kernel
-# websocket
-# frame sent and received, so a keypress's time can be split into frontend, round trip and
-# redraw.
+# websocket frame sent and received, so a keypress's time can be split into frontend,
+# round trip and redraw.
 WEBSOCKET_TAP_JS = """(() => {
   const log = window.__wsLog = [];
   const Native = window.WebSocket;
@@ -528,8 +523,8 @@ WEBSOCKET_TAP_JS = """(() => {
 })();"""
 
 # Per keypress: keydown -> first frame out (frontend), first frame out -> last frame in
-# before the
-# redraw (kernel round trip, the callback included), that frame -> redraw (rendering).
+# before the redraw (kernel round trip, the callback included), that frame -> redraw
+# (rendering).
 WEBSOCKET_SPLIT_JS = """() => {
   const probe = window.__latencyProbe, log = window.__wsLog || [];
   const final = probe.sig();

@@ -432,9 +432,8 @@ def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
         assert code.count() == 0, "Voilà shows code cells"
         start = settings_from_sliders(page, DASHBOARD)
         # Voilà builds the page from the widgets' synced state after the notebook ran: a
-        # FigureWidget
-        # whose traces were added after it was created (and not displayed on its own)
-        # arrives empty.
+        # FigureWidget whose traces were added after it was created (and not displayed on
+        # its own) arrives empty.
         eventually(
             lambda: assert_has_traces(page.locator(f"{DASHBOARD} .js-plotly-plot").first),
             timeout=20,
