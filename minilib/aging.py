@@ -57,8 +57,7 @@ class ToolResultAging:
         check_int("min_chars", self.min_chars)
 
     def age_message(self, message: Mapping) -> Optional[dict]:
-        """The aged copy of `message`, or None when it is not eligible or would not
-        shrink."""
+        """The aged copy of `message`; None if it may not be aged or would not shrink."""
         content = message.get("content") or ""
         is_output = message.get("role") == "tool" or is_observation(message)
         if not is_output or is_aged(message) or len(content) <= self.min_chars:
@@ -77,8 +76,7 @@ class ToolResultAging:
         return aged
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """Return a new list with every eligible tool message aged; the input is not
-        changed."""
+        """A new list with every eligible tool message aged; the input is not changed."""
         validate_messages(messages)
         result: List[Mapping] = list(messages)
         affected = []

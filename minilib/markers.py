@@ -56,8 +56,7 @@ def cut_content(
     omission_line: str,
     tool_call_id: str,
 ) -> str:
-    """`header`, the first `head_chars`, a line saying what was cut, the last
-    `tail_chars`."""
+    """Header, the first `head_chars`, a line on what was cut, the last `tail_chars`."""
     head = content[:head_chars]
     tail = content[max(len(head), len(content) - tail_chars) :] if tail_chars else ""
     omitted = len(content) - len(head) - len(tail)

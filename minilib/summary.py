@@ -43,8 +43,7 @@ class RollingSummary:
         check_int("protect_tail", self.protect_tail)
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """Return a new list with the closed range folded into a summary; the input is not
-        changed."""
+        """A new list, the closed range folded into a summary; the input is unchanged."""
         span = closed_range(
             messages, self.protect_tail, fold_user_turns=self.fold_user_turns
         )

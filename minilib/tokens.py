@@ -39,8 +39,7 @@ def count_cjk(text: str) -> int:
 # Replays count the same strings every round; a str caches its hash.
 @lru_cache(maxsize=16384)
 def estimate_text_tokens(text: str) -> int:
-    """Tokens of one string: CJK characters 1 each, the others 4 to a token, rounded
-    up."""
+    """Tokens of one string: CJK characters 1 each, others 4 to a token, rounded up."""
     cjk = count_cjk(text)
     return cjk + (len(text) - cjk + 3) // 4
 
@@ -51,8 +50,16 @@ def tool_call_name(call: Mapping) -> str:
 
 
 def estimate_message_tokens(message: Mapping) -> int:
-    """Tokens of one message, structure overhead and tool calls included."""
-    total = MESSAGE_OVERHEAD + estimate_text_tokens(message.get("content") or "")
+    """Tokens of one message, structure overhead and tool calls included.
+
+    A call's arguments are not counted: the article's rule counts only its name.
+    """
+    if not isinstance(message, Mapping):
+        raise TypeError(f"a message must be a dict, got {type(message).__name__}")
+    content = message.get("content") or ""
+    if not isinstance(content, str):
+        raise TypeError(f"message content must be a string, got {type(content).__name__}")
+    total = MESSAGE_OVERHEAD + estimate_text_tokens(content)
     for call in message.get("tool_calls") or ():
         total += TOOL_CALL_OVERHEAD + len(tool_call_name(call))
     return total
@@ -61,4 +68,9 @@ def estimate_message_tokens(message: Mapping) -> int:
 def estimate_tokens(messages: Iterable[Mapping]) -> int:
     """Tokens of a whole message list: the number the window compares with its
     threshold."""
+    if isinstance(messages, Mapping):
+        raise TypeError(
+            "estimate_tokens takes a list of messages; for one message, "
+            "pass [message] or use estimate_message_tokens"
+        )
     return sum(estimate_message_tokens(message) for message in messages)

@@ -116,8 +116,7 @@ class ContextWindow:
                 )
 
     def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
-        """Every state the state machine passes through for this window; changes
-        nothing."""
+        """Every state the machine passes through for this window; changes nothing."""
         validate_messages(messages)
         check_int("step", step)
         current = list(messages)

@@ -217,6 +217,7 @@ def test_aging_sliders_show_what_aging_does_at_their_values(
     long_notes, head, tail, minimum
 ):
     explorer = AgingExplorer(long_notes)
+    explorer.scale.value = explorer.longest
     minimum = (
         explorer.min.max if minimum == "max" else minimum
     )  # at its max, min_chars spares the whole result
@@ -237,6 +238,8 @@ def test_aging_sliders_reach_the_length_where_aging_declines(long_notes):
     """3.3's claim: raise head_chars + tail_chars near the length and aging declines; the
     sliders get there."""
     explorer = AgingExplorer(long_notes)
+    assert explorer.head.max == 1000  # a fine scale first: 10 px are ~16 characters
+    explorer.scale.value = explorer.longest
     length = len(long_notes["content"])
     assert (
         explorer.head.max >= length

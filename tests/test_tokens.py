@@ -1,3 +1,4 @@
+import pytest
 from message_builders import assistant, tool
 
 from minilib import estimate_tokens
@@ -78,3 +79,25 @@ def test_a_list_rounds_each_message_on_its_own():
     # the per-string cache must not leak between different strings of the same length
     assert estimate_tokens([{"role": "user", "content": "长" * 8}]) == 12
     assert estimate_tokens([{"role": "user", "content": "l" * 8}]) == 6
+
+
+def test_wrong_inputs_get_a_clear_error():
+    with pytest.raises(TypeError, match=r"takes a list of messages; for one message"):
+        estimate_tokens({"role": "user", "content": "hi"})
+    with pytest.raises(TypeError, match="message content must be a string, got list"):
+        estimate_tokens([{"role": "user", "content": [{"type": "text", "text": "hi"}]}])
+    with pytest.raises(TypeError, match="a message must be a dict, got str"):
+        estimate_tokens(["hi"])
+
+
+def test_arguments_are_not_counted_and_emoji_fall_under_other():
+    # What chapter 2 says of the rule: a 4,000-character argument costs nothing, and
+    # emoji or Cyrillic are "other" characters (a quarter token each).
+    call = {
+        "id": "c",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": "x" * 4000},
+    }
+    message = {"role": "assistant", "content": None, "tool_calls": [call]}
+    assert estimate_message_tokens(message) == 4 + 8 + len("read_file")
+    assert estimate_text_tokens("😀😀😀😀") == 1 and estimate_text_tokens("окно") == 1

@@ -166,6 +166,10 @@ class TokenEstimateBox(ShownAsWidget):
     """A text box whose readout shows the estimate as you type."""
 
     def __init__(self, text: str = ""):
+        if not isinstance(text, str):
+            raise TypeError(
+                f"TokenEstimateBox takes a text (a str), got {type(text).__name__}"
+            )
         self.text = widgets.Textarea(
             value=text,
             placeholder="type or paste any text",
@@ -267,6 +271,9 @@ def aging_view(
     return AgingView(None, before, before, reason)
 
 
+FINE_SCALE = 1000  # characters: the aging sliders' first scale
+
+
 class AgingExplorer(ShownAsWidget):
     """Sliders for head_chars, tail_chars and min_chars over one tool message, original
     beside aged."""
@@ -282,48 +289,56 @@ class AgingExplorer(ShownAsWidget):
         self.message = message
         self.height = height
         length = len(message.get("content") or "")
-        # Every slider reaches the message's length (rounded up to a step), so each knob
-        # can be pushed to where it matters: min_chars past the length spares the result,
-        # head_chars + tail_chars near it makes the aged form no smaller than the
-        # original, and aging declines.
-        longest = max(2000, -(-length // 10) * 10)
-        style = {"description_width": "90px"}
+        # On a 640-px track a range of 16,400 characters moves ~25 characters a pixel:
+        # the useful range (a few hundred) would be a few pixels. So the sliders start on
+        # a fine scale; the other scale reaches the message's length (rounded up to a
+        # step), where min_chars spares the result and head + tail near the length make
+        # aging decline.
+        self.longest = max(FINE_SCALE, -(-length // 10) * 10)
+        self.scale = widgets.ToggleButtons(
+            options=[
+                (f"fine: 0–{FINE_SCALE:,}", FINE_SCALE),
+                (f"whole result: 0–{self.longest:,}", self.longest),
+            ],
+            value=FINE_SCALE
+            if max(head_chars, tail_chars, min_chars) <= FINE_SCALE
+            else self.longest,
+            description="slider scale",
+            style={"description_width": "90px", "button_width": "200px"},
+        )
         layout = widgets.Layout(width="640px")
-        self.head = widgets.IntSlider(
-            head_chars,
-            min=0,
-            max=longest,
-            step=10,
-            description="head_chars",
-            style=style,
-            layout=layout,
+        self.head, self.tail, self.min = (
+            widgets.IntSlider(
+                value,
+                min=0,
+                max=self.scale.value,
+                step=10,
+                description=name,
+                # one colour a handle, so the three are told apart at a glance
+                style={"description_width": "90px", "handle_color": color},
+                layout=layout,
+            )
+            for name, value, color in (
+                ("head_chars", head_chars, "#1f77b4"),
+                ("tail_chars", tail_chars, "#2ca02c"),
+                ("min_chars", min_chars, "#d62728"),
+            )
         )
-        self.tail = widgets.IntSlider(
-            tail_chars,
-            min=0,
-            max=longest,
-            step=10,
-            description="tail_chars",
-            style=style,
-            layout=layout,
-        )
-        self.min = widgets.IntSlider(
-            min_chars,
-            min=0,
-            max=longest,
-            step=10,
-            description="min_chars",
-            style=style,
-            layout=layout,
-        )
+        self.scale.observe(lambda change: self.rescale(change["new"]), "value")
         self.verdict = widgets.HTML()
         self.view = widgets.HTML(layout=widgets.Layout(width="auto"))
         for slider in (self.head, self.tail, self.min):
             slider.observe(lambda change: self.update(), "value")
         self.update()
         self.widget = widgets.VBox(
-            [self.head, self.tail, self.min, self.verdict, self.view]
+            [self.scale, self.head, self.tail, self.min, self.verdict, self.view]
         )
+
+    def rescale(self, maximum: int) -> None:
+        """Put every slider on the scale 0..maximum, keeping values that fit."""
+        for slider in (self.head, self.tail, self.min):
+            slider.value = min(slider.value, maximum)
+            slider.max = maximum
 
     def update(self) -> AgingView:
         result = aging_view(
