@@ -6,8 +6,11 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
+from minilib.logs.base import Builder, make_call
 from minilib.transcripts import load_transcript, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -632,3 +635,33 @@ def test_an_unexpected_structure_deep_inside_is_still_one_line():
         "(AttributeError: 'list' object has no attribute 'get')"
     )
     assert "\n" not in str(error.value)
+
+
+# --- the builder's pairing rule, on generated turns -------------------------------
+
+turns = st.lists(
+    st.tuples(st.integers(1, 4), st.randoms(use_true_random=False), st.booleans()),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(turns)
+def test_results_follow_their_message_in_call_order_whatever_order_they_came_in(plan):
+    log = Builder("gen", "generated")
+    log.user("task")
+    for number, (calls, rng, reuse) in enumerate(plan):
+        # reuse: the ids of the first turn again, as real agents do
+        ids = [f"call_{0 if reuse else number}_{n}" for n in range(calls)]
+        log.assistant("", [make_call(i, "tool", {}) for i in ids], key=number)
+        arrival = ids[:]
+        rng.shuffle(arrival)
+        for call_id in arrival:
+            log.result(call_id, f"output of {call_id}", f"step {number}")
+    messages = log.finish().messages
+    pairs = check_pairing(messages)
+    assert len(pairs) == sum(calls for calls, _, _ in plan)
+    for index, message in enumerate(messages):
+        ids = [c["id"] for c in message.get("tool_calls") or ()]
+        answers = [m["tool_call_id"] for m in messages[index + 1 : index + 1 + len(ids)]]
+        assert answers == ids

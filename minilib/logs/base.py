@@ -45,6 +45,8 @@ class LoadedLog:
                  f"tool calls: {calls}, results: {len(tools)}, "
                  f"errors: {sum(1 for m in tools if m.get('error'))}",
                  f"system prompt: {self.system_source}"]
+        if self.declared_tools is not None:
+            lines.append(f"declared tools: {', '.join(self.declared_tools) or 'none'}")
         for title, pairs in (("skipped", self.skipped), ("notes", self.notes)):
             if pairs:
                 by_reason = Counter(why for _, why in pairs)
