@@ -1455,14 +1455,14 @@ def gemini_session() -> dict:
     root = "/home/dev/gitstat"
     calls = [
         gemini_call(
-            "read_file-1-aa",
-            "read_file",
+            "view_file-1-aa",
+            "view_file",
             {"absolute_path": f"{root}/gitstat/" "filters.py"},
             output=numbered_source("gitstat/filters.py", 12),
         ),
         gemini_call(
-            "read_file-1-bb",
-            "read_file",
+            "view_file-1-bb",
+            "view_file",
             {"absolute_path": f"{root}/tests/filter.py"},
             error=f"File not found: {root}/tests/filter.py",
             status="error",

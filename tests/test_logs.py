@@ -420,7 +420,7 @@ def test_gemini_tool_calls_become_tool_messages():
     log = load_log(FIXTURES / "gemini_session.json")
     assert [
         c["name"] for c in (c["function"] for c in log.messages[1]["tool_calls"])
-    ] == ["read_file", "read_file", "run_shell_command"]
+    ] == ["view_file", "view_file", "run_shell_command"]
     assert log.messages[3]["error"] == {
         "code": "TOOL_ERROR",
         "message": "File not found: /home/dev/gitstat/tests/filter.py",
