@@ -1,0 +1,173 @@
+"""What every reader shares: the error, the result, and a builder that pairs positionally.
+
+A reader walks its file and tells a `Builder` what the model saw: system, user and
+assistant messages, tool calls and their results, and what it skipped and why.
+The builder puts each tool result right after the assistant message whose call it
+answers (in call order, wherever the log wrote it) and never looks further back:
+a call id only has to be unique among the open calls of one assistant message,
+because real agents reuse ids in later turns and the API accepts that.
+"""
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+
+class LogFileError(ValueError):
+    """A log that cannot be read; its one-line text names the file and the place."""
+
+
+@dataclass
+class LoadedLog:
+    """An agent log as chat-completions messages, and what the reader did to get them."""
+
+    messages: List[dict]
+    shape: str
+    system_source: str = "not recorded"
+    skipped: List[Tuple[str, str]] = field(default_factory=list)  # (where, why)
+    declared_tools: Optional[Tuple[str, ...]] = None
+    path: Optional[Path] = None
+    notes: List[Tuple[str, str]] = field(default_factory=list)  # kept, but worth knowing
+
+    def describe(self) -> str:
+        """A few readable lines: shape, counts by role, calls, system prompt, skips."""
+        roles = Counter(message["role"] for message in self.messages)
+        calls = sum(len(m.get("tool_calls") or ()) for m in self.messages)
+        tools = [m for m in self.messages if m["role"] == "tool"]
+        marked = sum(1 for m in self.messages if m.get("observation"))
+        counts = ", ".join(f"{role} {roles[role]}"
+                           for role in ("system", "user", "assistant", "tool"))
+        lines = [f"shape: {self.shape}" + (f" ({self.path})" if self.path else ""),
+                 f"messages: {len(self.messages)} ({counts})"
+                 + (f"; {marked} user messages are environment output" if marked else ""),
+                 f"tool calls: {calls}, results: {len(tools)}, "
+                 f"errors: {sum(1 for m in tools if m.get('error'))}",
+                 f"system prompt: {self.system_source}"]
+        if self.declared_tools is not None:
+            lines.append(f"declared tools: {', '.join(self.declared_tools) or 'none'}")
+        for title, pairs in (("skipped", self.skipped), ("notes", self.notes)):
+            if pairs:
+                by_reason = Counter(why for _, why in pairs)
+                lines.append(f"{title} {len(pairs)}: " + "; ".join(
+                    f"{n} x {why}" for why, n in by_reason.most_common()))
+        return "\n".join(lines)
+
+
+def arguments_json(arguments) -> str:
+    """Call arguments as the JSON string the API carries (objects encoded, None is {})."""
+    if arguments is None:
+        return "{}"
+    if isinstance(arguments, str):
+        return arguments
+    return json.dumps(arguments, ensure_ascii=False)
+
+
+def make_call(call_id, name, arguments) -> dict:
+    return {"id": call_id, "type": "function",
+            "function": {"name": name, "arguments": arguments_json(arguments)}}
+
+
+def first_line(text: str) -> str:
+    """The first non-empty line of a tool output: the error message readers keep."""
+    return next((line.strip() for line in text.splitlines() if line.strip()), "")
+
+
+class Builder:
+    """Collects the messages of one log; see the module text for the pairing rule."""
+
+    def __init__(self, source: str, shape: str):
+        self.source, self.shape = source, shape
+        self.messages: List[dict] = []
+        self.skipped: List[Tuple[str, str]] = []
+        self.notes: List[Tuple[str, str]] = []
+        self.system_source: Optional[str] = None
+        self.declared_tools: Optional[Tuple[str, ...]] = None
+        self._calls: List[list] = []  # [id, answered] for the latest assistant message
+        self._results: List[Tuple[int, dict]] = []  # (call position, tool message)
+        self._key = None  # response key of the latest assistant message, for merging
+        self._caller = 0  # index of the latest assistant message
+
+    def fail(self, text: str) -> LogFileError:
+        return LogFileError(f"{self.source}: {text}")
+
+    def skip(self, where: str, why: str) -> None:
+        self.skipped.append((where, why))
+
+    def note(self, where: str, what: str) -> None:
+        self.notes.append((where, what))
+
+    def system(self, text: str, came_from: str) -> None:
+        self._add({"role": "system", "content": text})
+        if self.system_source is None:
+            self.system_source = came_from
+
+    def user(self, text: str, observation: bool = False) -> None:
+        message = {"role": "user", "content": text}
+        if observation:  # environment output the agent recorded as a user turn
+            message["observation"] = True
+        self._add(message)
+
+    def assistant(self, text: str, calls=(), key=None) -> None:
+        """An assistant message; given the `key` of the latest one, merged into it."""
+        last = self.messages[-1] if self.messages else None
+        if key is not None and key == self._key and last and last["role"] == "assistant":
+            if text:  # one response spread over several records: its text blocks joined
+                last["content"] = "\n".join(filter(None, (last["content"], text)))
+        else:
+            self._add({"role": "assistant", "content": text or ""})
+            last, self._key = self.messages[-1], key
+            self._caller = len(self.messages) - 1
+        for call in calls:
+            last.setdefault("tool_calls", []).append(call)
+            self._calls.append([call["id"], False])
+
+    def result(self, call_id, content: str, where: str, error: Optional[dict] = None,
+               extra: Optional[dict] = None) -> None:
+        """The answer to the first open call with this id of the latest assistant."""
+        for position, entry in enumerate(self._calls):
+            if entry[0] == call_id and not entry[1]:
+                entry[1] = True
+                message = {"role": "tool", "tool_call_id": call_id, "content": content,
+                           **(extra or {})}
+                if error is not None:
+                    message["error"] = error
+                self._results.append((position, message))
+                return
+        raise self.fail(f"{where}: tool result for call {call_id!r} answers no open call "
+                        "of the assistant message before it")
+
+    def _flush(self) -> None:
+        self._results.sort(key=lambda result: result[0])
+        self.messages.extend(message for _, message in self._results)
+        self._results = []
+        for call_id, answered in self._calls:
+            if not answered:
+                self.note(f"messages[{self._caller}] call {call_id!r}",
+                          "tool call without a recorded result")
+        self._calls, self._key = [], None
+
+    def _add(self, message: dict) -> None:
+        self._flush()
+        self.messages.append(message)
+
+    def finish(self) -> LoadedLog:
+        """The LoadedLog: an assistant with calls and no text gets content None."""
+        self._flush()
+        if not self.messages:
+            raise self.fail(f"{self.shape}: the log holds no messages")
+        for message in self.messages:
+            if message["role"] == "assistant" and not message["content"]:
+                message["content"] = None if message.get("tool_calls") else ""
+        for index, message in enumerate(self.messages):
+            for number, call in enumerate(message.get("tool_calls") or ()):
+                name = call["function"]["name"]
+                if self.declared_tools is not None and name not in self.declared_tools:
+                    raise self.fail(
+                        f"messages[{index}].tool_calls[{number}].function.name calls "
+                        f"unknown tool {name!r}; the file declares "
+                        f"{', '.join(self.declared_tools) or 'no tools'}")
+        return LoadedLog(self.messages, self.shape,
+                         self.system_source or "not recorded", self.skipped,
+                         self.declared_tools, None, self.notes)

@@ -1,0 +1,169 @@
+"""OpenAI chat completions: a message list, a request body, or a response object.
+
+- openai-chat: a JSON list of `{role, content, tool_calls?, tool_call_id?, name?}`,
+  or JSON Lines with one such message a line.
+- openai-request: `{messages, tools?, ...}`; `tools` declares the tool names, and a
+  call of any other tool is an error.
+- openai-response: `{choices: [{message}]}`: one assistant message, the reply. When
+  the object also carries the request's `messages`, those come first, so the log
+  is the request and its answer; other choices are alternatives and are skipped.
+
+What datasets store as strings or in other spellings is undone: content given as a
+list of parts is joined (text parts; image parts are skipped, they cannot be
+measured as text), `tool_calls` given as a JSON string is parsed, a flat call
+`{id, name, arguments}` is nested under `function`, object arguments are encoded,
+every call gets `type: function`. Role `developer` is a system message.
+`reasoning_content` is not sent back, so it is skipped. Keys other than role,
+content, tool_calls, tool_call_id, name and error are dropped.
+"""
+
+import json
+
+from .base import Builder, make_call
+from .detect import Doc, Shape
+
+TEXT_PARTS = ("text", "input_text", "output_text")
+IMAGE_PARTS = ("image_url", "input_image", "image")
+
+
+def content_text(content, at: str, log: Builder):
+    """A message's content as one string (None stays None); parts become text or skips."""
+    if content is None or isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise log.fail(f"{at}.content must be a string or a list of parts, "
+                       f"got {type(content).__name__}")
+    texts = []
+    for number, part in enumerate(content):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind in TEXT_PARTS and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind in IMAGE_PARTS:
+            log.skip(f"{at}.content[{number}]", "image part: cannot be measured as text")
+        elif kind in ("thinking", "reasoning"):
+            log.skip(f"{at}.content[{number}]", "reasoning part: not sent back")
+        else:
+            raise log.fail(f"{at}.content[{number}] is not a text part; only text "
+                           "content can be measured and compressed")
+    return "\n".join(texts)
+
+
+def read_calls(message: dict, at: str, log: Builder) -> list:
+    """The tool calls of a message in the chat-completions shape (see the module text)."""
+    calls = message.get("tool_calls")
+    if isinstance(calls, str):
+        try:
+            calls = json.loads(calls) if calls.strip() else None
+        except json.JSONDecodeError as error:
+            raise log.fail(f"{at}.tool_calls is not valid JSON ({error.msg}, line "
+                           f"{error.lineno} column {error.colno})") from None
+    if calls in (None, []):
+        return []
+    if message.get("role") != "assistant":
+        raise log.fail(f"{at}.tool_calls is only allowed on assistant messages, "
+                       f"not {message.get('role')}")
+    if not isinstance(calls, list):
+        raise log.fail(f"{at}.tool_calls must be a list, got {type(calls).__name__}")
+    result = []
+    for number, call in enumerate(calls):
+        call_at = f"{at}.tool_calls[{number}]"
+        if not isinstance(call, dict):
+            raise log.fail(f"{call_at} must be a JSON object")
+        function = call.get("function", call)  # the flat {"id", "name", "arguments"} too
+        if not isinstance(function, dict):
+            raise log.fail(f"{call_at}.function must be a JSON object")
+        if not isinstance(call.get("id"), str) or not call["id"]:
+            raise log.fail(f"{call_at}.id is missing")
+        if not isinstance(function.get("name"), str) or not function["name"]:
+            raise log.fail(f"{call_at}.function.name is missing")
+        result.append(make_call(call["id"], function["name"], function.get("arguments")))
+    return result
+
+
+def read_message(message, at: str, log: Builder, observation: bool = False) -> None:
+    """One chat-completions message, told to the builder."""
+    if not isinstance(message, dict):
+        raise log.fail(f"{at} must be a JSON object, got {type(message).__name__}")
+    role = "system" if message.get("role") == "developer" else message.get("role")
+    if role not in ("system", "user", "assistant", "tool"):
+        raise log.fail(f"{at}.role is {message.get('role')!r}; expected one of system, "
+                       "developer, user, assistant, tool")
+    text = content_text(message.get("content"), at, log)
+    calls = read_calls(message, at, log)
+    if message.get("reasoning_content"):
+        log.skip(f"{at}.reasoning_content", "reasoning_content: not sent back as content")
+    if text is None and not calls:
+        raise log.fail(f"{at}.content is missing")
+    if role == "system":
+        log.system(text, at)
+    elif role == "user":
+        log.user(text, observation)
+    elif role == "assistant":
+        log.assistant(text, calls)
+    else:
+        error = message.get("error")
+        if error is not None and not (isinstance(error, dict) and "code" in error):
+            raise log.fail(f"{at}.error must be a JSON object with a 'code'")
+        call_id, name = message.get("tool_call_id"), message.get("name")
+        if not isinstance(call_id, str) or not call_id:
+            raise log.fail(f"{at}.tool_call_id is missing")
+        extra = {"name": name} if isinstance(name, str) else None
+        log.result(call_id, text, at, error, extra)
+
+
+def declared_tools(tools, log: Builder) -> tuple:
+    if not isinstance(tools, list):
+        raise log.fail("field 'tools' must be a list of tool declarations")
+    names = []
+    for number, tool in enumerate(tools):
+        function = tool.get("function", tool) if isinstance(tool, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not name:
+            raise log.fail(f"tools[{number}].function.name is missing")
+        names.append(name)
+    return tuple(names)
+
+
+def _message_list(items, what: str, doc: Doc):
+    if not isinstance(items, list) or not items:
+        return f"no {what}"
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or "role" not in item:
+            return f"no 'role' in {doc.at(index, 'item')}"
+    return None
+
+
+def _read_request(data: dict, doc: Doc, log: Builder) -> None:
+    if data.get("tools") is not None:
+        log.declared_tools = declared_tools(data["tools"], log)
+    for index, message in enumerate(data.get("messages") or ()):
+        read_message(message, doc.at(index, "messages"), log)
+
+
+def _read_response(doc: Doc, log: Builder) -> None:
+    _read_request(doc.value, doc, log)
+    choices = doc.value["choices"]
+    for number in range(1, len(choices)):
+        log.skip(f"choices[{number}]", "another choice: an alternative not kept")
+    read_message(choices[0]["message"], "choices[0].message", log)
+
+
+def _detect_response(doc: Doc):
+    choices = doc.value.get("choices") if isinstance(doc.value, dict) else None
+    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)
+            and isinstance(choices[0].get("message"), dict)):
+        return "no 'choices[0].message'"
+    return None
+
+
+SHAPES = [
+    Shape("openai-response", _detect_response, _read_response),
+    Shape("openai-request",
+          lambda doc: _message_list(doc.value.get("messages"), "'messages' list", doc)
+          if isinstance(doc.value, dict) else "not an object with 'messages'",
+          lambda doc, log: _read_request(doc.value, doc, log)),
+    Shape("openai-chat",
+          lambda doc: _message_list(doc.value, "list of messages", doc),
+          lambda doc, log: [read_message(m, doc.at(i, "messages"), log)
+                            for i, m in enumerate(doc.value)]),
+]

@@ -1,0 +1,667 @@
+"""minilib.logs: every fixture's shape, messages, pairing, system prompt and skips."""
+
+import importlib.util
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from minilib.logs import SHAPES, LogFileError, load_log, parse_log
+from minilib.logs.base import Builder, make_call
+from minilib.transcripts import load_transcript, parse_transcript
+
+ROOT = Path(__file__).resolve().parent.parent
+FIXTURES = ROOT / "tests" / "fixtures" / "logs"
+BOOK = "bookkeeping"
+
+
+def fixture_script():
+    spec = importlib.util.spec_from_file_location(
+        "make_log_fixtures", ROOT / "scripts" / "make_log_fixtures.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def roles(log) -> str:
+    """'s u a t', with '*' on user messages marked as environment output."""
+    return " ".join(
+        m["role"][0] + ("*" if m.get("observation") else "") for m in log.messages
+    )
+
+
+def check_pairing(messages, allow_open=False):
+    """(assistant index, call id, tool index) of every answer, checked positionally.
+
+    A tool message must answer an open call of the latest assistant message, with
+    only tool messages between them; ids need not be unique across turns.
+    """
+    pairs, open_calls, caller = [], [], None
+    for index, message in enumerate(messages):
+        assert set(message) <= {
+            "role",
+            "content",
+            "tool_calls",
+            "tool_call_id",
+            "name",
+            "error",
+            "observation",
+        }, index
+        assert message["role"] in ("system", "user", "assistant", "tool")
+        if message["role"] == "tool":
+            assert message["tool_call_id"] in open_calls, (index, message["tool_call_id"])
+            open_calls.remove(message["tool_call_id"])
+            pairs.append((caller, message["tool_call_id"], index))
+            assert isinstance(message["content"], str)
+            if "error" in message:
+                assert set(message["error"]) == {"code", "message"}
+            continue
+        assert allow_open or not open_calls, f"calls {open_calls} unanswered at {index}"
+        calls = message.get("tool_calls") or []
+        if message["role"] == "assistant" and calls:
+            assert message["content"] is None or message["content"]
+        else:
+            assert isinstance(message["content"], str), index
+        for call in calls:
+            assert call["type"] == "function" and call["function"]["name"]
+            json.loads(call["function"]["arguments"])  # a JSON string
+        open_calls, caller = [call["id"] for call in calls], index
+    assert allow_open or not open_calls
+    return pairs
+
+
+CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
+    "openai_chat.json": (
+        "openai-chat",
+        "s u a t t a t a",
+        "messages[0]",
+        {
+            "image part: cannot be measured as text": 1,
+            "reasoning_content: not sent back as content": 1,
+        },
+        {},
+    ),
+    "openai_request.json": ("openai-request", "s u a t a", "messages[0]", {}, {}),
+    "openai_response.json": (
+        "openai-response",
+        "s u a",
+        "messages[0]",
+        {"another choice: an alternative not kept": 1},
+        {"tool call without a recorded result": 2},
+    ),
+    "anthropic_request.json": (
+        "anthropic-messages",
+        "s u a t t a t u a",
+        "field 'system'",
+        {
+            "image block: cannot be measured as text": 1,
+            "thinking block: not sent back as content": 1,
+        },
+        {},
+    ),
+    "claude_code_session.jsonl": (
+        "claude-code",
+        "u a t t a t a t a u a t u a t a",
+        "not recorded",
+        {
+            f"file-history-snapshot: {BOOK}": 2,
+            f"progress: {BOOK}": 2,
+            f"queue-operation: {BOOK}": 1,
+            f"system: {BOOK}": 1,
+            "thinking block: not sent back as content": 2,
+        },
+        {},
+    ),
+    "codex_rollout.jsonl": (
+        "codex-rollout",
+        "s s u u a t t a t a t a t a t a u a t a t a",
+        "session_meta.payload.base_instructions",
+        {
+            "event_msg user_message: repeats a response_item message": 2,
+            "event_msg agent_message: repeats a response_item message": 2,
+            f"turn_context: {BOOK}": 2,
+            f"event_msg token_count: {BOOK}": 2,
+            "reasoning: not sent back as content": 2,
+            "web_search_call: run by the provider, no id and no output": 1,
+        },
+        {},
+    ),
+    "codex_event_users.jsonl": (
+        "codex-rollout",
+        "u a t a t t a u a t a",
+        "not recorded",
+        {
+            "session_meta: no base_instructions recorded": 1,
+            f"turn_context: {BOOK}": 1,
+            "reasoning: not sent back as content": 1,
+            f"event_msg token_count: {BOOK}": 1,
+            "event_msg agent_message: repeats a response_item message": 1,
+        },
+        {},
+    ),
+    "sweagent_tools.traj": (
+        "swe-agent",
+        "s u a t a t a t a t a t a t",
+        "history[0]",
+        {"trajectory: step records repeating the history": 1},
+        {},
+    ),
+    "sweagent_text.traj": (
+        "swe-agent",
+        "s u u a u* a u* a u* a u*",
+        "history[0]",
+        {},
+        {"demonstration (is_demo): kept, it was sent to the model": 1},
+    ),
+    "mini_swe_agent.traj.json": (
+        "mini-swe-agent",
+        "s u a u* a u* a u* a",
+        "messages[0]",
+        {"exit record: the end of the run, never sent to the model": 1},
+        {},
+    ),
+    "mini_swe_agent_list.json": ("mini-swe-agent", "s u a u* a", "messages[0]", {}, {}),
+    "openhands_events.json": (
+        "openhands-events",
+        "s u a t t a t a t a t a t a",
+        "events[0].args.content",
+        {
+            "recall: rendered from a template, its text is not recorded": 2,
+            f"agent_state_changed observation: {BOOK}": 2,
+            f"null observation: {BOOK}": 1,
+            f"change_agent_state action: {BOOK}": 1,
+        },
+        {"finish call: sent back as assistant text, as OpenHands does": 1},
+    ),
+    "openhands_eval.json": (
+        "openhands-eval",
+        "s u a t a t t u* a u a t a",
+        "history[0].args.content",
+        {"run action without tool_call_metadata: no model turn": 1},
+        {"finish call: sent back as assistant text, as OpenHands does": 1},
+    ),
+    "gemini_session.json": (
+        "gemini-cli",
+        "u a t t t a t a u a t a",
+        "not recorded",
+        {
+            "info message: shown to the person, not sent to the model": 1,
+            "warning message: shown to the person, not sent to the model": 1,
+            "thoughts: not sent back as content": 1,
+        },
+        {},
+    ),
+    "gemini_session.jsonl": (
+        "gemini-cli",
+        "u a t a u a t a",
+        "not recorded",
+        {"rewound by line 9: taken back": 2, "$set: session metadata update": 1},
+        {},
+    ),
+}
+
+
+def test_the_fixtures_are_what_the_script_writes():
+    written = fixture_script().fixtures()
+    on_disk = {path.name: path.read_text(encoding="utf-8") for path in FIXTURES.iterdir()}
+    assert on_disk == written
+    assert set(written) == set(CASES) | {"damaged.jsonl", "unknown_shape.json"}
+
+
+def test_every_shape_has_a_fixture():
+    assert {case[0] for case in CASES.values()} == set(SHAPES)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_fixture_loads_in_its_shape(name):
+    shape, expected_roles, system_source, skipped, notes = CASES[name]
+    log = load_log(FIXTURES / name)
+    assert (log.shape, log.path) == (shape, FIXTURES / name)
+    assert roles(log) == expected_roles
+    assert log.system_source == system_source
+    assert Counter(why for _, why in log.skipped) == Counter(skipped)
+    assert Counter(why for _, why in log.notes) == Counter(notes)
+    pairs = check_pairing(log.messages, allow_open=name == "openai_response.json")
+    assert len(pairs) == sum(1 for m in log.messages if m["role"] == "tool")
+    text = log.describe()
+    assert f"shape: {shape}" in text and f"system prompt: {system_source}" in text
+    for reason, count in skipped.items():
+        assert f"{count} x {reason}" in text
+
+
+SMALL = {
+    "openai_request.json",
+    "openai_response.json",
+    "mini_swe_agent_list.json",
+    "gemini_session.jsonl",
+}  # short by design: each shows one quirk
+
+
+@pytest.mark.parametrize("name", sorted(set(CASES) - SMALL))
+def test_fixtures_have_a_long_output_for_compression_to_cut(name):
+    log = load_log(FIXTURES / name)
+    assert (
+        max(len(m["content"] or "") for m in log.messages if m["role"] != "system") > 2000
+    )
+
+
+def test_detection_is_by_content_not_by_file_name(tmp_path):
+    renamed = tmp_path / "notes.txt"
+    renamed.write_text((FIXTURES / "codex_rollout.jsonl").read_text(encoding="utf-8"))
+    assert load_log(renamed).shape == "codex-rollout"
+    text = (FIXTURES / "openhands_events.json").read_text(encoding="utf-8")
+    assert parse_log(text, "events.jsonl").shape == "openhands-events"
+
+
+# --- shape by shape ---------------------------------------------------------------------
+
+
+def test_claude_code_merges_one_response_and_places_its_results_after_it():
+    log = load_log(FIXTURES / "claude_code_session.jsonl")
+    first = log.messages[1]
+    assert (
+        first["content"]
+        == "I'll read the function and look for its tests at the same time."
+    )
+    assert [c["id"] for c in first["tool_calls"]] == ["toolu_01", "toolu_02"]
+    assert json.loads(first["tool_calls"][0]["function"]["arguments"]) == {
+        "file_path": "ledgerlite/format.py"
+    }
+    assert [m["tool_call_id"] for m in log.messages[2:4]] == ["toolu_01", "toolu_02"]
+    assert len(log.messages[2]["content"]) > 2000
+    assert log.messages[5]["error"] == {"code": "TOOL_ERROR", "message": "Exit code 1"}
+    assert log.messages[6]["content"] is None  # calls and no text
+    # a user line with a tool_result and text: the result first, then the text
+    assert log.messages[11]["tool_call_id"] == "toolu_05"
+    assert log.messages[12] == {
+        "role": "user",
+        "content": "And please run the whole suite this time.",
+    }
+    assert [m["content"] for m in log.messages if m["role"] == "user"][1].startswith(
+        "Good."
+    )
+
+
+def test_codex_groups_parallel_calls_and_keeps_each_turn_once():
+    log = load_log(FIXTURES / "codex_rollout.jsonl")
+    assert log.messages[0]["content"].startswith("You are Codex")
+    assert log.messages[1]["content"].startswith(
+        "<permissions instructions>"
+    )  # developer
+    assert [c["id"] for c in log.messages[4]["tool_calls"]] == ["call_c1", "call_c2"]
+    patch = log.messages[7]
+    assert (
+        patch["content"] == "I'll add the flag and a JSON renderer next to the text one."
+    )
+    arguments = json.loads(patch["tool_calls"][0]["function"]["arguments"])
+    assert list(arguments) == ["input"] and arguments["input"].startswith(
+        "*** Begin Patch"
+    )
+    assert log.messages[10]["error"] == {
+        "code": "EXIT_1",
+        "message": "FAILED tests/test_report.py::test_json_flag - " "KeyError: 'total'",
+    }
+    users = [m["content"] for m in log.messages if m["role"] == "user"]
+    assert users[1:] == [
+        "Add a --json flag to `tallyho report` that prints the totals as " "JSON.",
+        "Thanks. Document the flag in the README too.",
+    ]
+    texts = [
+        m["content"] for m in log.messages if m["role"] == "assistant" and m["content"]
+    ]
+    assert len(texts) == len(set(texts))  # agent_message events not counted twice
+
+
+def test_codex_user_turns_that_exist_only_as_events_are_used():
+    log = load_log(FIXTURES / "codex_event_users.jsonl")
+    assert [m["content"] for m in log.messages if m["role"] == "user"] == [
+        "Why does `make docs` fail on a clean checkout?",
+        "Install them into the venv and try again.",
+    ]
+    assert log.messages[1]["tool_calls"][0]["function"]["name"] == "local_shell"
+    assert log.messages[2]["error"] == {
+        "code": "EXIT_127",
+        "message": "sphinx-build: not found",
+    }
+    # outputs written d3 then d2: placed in call order
+    assert [m["tool_call_id"] for m in log.messages[4:6]] == ["call_d2", "call_d3"]
+    assert log.messages[5]["error"]["code"] == "TOOL_ERROR"
+
+
+def test_swe_agent_keeps_repeated_call_ids_and_pairs_them_positionally():
+    log = load_log(FIXTURES / "sweagent_tools.traj")
+    ids = [c["id"] for m in log.messages for c in m.get("tool_calls") or ()]
+    assert ids == ["call_00", "call_00", "call_01", "call_02", "call_00", "call_03"]
+    pairs = check_pairing(log.messages)
+    assert [(a, t) for a, _, t in pairs] == [
+        (2, 3),
+        (4, 5),
+        (6, 7),
+        (8, 9),
+        (10, 11),
+        (12, 13),
+    ]
+    assert (
+        json.loads(log.messages[4]["tool_calls"][0]["function"]["arguments"])["command"]
+        == "view"
+    )  # tool_calls stored as a string in that entry
+    assert not any(m.get("observation") for m in log.messages)  # the task is not marked
+
+
+def test_swe_agent_text_mode_marks_observations_and_notes_the_demonstration():
+    log = load_log(FIXTURES / "sweagent_text.traj")
+    assert log.messages[1]["content"].startswith("Here is a demonstration")
+    assert not log.messages[1].get("observation") and not log.messages[2].get(
+        "observation"
+    )
+    assert [i for i, m in enumerate(log.messages) if m.get("observation")] == [
+        4,
+        6,
+        8,
+        10,
+    ]
+    assert log.notes == [
+        ("history[1]", "demonstration (is_demo): kept, it was sent to the " "model")
+    ]
+    assert "demonstration (is_demo)" in log.describe()
+
+
+def test_mini_swe_agent_task_is_not_an_observation_and_later_user_messages_are():
+    log = load_log(FIXTURES / "mini_swe_agent.traj.json")
+    assert log.messages[1]["content"].startswith("<pr_description>")
+    assert "observation" not in log.messages[1]
+    assert all(m.get("observation") for m in log.messages[2:] if m["role"] == "user")
+    assert log.skipped == [
+        ("messages[9]", "exit record: the end of the run, never sent to " "the model")
+    ]
+
+
+def test_a_plain_openai_list_is_not_taken_for_mini_swe_agent():
+    plain = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "task"},
+        {"role": "assistant", "content": "a"},
+        {"role": "user", "content": "more"},
+    ]
+    assert parse_log(json.dumps(plain)).shape == "openai-chat"
+    plain[3]["content"] = "<returncode>0</returncode>\n<output>\nok\n</output>"
+    assert parse_log(json.dumps(plain)).shape == "mini-swe-agent"
+
+
+def test_openhands_one_assistant_per_response_results_in_call_order():
+    log = load_log(FIXTURES / "openhands_events.json")
+    assert log.declared_tools == ("execute_bash", "str_replace_editor", "think", "finish")
+    assert (
+        log.messages[2]["content"]
+        == "I'll look at the client while searching for callers."
+    )
+    assert [c["id"] for c in log.messages[2]["tool_calls"]] == ["toolu_h1", "toolu_h2"]
+    assert len(log.messages[4]["content"]) > 2000
+    assert log.messages[8]["error"]["code"] == "EXIT_1"
+    assert log.messages[-1] == {
+        "role": "assistant",
+        "content": "fetch_rates now retries a 503 up to three times.",
+    }
+    record = load_log(FIXTURES / "openhands_eval.json")
+    assert record.messages[3]["error"]["code"] == "ERROR"
+    assert [m["tool_call_id"] for m in record.messages[5:7]] == ["call_e2", "call_e3"]
+    assert record.messages[7] == {
+        "role": "user",
+        "content": "Python 3.12.4",
+        "observation": True,
+    }
+
+
+def test_gemini_tool_calls_become_tool_messages():
+    log = load_log(FIXTURES / "gemini_session.json")
+    assert [
+        c["name"] for c in (c["function"] for c in log.messages[1]["tool_calls"])
+    ] == ["view_file", "view_file", "run_shell_command"]
+    assert log.messages[3]["error"] == {
+        "code": "TOOL_ERROR",
+        "message": "File not found: /home/dev/gitstat/tests/filter.py",
+    }
+    assert log.messages[-1]["content"] == "All 57 tests pass."
+    replayed = load_log(FIXTURES / "gemini_session.jsonl")
+    assert (
+        replayed.messages[2]["content"] == "cli.py:14: parser.add_argument('--verbose')"
+    )
+    assert "--trace" not in json.dumps(replayed.messages)  # rewound
+
+
+def test_anthropic_results_come_before_the_text_of_the_same_user_message():
+    log = load_log(FIXTURES / "anthropic_request.json")
+    assert log.messages[0]["content"] == (
+        "You are a coding agent in /srv/pinecone-notes.\n" "Prefer small diffs."
+    )
+    assert log.declared_tools == ("bash", "view")
+    assert log.messages[4]["error"] == {"code": "TOOL_ERROR", "message": "Exit code 1"}
+    assert [m["role"] for m in log.messages[6:8]] == ["tool", "user"]
+
+
+def test_openai_response_object_is_the_request_and_its_reply():
+    log = load_log(FIXTURES / "openai_response.json")
+    assert log.messages[-1]["content"] == "Reading both files."
+    assert log.notes[0] == (
+        "messages[2] call 'call_s1'",
+        "tool call without a recorded result",
+    )
+
+
+# --- the openai reader replaces transcripts.normalize_message ---------------------------
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (ROOT / "data" / "transcripts").iterdir())
+)
+def test_the_openai_reader_reads_the_bundled_transcripts_as_today(name):
+    path = ROOT / "data" / "transcripts" / name
+    log, today = load_log(path), load_transcript(path)
+    assert log.shape.startswith("openai-")
+    assert log.messages == today.messages
+    assert log.declared_tools == today.declared_tools
+
+
+def test_the_openai_reader_normalizes_like_today():
+    chat = json.loads((FIXTURES / "openai_chat.json").read_text(encoding="utf-8"))
+    log = parse_log(json.dumps(chat))
+    assert log.messages[0]["role"] == "system"  # developer
+    assert log.messages[1]["content"] == (
+        "The CSV export of tallyho prints dates as "
+        "2024-1-5.\nScreenshot above. Please pad months "
+        "and days."
+    )
+    assert log.messages[2]["content"] is None
+    assert log.messages[2]["tool_calls"][0] == {
+        "id": "call_q1",
+        "type": "function",
+        "function": {"name": "shell", "arguments": '{"cmd": "grep -rn strftime src"}'},
+    }
+    flat = [
+        {"role": "user", "content": "u"},
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": json.dumps(
+                [{"id": "c1", "name": "bash", "arguments": {"command": "ls"}}]
+            ),
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+    ]
+    expected = parse_transcript(json.dumps(flat)).messages
+    expected[1]["content"] = None  # today keeps "", the new reader says None
+    assert parse_log(json.dumps(flat)).messages == expected
+    flat[1]["tool_calls"] = [{"name": "bash", "arguments": {}}]
+    with pytest.raises(
+        LogFileError, match=r"^flat: messages\[1\]\.tool_calls\[0\]\.id is " r"missing$"
+    ):
+        parse_log(json.dumps(flat), "flat")
+
+
+def test_a_request_calling_an_undeclared_tool_is_an_error():
+    request = json.loads((FIXTURES / "openai_request.json").read_text(encoding="utf-8"))
+    request["tools"] = request["tools"][1:]
+    with pytest.raises(
+        LogFileError,
+        match=r"^req: messages\[2\]\.tool_calls\[0\]\.function"
+        r"\.name calls unknown tool 'run'; the file "
+        r"declares open_file$",
+    ):
+        parse_log(json.dumps(request), "req")
+
+
+# --- errors -----------------------------------------------------------------------------
+
+
+def test_a_damaged_line_is_named_by_its_number():
+    path = FIXTURES / "damaged.jsonl"
+    with pytest.raises(LogFileError) as error:
+        load_log(path)
+    assert str(error.value) == (
+        f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, " "column 17)"
+    )
+
+
+def test_an_unknown_shape_names_every_shape_tried():
+    path = FIXTURES / "unknown_shape.json"
+    with pytest.raises(LogFileError) as error:
+        load_log(path)
+    assert str(error.value) == (
+        f"{path}: not a known agent log: tried "
+        "claude-code (no line with type user/assistant and a 'message'), "
+        "codex-rollout (no line with type session_meta/response_item and a payload), "
+        "gemini-cli (no 'sessionId' with 'messages', nor a first line with "
+        "sessionId/projectHash), "
+        "swe-agent (no 'history' list), "
+        "openhands-eval (no 'history' list of events), "
+        "openhands-events (not a list of events with 'action' or 'observation'), "
+        "mini-swe-agent (no 'trajectory_format: mini-swe-agent-*', and not a list whose "
+        "later user messages carry <returncode>), "
+        "anthropic-messages (not an object with 'messages'), "
+        "openai-response (no 'choices[0].message'), "
+        "openai-request (no 'messages' list), "
+        "openai-chat (no list of messages)"
+    )
+    assert "\n" not in str(error.value)
+
+
+def test_unreadable_files_are_one_line_errors(tmp_path):
+    with pytest.raises(LogFileError, match=r"missing\.json: no such log file$"):
+        load_log(tmp_path / "missing.json")
+    with pytest.raises(LogFileError, match=r": is a folder, not a log file$"):
+        load_log(tmp_path)
+    latin = tmp_path / "latin.json"
+    latin.write_bytes('[{"role": "user", "content": "caf\u00e9"}]'.encode("latin-1"))
+    with pytest.raises(LogFileError, match=r"latin\.json: not UTF-8 text \(byte 33\)$"):
+        load_log(latin)
+    with pytest.raises(LogFileError, match=r"^x: the file is empty$"):
+        parse_log("  \n", "x")
+    with pytest.raises(
+        LogFileError,
+        match=r"^x: not valid JSON \(Expecting value, line 1 " r"column 1\)$",
+    ):
+        parse_log("nope", "x")
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        (
+            '{"type": "user", "message": {"role": "user"}}\n{"type": "progress"}\n',
+            "x: line 1: message.content is missing",
+        ),
+        (
+            '{"type": "user", "message": {"role": "user", "content": '
+            '[{"type": "tool_result", "tool_use_id": "toolu_9", "content": "x"}]}}\n'
+            '{"type": "progress"}\n',
+            "x: line 1: message.content[0]: tool result for call 'toolu_9' answers no "
+            "open call of the assistant message before it",
+        ),
+        (
+            json.dumps(
+                {
+                    "history": [
+                        {"role": "system", "content": "s"},
+                        {"role": "tool", "content": "out"},
+                    ]
+                }
+            ),
+            "x: history[1].tool_call_ids is missing",
+        ),
+        (
+            json.dumps([{"role": "robot", "content": "beep"}]),
+            "x: messages[0].role is 'robot'; expected one of system, developer, user, "
+            "assistant, tool",
+        ),
+        (
+            '{"type": "session_meta", "payload": {}}\n'
+            '{"type": "response_item", '
+            '"payload": {"type": "function_call", "name": "shell"}}\n',
+            "x: line 2: payload.call_id is missing",
+        ),
+    ],
+)
+def test_field_errors_name_the_line_or_index_and_the_field(text, message):
+    with pytest.raises(LogFileError) as error:
+        parse_log(text, "x")
+    assert str(error.value) == message
+
+
+def test_an_unexpected_structure_deep_inside_is_still_one_line():
+    events = [
+        {
+            "id": 0,
+            "action": "run",
+            "source": "agent",
+            "args": {},
+            "tool_call_metadata": {"model_response": {"id": "r", "choices": "oops"}},
+        }
+    ]
+    with pytest.raises(LogFileError) as error:
+        parse_log(json.dumps(events), "x")
+    assert str(error.value).startswith("x: events[0].tool_call_metadata.model_response")
+    with pytest.raises(LogFileError) as error:
+        parse_log(
+            '{"type": "session_meta", "payload": {}}\n'
+            '{"type": "response_item", "payload": ["not", "an", "object"]}\n',
+            "x",
+        )
+    assert str(error.value) == (
+        "x: codex-rollout: a record has an unexpected structure "
+        "(AttributeError: 'list' object has no attribute 'get')"
+    )
+    assert "\n" not in str(error.value)
+
+
+# --- the builder's pairing rule, on generated turns -------------------------------
+
+turns = st.lists(
+    st.tuples(st.integers(1, 4), st.randoms(use_true_random=False), st.booleans()),
+    min_size=1,
+    max_size=6,
+)
+
+
+@given(turns)
+def test_results_follow_their_message_in_call_order_whatever_order_they_came_in(plan):
+    log = Builder("gen", "generated")
+    log.user("task")
+    for number, (calls, rng, reuse) in enumerate(plan):
+        # reuse: the ids of the first turn again, as real agents do
+        ids = [f"call_{0 if reuse else number}_{n}" for n in range(calls)]
+        log.assistant("", [make_call(i, "tool", {}) for i in ids], key=number)
+        arrival = ids[:]
+        rng.shuffle(arrival)
+        for call_id in arrival:
+            log.result(call_id, f"output of {call_id}", f"step {number}")
+    messages = log.finish().messages
+    pairs = check_pairing(messages)
+    assert len(pairs) == sum(calls for calls, _, _ in plan)
+    for index, message in enumerate(messages):
+        ids = [c["id"] for c in message.get("tool_calls") or ()]
+        answers = [m["tool_call_id"] for m in messages[index + 1 : index + 1 + len(ids)]]
+        assert answers == ids
