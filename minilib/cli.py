@@ -16,7 +16,12 @@ from .session import (
     load_session,
     run_session,
 )
-from .transcripts import TranscriptFileError, load_transcript, replay_transcript
+from .transcripts import (
+    TranscriptFileError,
+    load_transcript,
+    replay_transcript,
+    user_turn_advice,
+)
 from .window import Settings
 
 COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
@@ -149,6 +154,12 @@ def build_parser() -> argparse.ArgumentParser:
         "'messages', or JSONL (.jsonl)",
     )
     _add_settings_arguments(compress)
+    compress.add_argument(
+        "--fold-user-turns",
+        action="store_true",
+        help="let the summary fold later user turns too (quoted whole); the article's "
+        "rule folds assistant and tool messages only",
+    )
     return parser
 
 
@@ -160,15 +171,24 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args.tail_chars,
         args.min_chars,
         args.protect_tail,
+        getattr(args, "fold_user_turns", False),
     )
+    log = None
     try:
         if args.command == "compress":
-            run = replay_transcript(load_transcript(args.file).messages, settings)
+            log = load_transcript(args.file)
+            run = replay_transcript(log.messages, settings)
         else:
             run = run_session(load_session(args.session), settings)
     except (SessionFileError, TranscriptFileError) as error:
         print(f"python -m minilib: error: {error}", file=sys.stderr)
         return 2
+    if not run.rounds and run.overflow is not None:  # the protected head alone is over
+        print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
+        return 1
+    if log is not None:  # what was read, so a surprise in the table can be traced back
+        print(log.describe())
+        print()
     print(format_rounds(run))
     print()
     print(format_summary(run))
@@ -176,5 +196,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"wrote {args.out / 'trace.jsonl'} and {args.out / 'rounds.json'}")
     if run.overflow is not None:
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
+        if log is not None and (advice := user_turn_advice(log.messages, settings, run)):
+            print(f"python -m minilib: {advice}", file=sys.stderr)
         return 1
     return 0

@@ -11,6 +11,8 @@ import json
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional
 
+from .markers import is_marker_line
+
 
 class Tracer:
     """Collects trace records in memory; `write_jsonl` saves them.
@@ -110,13 +112,23 @@ class ToolOutputNotFound(KeyError):
         return str(self.args[0])
 
 
-def recover_tool_output(records: Iterable[Mapping], tool_call_id: str) -> str:
+def recover_tool_output(
+    records: Iterable[Mapping],
+    tool_call_id: str,
+    *,
+    step: Optional[int] = None,
+    like: Optional[str] = None,
+) -> str:
     """The full, un-aged output of one tool call, found in the trace by its id.
 
-    `records` is `Tracer.records` or what `read_jsonl` returned.
+    `records` is `Tracer.records` or what `read_jsonl` returned. Agents reuse call ids
+    in later turns; when an id answers several calls, say which: the round it was made
+    in (`step`), or the window's cut copy of it (`like`: the output that holds every
+    line the copy kept).
     """
     if not isinstance(tool_call_id, str) or not tool_call_id:
         raise ValueError(f"tool_call_id must be a non-empty string, got {tool_call_id!r}")
+    found = []
     for number, record in enumerate(records):
         if not isinstance(record, Mapping):
             raise ValueError(
@@ -127,13 +139,28 @@ def recover_tool_output(records: Iterable[Mapping], tool_call_id: str) -> str:
             record.get("event") == "tool_call"
             and isinstance(payload, Mapping)
             and payload.get("tool_call_id") == tool_call_id
+            and (step is None or payload.get("step") == step)
         ):
             if not isinstance(payload.get("output"), str):
                 raise ValueError(
                     f"trace record {number} (seq {record.get('seq')}): payload.output "
                     "is missing"
                 )
-            return payload["output"]
-    raise ToolOutputNotFound(
-        f"no tool_call record with tool_call_id {tool_call_id!r} in the trace"
-    )
+            found.append(payload)
+    if like is not None:
+        exact = [p for p in found if p["output"] == like]
+        kept = [line for line in like.splitlines() if line and not is_marker_line(line)]
+        found = exact or [p for p in found if all(line in p["output"] for line in kept)]
+    if not found:
+        where = "" if step is None else f" in round {step}"
+        raise ToolOutputNotFound(
+            f"no tool_call record with tool_call_id {tool_call_id!r}{where} in the trace"
+        )
+    if len(found) > 1 and len({p["output"] for p in found}) > 1:
+        rounds = ", ".join(str(p.get("step")) for p in found)
+        raise ToolOutputNotFound(
+            f"tool_call_id {tool_call_id!r} answers {len(found)} calls "
+            f"(rounds {rounds}); "
+            "pass step= or like= to say which"
+        )
+    return found[0]["output"]

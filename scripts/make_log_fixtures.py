@@ -1,4 +1,4 @@
-"""Write tests/fixtures/logs/: small invented agent logs, for each shape of minilib.logs.
+"""Write data/logs/: small generated agent logs, for each shape of minilib.logs.
 
 Deterministic (no clock, no randomness): running it again gives byte-identical
 files, and tests/test_logs.py checks that the committed files are exactly what
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "fixtures" / "logs"
+OUT = ROOT / "data" / "logs"
 
 
 # --- long tool outputs ------------------------------------------------------------------
@@ -791,7 +791,7 @@ def codex_event_users() -> list:
             "command": [
                 "bash",
                 "-lc",
-                "pip install -r requirements-docs.txt" " && make docs",
+                "pip install -r requirements-docs.txt && make docs",
             ],
         },
     )
@@ -994,7 +994,7 @@ def sweagent_text() -> dict:
         history.append(
             {
                 "role": "assistant",
-                "content": f"DISCUSSION\n{thought}\n\n```\n{command}" "\n```",
+                "content": f"DISCUSSION\n{thought}\n\n```\n{command}\n```",
                 "thought": thought,
                 "action": command,
                 "agent": "main",
@@ -1004,7 +1004,7 @@ def sweagent_text() -> dict:
         history.append(
             {
                 "role": "user",
-                "content": f"{output}\n(Open file: n/a)\n" "bash-$",
+                "content": f"{output}\n(Open file: n/a)\nbash-$",
                 "agent": "main",
                 "message_type": "observation",
             }
@@ -1020,7 +1020,7 @@ def sweagent_text() -> dict:
 def mini_observation(code: int, output: str) -> dict:
     return {
         "role": "user",
-        "content": f"<returncode>{code}</returncode>\n<output>\n{output}" "</output>",
+        "content": f"<returncode>{code}</returncode>\n<output>\n{output}</output>",
         "extra": {"returncode": code},
     }
 
@@ -1111,8 +1111,7 @@ class Events:
         self.events.append(
             {
                 "id": number,
-                "timestamp": f"2026-05-07T16:{number // 60:02d}:"
-                f"{number % 60:02d}.000000",
+                "timestamp": f"2026-05-07T16:{number // 60:02d}:{number % 60:02d}.000000",
                 **event,
             }
         )
@@ -1457,7 +1456,7 @@ def gemini_session() -> dict:
         gemini_call(
             "view_file-1-aa",
             "view_file",
-            {"absolute_path": f"{root}/gitstat/" "filters.py"},
+            {"absolute_path": f"{root}/gitstat/filters.py"},
             output=numbered_source("gitstat/filters.py", 12),
         ),
         gemini_call(

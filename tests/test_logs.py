@@ -14,7 +14,7 @@ from minilib.logs.base import Builder, make_call
 from minilib.transcripts import load_transcript, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = ROOT / "tests" / "fixtures" / "logs"
+FIXTURES = ROOT / "data" / "logs"
 BOOK = "bookkeeping"
 
 
@@ -303,11 +303,11 @@ def test_codex_groups_parallel_calls_and_keeps_each_turn_once():
     )
     assert log.messages[10]["error"] == {
         "code": "EXIT_1",
-        "message": "FAILED tests/test_report.py::test_json_flag - " "KeyError: 'total'",
+        "message": "FAILED tests/test_report.py::test_json_flag - KeyError: 'total'",
     }
     users = [m["content"] for m in log.messages if m["role"] == "user"]
     assert users[1:] == [
-        "Add a --json flag to `tallyho report` that prints the totals as " "JSON.",
+        "Add a --json flag to `tallyho report` that prints the totals as JSON.",
         "Thanks. Document the flag in the README too.",
     ]
     texts = [
@@ -365,7 +365,7 @@ def test_swe_agent_text_mode_marks_observations_and_notes_the_demonstration():
         10,
     ]
     assert log.notes == [
-        ("history[1]", "demonstration (is_demo): kept, it was sent to the " "model")
+        ("history[1]", "demonstration (is_demo): kept, it was sent to the model")
     ]
     assert "demonstration (is_demo)" in log.describe()
 
@@ -376,7 +376,7 @@ def test_mini_swe_agent_task_is_not_an_observation_and_later_user_messages_are()
     assert "observation" not in log.messages[1]
     assert all(m.get("observation") for m in log.messages[2:] if m["role"] == "user")
     assert log.skipped == [
-        ("messages[9]", "exit record: the end of the run, never sent to " "the model")
+        ("messages[9]", "exit record: the end of the run, never sent to the model")
     ]
 
 
@@ -436,7 +436,7 @@ def test_gemini_tool_calls_become_tool_messages():
 def test_anthropic_results_come_before_the_text_of_the_same_user_message():
     log = load_log(FIXTURES / "anthropic_request.json")
     assert log.messages[0]["content"] == (
-        "You are a coding agent in /srv/pinecone-notes.\n" "Prefer small diffs."
+        "You are a coding agent in /srv/pinecone-notes.\nPrefer small diffs."
     )
     assert log.declared_tools == ("bash", "view")
     assert log.messages[4]["error"] == {"code": "TOOL_ERROR", "message": "Exit code 1"}
@@ -522,7 +522,7 @@ def test_a_damaged_line_is_named_by_its_number():
     with pytest.raises(LogFileError) as error:
         load_log(path)
     assert str(error.value) == (
-        f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, " "column 17)"
+        f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, column 17)"
     )
 
 

@@ -155,10 +155,15 @@ def test_offload_results_stores_the_full_text_and_names_its_id():
 
 def test_offload_groups_leaves_an_index_and_keeps_the_first_stored_copy():
     store = ExternalStore()
-    store.put("c1", "the full original")
+    original = "the full original, " * 20
+    offloaded = (
+        OffloadToolResults(store, 10, 5, 5)
+        .compress(HEAD + [assistant("read a", "c1"), tool("c1", original)])
+        .messages[-1]
+    )
     history = HEAD + [
         assistant("read a", "c1"),
-        tool("c1", "shortened"),
+        offloaded,  # the window's short copy; its header names the stored id
         assistant("read b", "c2"),
         tool("c2", "bbb"),
         assistant("now", "c3"),
@@ -169,10 +174,28 @@ def test_offload_groups_leaves_an_index_and_keeps_the_first_stored_copy():
     assert index["role"] == "user" and index["content"].startswith(INDEX_MARK)
     assert (
         "- read a" in index["content"]
-        and "id=c1 read_file {} (17 字符)" in index["content"]
+        and f"id=c1 read_file {{}} ({len(original):,} 字符)" in index["content"]
     )
-    assert store.get("c1") == "the full original" and store.get("c2") == "bbb"
+    assert store.get("c1") == original and store.get("c2") == "bbb"
     assert result.messages[3:] == history[-2:]
+
+
+def test_a_call_id_reused_in_a_later_turn_is_stored_apart():
+    store = ExternalStore()
+    history = HEAD + [
+        assistant("first", "c1"),
+        tool("c1", "output of the first call"),
+        assistant("again", "c1"),  # the same id, a later turn (positional pairing)
+        tool("c1", "output of the second call"),
+        assistant("now", "c2"),
+        tool("c2", "ccc"),
+    ]
+    index = OffloadGroups(store, protect_tail=2).compress(history).messages[2]
+    assert "id=c1 " in index["content"] and "id=c1~2 " in index["content"]
+    assert store.get("c1") == "output of the first call"
+    assert store.get("c1~2") == "output of the second call"
+    recall = RecallTool(store)
+    assert recall.call("recall", '{"id": "c1~2"}').content == "output of the second call"
 
 
 def test_recall_returns_whole_text_or_matching_lines_and_errors_as_codes():

@@ -183,8 +183,10 @@ def test_a_second_user_turn_is_never_folded_and_bounds_what_a_summary_may_fold()
 def test_cli_compress_prints_the_run_table_and_writes_the_trace(tmp_path, name):
     result = cli("compress", TRANSCRIPTS / name, "--out", tmp_path / "out", cwd=tmp_path)
     assert result.returncode == 0 and result.stderr == ""
-    run = replay_transcript(load_transcript(TRANSCRIPTS / name).messages)
-    assert result.stdout.startswith(format_rounds(run) + "\n\n")
+    log = load_transcript(TRANSCRIPTS / name)
+    run = replay_transcript(log.messages)
+    # what was read first (shape, counts, skips), then the same table as `run`
+    assert result.stdout.startswith(log.describe() + "\n\n" + format_rounds(run) + "\n\n")
     assert (
         f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
         in result.stdout
@@ -205,7 +207,9 @@ def test_cli_compress_matches_cli_run_on_the_bundled_session(tmp_path):
         cwd=tmp_path,
     )
     ran = cli("run", "--out", tmp_path / "b", cwd=tmp_path)
-    assert compressed.stdout.replace(str(tmp_path / "a"), "OUT") == ran.stdout.replace(
+    description, table = compressed.stdout.split("\n\n", 1)
+    assert description.startswith("shape: openai-chat")
+    assert table.replace(str(tmp_path / "a"), "OUT") == ran.stdout.replace(
         str(tmp_path / "b"), "OUT"
     )
     assert read_jsonl(tmp_path / "a" / "trace.jsonl") == read_jsonl(
@@ -230,9 +234,8 @@ def test_cli_compress_reports_an_overflow_and_exits_1(tmp_path):
         "python -m minilib: stopped: context window needs 119 tokens after compression, "
         "over the threshold of 100"
     )
-    assert (
-        json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))["rounds"] == []
-    )
+    # the protected head alone is over: the overflow line and nothing else
+    assert result.stdout == "" and not (tmp_path / "rounds.json").exists()
 
 
 def test_settings_reach_the_replay(tmp_path):

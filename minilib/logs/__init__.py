@@ -18,9 +18,16 @@ from .base import Builder, LoadedLog, LogFileError
 from .detect import find_shape, parse_text
 
 # line shapes first, then JSON shapes from the most specific to plain message lists
-READERS = (anthropic.SHAPES[:1] + codex.SHAPES + gemini.SHAPES + sweagent.SHAPES[:1]
-           + openhands.SHAPES + sweagent.SHAPES[1:] + anthropic.SHAPES[1:]
-           + openai.SHAPES)
+READERS = (
+    anthropic.SHAPES[:1]
+    + codex.SHAPES
+    + gemini.SHAPES
+    + sweagent.SHAPES[:1]
+    + openhands.SHAPES
+    + sweagent.SHAPES[1:]
+    + anthropic.SHAPES[1:]
+    + openai.SHAPES
+)
 SHAPES = tuple(shape.name for shape in READERS)
 
 __all__ = ["LoadedLog", "LogFileError", "SHAPES", "load_log", "parse_log"]
@@ -37,8 +44,10 @@ def parse_log(text: str, source: str = "<log>") -> LoadedLog:
         raise
     except (AttributeError, KeyError, IndexError, TypeError, ValueError) as error:
         # a field of an unexpected type deep in a record: still one line, not a trace
-        raise LogFileError(f"{source}: {shape.name}: a record has an unexpected "
-                           f"structure ({type(error).__name__}: {error})") from None
+        raise LogFileError(
+            f"{source}: {shape.name}: a record has an unexpected "
+            f"structure ({type(error).__name__}: {error})"
+        ) from None
     return log.finish()
 
 

@@ -19,8 +19,17 @@
 from .base import Builder, first_line, make_call
 from .detect import Doc, Shape
 
-BLOCKS = {"text", "tool_use", "tool_result", "thinking", "redacted_thinking", "image",
-          "document", "server_tool_use", "web_search_tool_result"}
+BLOCKS = {
+    "text",
+    "tool_use",
+    "tool_result",
+    "thinking",
+    "redacted_thinking",
+    "image",
+    "document",
+    "server_tool_use",
+    "web_search_tool_result",
+}
 
 
 def _result_text(content, where: str, log: Builder) -> str:
@@ -57,8 +66,11 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
             if not block.get("tool_use_id"):
                 raise log.fail(f"{where}.tool_use_id is missing")
             text = _result_text(block.get("content"), where, log)
-            error = ({"code": "TOOL_ERROR", "message": first_line(text)}
-                     if block.get("is_error") else None)
+            error = (
+                {"code": "TOOL_ERROR", "message": first_line(text)}
+                if block.get("is_error")
+                else None
+            )
             log.result(block["tool_use_id"], text, where, error)
         elif kind in ("thinking", "redacted_thinking"):
             log.skip(where, "thinking block: not sent back as content")
@@ -78,11 +90,17 @@ def _detect_messages(doc: Doc):
     data = doc.value
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         return "not an object with 'messages'"
-    kinds = {block.get("type") for m in data["messages"] if isinstance(m, dict)
-             and isinstance(m.get("content"), list)
-             for block in m["content"] if isinstance(block, dict)}
-    schemas = any(isinstance(tool, dict) and "input_schema" in tool
-                  for tool in data.get("tools") or ())
+    kinds = {
+        block.get("type")
+        for m in data["messages"]
+        if isinstance(m, dict) and isinstance(m.get("content"), list)
+        for block in m["content"]
+        if isinstance(block, dict)
+    }
+    schemas = any(
+        isinstance(tool, dict) and "input_schema" in tool
+        for tool in data.get("tools") or ()
+    )
     if "system" in data or schemas or kinds & (BLOCKS - {"text"}):
         return None
     return "no 'system' field, Anthropic blocks or input_schema tools"
@@ -92,8 +110,11 @@ def _read_messages(doc: Doc, log: Builder) -> None:
     data = doc.value
     system = data.get("system")
     if isinstance(system, list):
-        system = "\n".join(block.get("text") or "" for block in system
-                           if isinstance(block, dict) and block.get("type") == "text")
+        system = "\n".join(
+            block.get("text") or ""
+            for block in system
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
     if system:
         log.system(system, "field 'system'")
     if data.get("tools"):
@@ -108,8 +129,11 @@ def _read_messages(doc: Doc, log: Builder) -> None:
 
 def _detect_claude_code(doc: Doc):
     lines = doc.line_objects()
-    if lines and any(line.get("type") in ("user", "assistant")
-                     and isinstance(line.get("message"), dict) for _, line in lines):
+    if lines and any(
+        line.get("type") in ("user", "assistant")
+        and isinstance(line.get("message"), dict)
+        for _, line in lines
+    ):
         return None
     return "no line with type user/assistant and a 'message'"
 
@@ -128,5 +152,7 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         read_blocks(role, message["content"], f"line {number}: message", log, key)
 
 
-SHAPES = [Shape("claude-code", _detect_claude_code, _read_claude_code),
-          Shape("anthropic-messages", _detect_messages, _read_messages)]
+SHAPES = [
+    Shape("claude-code", _detect_claude_code, _read_claude_code),
+    Shape("anthropic-messages", _detect_messages, _read_messages),
+]

@@ -37,21 +37,26 @@ class LoadedLog:
         calls = sum(len(m.get("tool_calls") or ()) for m in self.messages)
         tools = [m for m in self.messages if m["role"] == "tool"]
         marked = sum(1 for m in self.messages if m.get("observation"))
-        counts = ", ".join(f"{role} {roles[role]}"
-                           for role in ("system", "user", "assistant", "tool"))
-        lines = [f"shape: {self.shape}" + (f" ({self.path})" if self.path else ""),
-                 f"messages: {len(self.messages)} ({counts})"
-                 + (f"; {marked} user messages are environment output" if marked else ""),
-                 f"tool calls: {calls}, results: {len(tools)}, "
-                 f"errors: {sum(1 for m in tools if m.get('error'))}",
-                 f"system prompt: {self.system_source}"]
+        counts = ", ".join(
+            f"{role} {roles[role]}" for role in ("system", "user", "assistant", "tool")
+        )
+        lines = [
+            f"shape: {self.shape}" + (f" ({self.path})" if self.path else ""),
+            f"messages: {len(self.messages)} ({counts})"
+            + (f"; {marked} user messages are environment output" if marked else ""),
+            f"tool calls: {calls}, results: {len(tools)}, "
+            f"errors: {sum(1 for m in tools if m.get('error'))}",
+            f"system prompt: {self.system_source}",
+        ]
         if self.declared_tools is not None:
             lines.append(f"declared tools: {', '.join(self.declared_tools) or 'none'}")
         for title, pairs in (("skipped", self.skipped), ("notes", self.notes)):
             if pairs:
                 by_reason = Counter(why for _, why in pairs)
-                lines.append(f"{title} {len(pairs)}: " + "; ".join(
-                    f"{n} x {why}" for why, n in by_reason.most_common()))
+                lines.append(
+                    f"{title} {len(pairs)}: "
+                    + "; ".join(f"{n} x {why}" for why, n in by_reason.most_common())
+                )
         return "\n".join(lines)
 
 
@@ -65,8 +70,11 @@ def arguments_json(arguments) -> str:
 
 
 def make_call(call_id, name, arguments) -> dict:
-    return {"id": call_id, "type": "function",
-            "function": {"name": name, "arguments": arguments_json(arguments)}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments_json(arguments)},
+    }
 
 
 def first_line(text: str) -> str:
@@ -123,20 +131,32 @@ class Builder:
             last.setdefault("tool_calls", []).append(call)
             self._calls.append([call["id"], False])
 
-    def result(self, call_id, content: str, where: str, error: Optional[dict] = None,
-               extra: Optional[dict] = None) -> None:
+    def result(
+        self,
+        call_id,
+        content: str,
+        where: str,
+        error: Optional[dict] = None,
+        extra: Optional[dict] = None,
+    ) -> None:
         """The answer to the first open call with this id of the latest assistant."""
         for position, entry in enumerate(self._calls):
             if entry[0] == call_id and not entry[1]:
                 entry[1] = True
-                message = {"role": "tool", "tool_call_id": call_id, "content": content,
-                           **(extra or {})}
+                message = {
+                    "role": "tool",
+                    "tool_call_id": call_id,
+                    "content": content,
+                    **(extra or {}),
+                }
                 if error is not None:
                     message["error"] = error
                 self._results.append((position, message))
                 return
-        raise self.fail(f"{where}: tool result for call {call_id!r} answers no open call "
-                        "of the assistant message before it")
+        raise self.fail(
+            f"{where}: tool result for call {call_id!r} answers no open call "
+            "of the assistant message before it"
+        )
 
     def _flush(self) -> None:
         self._results.sort(key=lambda result: result[0])
@@ -144,8 +164,10 @@ class Builder:
         self._results = []
         for call_id, answered in self._calls:
             if not answered:
-                self.note(f"messages[{self._caller}] call {call_id!r}",
-                          "tool call without a recorded result")
+                self.note(
+                    f"messages[{self._caller}] call {call_id!r}",
+                    "tool call without a recorded result",
+                )
         self._calls, self._key = [], None
 
     def _add(self, message: dict) -> None:
@@ -167,7 +189,14 @@ class Builder:
                     raise self.fail(
                         f"messages[{index}].tool_calls[{number}].function.name calls "
                         f"unknown tool {name!r}; the file declares "
-                        f"{', '.join(self.declared_tools) or 'no tools'}")
-        return LoadedLog(self.messages, self.shape,
-                         self.system_source or "not recorded", self.skipped,
-                         self.declared_tools, None, self.notes)
+                        f"{', '.join(self.declared_tools) or 'no tools'}"
+                    )
+        return LoadedLog(
+            self.messages,
+            self.shape,
+            self.system_source or "not recorded",
+            self.skipped,
+            self.declared_tools,
+            None,
+            self.notes,
+        )

@@ -102,8 +102,10 @@ def _read(doc: Doc, log: Builder) -> None:
         elif kind == "compacted":
             log.skip(where, "compacted: the harness's summary; earlier lines kept")
         elif kind != "response_item":
-            log.skip(where, f"{kind}{' ' + item_type if kind == 'event_msg' else ''}: "
-                            "bookkeeping")
+            log.skip(
+                where,
+                f"{kind}{' ' + item_type if kind == 'event_msg' else ''}: bookkeeping",
+            )
         elif item_type == "message":
             role = item.get("role")
             text = _text(item, where, log)
@@ -136,8 +138,11 @@ def _text(item: dict, where: str, log: Builder, quiet: bool = False) -> str:
 
 def _detect(doc: Doc):
     lines = doc.line_objects()
-    if lines and any(line.get("type") in ("session_meta", "response_item")
-                     and isinstance(line.get("payload"), dict) for _, line in lines):
+    if lines and any(
+        line.get("type") in ("session_meta", "response_item")
+        and isinstance(line.get("payload"), dict)
+        for _, line in lines
+    ):
         return None
     return "no line with type session_meta/response_item and a payload"
 

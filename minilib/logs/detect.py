@@ -50,22 +50,29 @@ def parse_text(text: str, source: str) -> Doc:
     try:
         return Doc(json.loads(text))
     except json.JSONDecodeError as whole:
-        numbered = [(number, line) for number, line in enumerate(text.splitlines(), 1)
-                    if line.strip()]
+        numbered = [
+            (number, line)
+            for number, line in enumerate(text.splitlines(), 1)
+            if line.strip()
+        ]
         try:
             head = json.loads(numbered[0][1])
         except json.JSONDecodeError:
             head = None
         if not isinstance(head, dict):  # not JSON Lines either: the whole-file error
-            raise LogFileError(f"{source}: not valid JSON ({whole.msg}, line "
-                               f"{whole.lineno} column {whole.colno})") from None
+            raise LogFileError(
+                f"{source}: not valid JSON ({whole.msg}, line "
+                f"{whole.lineno} column {whole.colno})"
+            ) from None
     objects = []
     for number, line in numbered:
         try:
             item = json.loads(line)
         except json.JSONDecodeError as error:
-            raise LogFileError(f"{source}: line {number} is not valid JSON ({error.msg}, "
-                               f"column {error.colno})") from None
+            raise LogFileError(
+                f"{source}: line {number} is not valid JSON ({error.msg}, "
+                f"column {error.colno})"
+            ) from None
         if not isinstance(item, dict):
             raise LogFileError(f"{source}: line {number} is not a JSON object")
         objects.append(item)

@@ -37,8 +37,9 @@ def _text(content, at: str, log: Builder) -> str:
         elif isinstance(part, dict) and "functionResponse" in part:
             response = part["functionResponse"].get("response") or {}
             value = response.get("output", response.get("error", response))
-            texts.append(value if isinstance(value, str)
-                         else json.dumps(value, ensure_ascii=False))
+            texts.append(
+                value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+            )
         else:
             log.skip(f"{at}[{number}]", "non-text part: cannot be measured as text")
     return "\n".join(texts)
@@ -54,7 +55,7 @@ def _records(doc: Doc, log: Builder) -> list:
         if "$rewindTo" in record:
             ids = list(kept)
             target = record["$rewindTo"]
-            dropped = ids[ids.index(target):] if target in kept else ids
+            dropped = ids[ids.index(target) :] if target in kept else ids
             for message_id in dropped:
                 log.skip(kept.pop(message_id)[0], f"rewound by {where}: taken back")
         elif "$set" in record:
@@ -81,22 +82,32 @@ def _read(doc: Doc, log: Builder) -> None:
         for number, call in enumerate(calls):
             if not isinstance(call, dict) or not call.get("id") or not call.get("name"):
                 raise log.fail(f"{at}.toolCalls[{number}] needs 'id' and 'name'")
-        log.assistant(_text(message.get("content"), f"{at}.content", log),
-                      [make_call(c["id"], c["name"], c.get("args") or {}) for c in calls])
+        log.assistant(
+            _text(message.get("content"), f"{at}.content", log),
+            [make_call(c["id"], c["name"], c.get("args") or {}) for c in calls],
+        )
         for number, call in enumerate(calls):
             where = f"{at}.toolCalls[{number}]"
             text = _text(call.get("result"), f"{where}.result", log)
             status = call.get("status")
-            error = ({"code": "TOOL_ERROR" if status == "error" else "CANCELLED",
-                      "message": first_line(text)}
-                     if status in ("error", "cancelled") else None)
+            error = (
+                {
+                    "code": "TOOL_ERROR" if status == "error" else "CANCELLED",
+                    "message": first_line(text),
+                }
+                if status in ("error", "cancelled")
+                else None
+            )
             log.result(call["id"], text, where, error)
 
 
 def _detect(doc: Doc):
     data = doc.value
-    if isinstance(data, dict) and "sessionId" in data and isinstance(
-            data.get("messages"), list):
+    if (
+        isinstance(data, dict)
+        and "sessionId" in data
+        and isinstance(data.get("messages"), list)
+    ):
         return None
     head = doc.value[0] if doc.lines else None
     if head and "sessionId" in head and "projectHash" in head:

@@ -31,8 +31,10 @@ def content_text(content, at: str, log: Builder):
     if content is None or isinstance(content, str):
         return content
     if not isinstance(content, list):
-        raise log.fail(f"{at}.content must be a string or a list of parts, "
-                       f"got {type(content).__name__}")
+        raise log.fail(
+            f"{at}.content must be a string or a list of parts, "
+            f"got {type(content).__name__}"
+        )
     texts = []
     for number, part in enumerate(content):
         kind = part.get("type") if isinstance(part, dict) else None
@@ -43,8 +45,10 @@ def content_text(content, at: str, log: Builder):
         elif kind in ("thinking", "reasoning"):
             log.skip(f"{at}.content[{number}]", "reasoning part: not sent back")
         else:
-            raise log.fail(f"{at}.content[{number}] is not a text part; only text "
-                           "content can be measured and compressed")
+            raise log.fail(
+                f"{at}.content[{number}] is not a text part; only text "
+                "content can be measured and compressed"
+            )
     return "\n".join(texts)
 
 
@@ -55,13 +59,17 @@ def read_calls(message: dict, at: str, log: Builder) -> list:
         try:
             calls = json.loads(calls) if calls.strip() else None
         except json.JSONDecodeError as error:
-            raise log.fail(f"{at}.tool_calls is not valid JSON ({error.msg}, line "
-                           f"{error.lineno} column {error.colno})") from None
+            raise log.fail(
+                f"{at}.tool_calls is not valid JSON ({error.msg}, line "
+                f"{error.lineno} column {error.colno})"
+            ) from None
     if calls in (None, []):
         return []
     if message.get("role") != "assistant":
-        raise log.fail(f"{at}.tool_calls is only allowed on assistant messages, "
-                       f"not {message.get('role')}")
+        raise log.fail(
+            f"{at}.tool_calls is only allowed on assistant messages, "
+            f"not {message.get('role')}"
+        )
     if not isinstance(calls, list):
         raise log.fail(f"{at}.tool_calls must be a list, got {type(calls).__name__}")
     result = []
@@ -86,8 +94,10 @@ def read_message(message, at: str, log: Builder, observation: bool = False) -> N
         raise log.fail(f"{at} must be a JSON object, got {type(message).__name__}")
     role = "system" if message.get("role") == "developer" else message.get("role")
     if role not in ("system", "user", "assistant", "tool"):
-        raise log.fail(f"{at}.role is {message.get('role')!r}; expected one of system, "
-                       "developer, user, assistant, tool")
+        raise log.fail(
+            f"{at}.role is {message.get('role')!r}; expected one of system, "
+            "developer, user, assistant, tool"
+        )
     text = content_text(message.get("content"), at, log)
     calls = read_calls(message, at, log)
     if message.get("reasoning_content"):
@@ -97,7 +107,8 @@ def read_message(message, at: str, log: Builder, observation: bool = False) -> N
     if role == "system":
         log.system(text, at)
     elif role == "user":
-        log.user(text, observation)
+        # the lab's own mark for environment output, kept when a log already has it
+        log.user(text, observation or message.get("observation") is True)
     elif role == "assistant":
         log.assistant(text, calls)
     else:
@@ -122,6 +133,12 @@ def declared_tools(tools, log: Builder) -> tuple:
             raise log.fail(f"tools[{number}].function.name is missing")
         names.append(name)
     return tuple(names)
+
+
+def _as_messages(doc: Doc):
+    """The messages of a plain chat log; one message alone (a one-line JSONL file) too."""
+    value = doc.value
+    return [value] if isinstance(value, dict) and "role" in value else value
 
 
 def _message_list(items, what: str, doc: Doc):
@@ -150,20 +167,33 @@ def _read_response(doc: Doc, log: Builder) -> None:
 
 def _detect_response(doc: Doc):
     choices = doc.value.get("choices") if isinstance(doc.value, dict) else None
-    if not (isinstance(choices, list) and choices and isinstance(choices[0], dict)
-            and isinstance(choices[0].get("message"), dict)):
+    if not (
+        isinstance(choices, list)
+        and choices
+        and isinstance(choices[0], dict)
+        and isinstance(choices[0].get("message"), dict)
+    ):
         return "no 'choices[0].message'"
     return None
 
 
 SHAPES = [
     Shape("openai-response", _detect_response, _read_response),
-    Shape("openai-request",
-          lambda doc: _message_list(doc.value.get("messages"), "'messages' list", doc)
-          if isinstance(doc.value, dict) else "not an object with 'messages'",
-          lambda doc, log: _read_request(doc.value, doc, log)),
-    Shape("openai-chat",
-          lambda doc: _message_list(doc.value, "list of messages", doc),
-          lambda doc, log: [read_message(m, doc.at(i, "messages"), log)
-                            for i, m in enumerate(doc.value)]),
+    Shape(
+        "openai-request",
+        lambda doc: (
+            _message_list(doc.value.get("messages"), "'messages' list", doc)
+            if isinstance(doc.value, dict)
+            else "not an object with 'messages'"
+        ),
+        lambda doc, log: _read_request(doc.value, doc, log),
+    ),
+    Shape(
+        "openai-chat",
+        lambda doc: _message_list(_as_messages(doc), "list of messages", doc),
+        lambda doc, log: [
+            read_message(m, doc.at(i, "messages"), log)
+            for i, m in enumerate(_as_messages(doc))
+        ],
+    ),
 ]

@@ -60,8 +60,9 @@ def _read_events(events: list, prefix: str, log: Builder) -> None:
         elif action == "system":
             log.system(text or event.get("message") or "", f"{at}.args.content")
             if args.get("tools"):
-                log.declared_tools = tuple((tool.get("function") or tool).get("name")
-                                           for tool in args["tools"])
+                log.declared_tools = tuple(
+                    (tool.get("function") or tool).get("name") for tool in args["tools"]
+                )
         elif action == "message":
             if event.get("source") == "user":
                 log.user(text or event.get("message") or "")
@@ -81,15 +82,23 @@ def _read_events(events: list, prefix: str, log: Builder) -> None:
                 try:
                     message = dict(response["choices"][0]["message"], role="assistant")
                 except (KeyError, IndexError, TypeError):
-                    raise log.fail(f"{at}.tool_call_metadata.model_response.choices[0]"
-                                   ".message is missing") from None
+                    raise log.fail(
+                        f"{at}.tool_call_metadata.model_response.choices[0]"
+                        ".message is missing"
+                    ) from None
                 where = f"{at}.tool_call_metadata.model_response.choices[0].message"
-                pending[key] = (where, content_text(message.get("content"), where, log),
-                                read_calls(message, where, log))
+                pending[key] = (
+                    where,
+                    content_text(message.get("content"), where, log),
+                    read_calls(message, where, log),
+                )
         else:
             log.skip(at, f"{action} action without tool_call_metadata: no model turn")
-        for key in [k for k, (_, _, calls) in pending.items()
-                    if all(call["id"] in answers for call in calls)]:
+        for key in [
+            k
+            for k, (_, _, calls) in pending.items()
+            if all(call["id"] in answers for call in calls)
+        ]:
             _emit(pending.pop(key), answers, log)
     for item in pending.values():  # calls never answered: kept, the builder notes them
         _emit(item, answers, log)
@@ -108,9 +117,13 @@ def _emit(item, answers: dict, log: Builder) -> None:
 
 
 def _is_events(items) -> bool:
-    return (isinstance(items, list) and bool(items)
-            and all(isinstance(e, dict) and ("action" in e or "observation" in e)
-                    for e in items))
+    return (
+        isinstance(items, list)
+        and bool(items)
+        and all(
+            isinstance(e, dict) and ("action" in e or "observation" in e) for e in items
+        )
+    )
 
 
 def _detect_eval(doc: Doc):
@@ -123,10 +136,18 @@ def _detect_eval(doc: Doc):
 
 
 SHAPES = [
-    Shape("openhands-eval", _detect_eval,
-          lambda doc, log: _read_events(doc.value["history"], "history", log)),
-    Shape("openhands-events",
-          lambda doc: None if _is_events(doc.value) and not doc.lines
-          else "not a list of events with 'action' or 'observation'",
-          lambda doc, log: _read_events(doc.value, "events", log)),
+    Shape(
+        "openhands-eval",
+        _detect_eval,
+        lambda doc, log: _read_events(doc.value["history"], "history", log),
+    ),
+    Shape(
+        "openhands-events",
+        lambda doc: (
+            None
+            if _is_events(doc.value) and not doc.lines
+            else "not a list of events with 'action' or 'observation'"
+        ),
+        lambda doc, log: _read_events(doc.value, "events", log),
+    ),
 ]

@@ -69,15 +69,19 @@ def _items(data):
     if isinstance(data, dict):
         marker = str(data.get("trajectory_format", ""))
         info = data.get("info")
-        if marker.startswith("mini-swe-agent") or (isinstance(info, dict)
-                                                   and "mini_version" in info):
+        if marker.startswith("mini-swe-agent") or (
+            isinstance(info, dict) and "mini_version" in info
+        ):
             return data.get("messages")
         return None
     if not (isinstance(data, list) and data and all(isinstance(m, dict) for m in data)):
         return None
     users = [m for m in data if m.get("role") == "user"][1:]
-    if (data[0].get("role") == "system" and not any(m.get("tool_calls") for m in data)
-            and any(mark in str(m.get("content")) for m in users for mark in MARKERS)):
+    if (
+        data[0].get("role") == "system"
+        and not any(m.get("tool_calls") for m in data)
+        and any(mark in str(m.get("content")) for m in users for mark in MARKERS)
+    ):
         return data
     return None
 
@@ -85,8 +89,10 @@ def _items(data):
 def _detect_mini(doc: Doc):
     if isinstance(_items(doc.value), list):
         return None
-    return ("no 'trajectory_format: mini-swe-agent-*', and not a list whose later user "
-            "messages carry <returncode>")
+    return (
+        "no 'trajectory_format: mini-swe-agent-*', and not a list whose later user "
+        "messages carry <returncode>"
+    )
 
 
 def _read_mini(doc: Doc, log: Builder) -> None:
@@ -95,13 +101,19 @@ def _read_mini(doc: Doc, log: Builder) -> None:
         at = f"messages[{index}]"
         role = message.get("role") if isinstance(message, dict) else None
         extra = message.get("extra") if isinstance(message, dict) else None
-        if role == "exit" or (role == "user" and not message.get("content")
-                              and isinstance(extra, dict) and "exit_status" in extra):
+        if role == "exit" or (
+            role == "user"
+            and not message.get("content")
+            and isinstance(extra, dict)
+            and "exit_status" in extra
+        ):
             log.skip(at, "exit record: the end of the run, never sent to the model")
             continue
         read_message(message, at, log, observation=role == "user" and seen_task)
         seen_task = seen_task or role == "user"
 
 
-SHAPES = [Shape("swe-agent", _detect_swe, _read_swe),
-          Shape("mini-swe-agent", _detect_mini, _read_mini)]
+SHAPES = [
+    Shape("swe-agent", _detect_swe, _read_swe),
+    Shape("mini-swe-agent", _detect_mini, _read_mini),
+]

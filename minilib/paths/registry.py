@@ -42,6 +42,7 @@ DEFAULT_FACTS = DATA_DIR / "facts.json"
 RECALL_SESSION = DATA_DIR / "session_recall.json"
 PROMPT_SECTIONS = DATA_DIR / "prompt_sections.json"
 TRANSCRIPTS_DIR = DATA_DIR / "transcripts"
+LOGS_DIR = DATA_DIR / "logs"
 ARTICLE = Settings()
 
 
@@ -478,13 +479,20 @@ def tokenizer_rows(session: Optional[Session] = None) -> List[dict]:
         ),
         ("Mixed: all 13 tool outputs", "\n".join(outputs.values())),
     ]
-    for path in (
-        sorted(TRANSCRIPTS_DIR.glob("*.json*")) if TRANSCRIPTS_DIR.is_dir() else ()
-    ):
-        from ..transcripts import load_transcript
+    from ..transcripts import TranscriptFileError, load_transcript
 
-        text = "\n".join(m.get("content") or "" for m in load_transcript(path).messages)
-        samples.append((f"transcript {path.name}", text))
+    # the generated transcripts, then the small logs in each agent's own shape
+    for folder, kind in (
+        (TRANSCRIPTS_DIR, "generated transcript"),
+        (LOGS_DIR, "generated log"),
+    ):
+        for path in sorted(folder.glob("*.json*")):
+            try:
+                messages = load_transcript(path).messages
+            except TranscriptFileError:
+                continue  # the damaged and unknown-shape examples
+            text = "\n".join(m.get("content") or "" for m in messages)
+            samples.append((f"{kind} {path.name}", text))
     rows = []
     for label, text in samples:
         row = {"text": label, "chars": len(text), "estimate": estimate_text_tokens(text)}

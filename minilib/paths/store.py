@@ -63,6 +63,22 @@ class ExternalStore:
         self._texts.setdefault(key, text)
         return key
 
+    def key_for(self, call_id: str, text: str, pending: Optional[dict] = None) -> str:
+        """The id to store `text` under: the call's id, unless another text holds it.
+
+        Agents reuse call ids in later turns; the second result of `call_1` is stored as
+        `call_1~2`, so recall never returns another call's output.
+        """
+        taken = {
+            **(pending or {}),
+            **self._texts,
+        }  # pending: keys given out, not stored yet
+        key, number = call_id, 1
+        while key in taken and taken[key] != text:
+            number += 1
+            key = f"{call_id}~{number}"
+        return key
+
     def get(self, key: str) -> str:
         try:
             return self._texts[key]
@@ -188,12 +204,12 @@ class OffloadToolResults:
                 # an aged result has lost its middle already: storing it would promise too
                 # much
                 continue
-            call_id = message.get("tool_call_id", "")
+            key = self.store.key_for(message.get("tool_call_id", ""), content)
             short = dict(
                 message,
                 content=offloaded_content(
                     content,
-                    call_id,
+                    key,
                     self.head_chars,
                     self.tail_chars,
                     (message.get("error") or {}).get("code"),
@@ -201,7 +217,7 @@ class OffloadToolResults:
             )
             if self.count_tokens([short]) >= self.count_tokens([message]):
                 continue  # never inflate
-            self.store.put(call_id, content)
+            self.store.put(key, content)
             result[index] = short
             affected.append(index)
         return CompressionResult(self.name, result, affected)
@@ -212,8 +228,8 @@ class OffloadGroups:
     """Move the oldest closed range into the store; one index message says what is there
     and under which id.
 
-    A result already in the store (offloaded whole by OffloadToolResults) keeps that
-    copy. Any other result is stored as the window holds it: after ToolResultAging that
+    A result OffloadToolResults already stored keeps that copy (its header names the
+    id). Any other result is stored as the window holds it: after ToolResultAging that
     is the aged text, so pair the store with OffloadToolResults, not with aging.
     """
 
@@ -225,10 +241,29 @@ class OffloadGroups:
     def __post_init__(self):
         check_int("protect_tail", self.protect_tail)
 
-    def index_lines(self, folded: Sequence[Mapping]) -> List[str]:
+    def keys(self, folded: Sequence[Mapping]) -> dict:
+        """The store id of each folded tool result (by position), in order.
+
+        An offloaded result names its id in its header; any other gets a fresh one.
+        """
+        keys, pending = {}, {}
+        for position, message in enumerate(folded):
+            if message.get("role") != "tool":
+                continue
+            content = message.get("content") or ""
+            if is_offloaded(message):
+                header = content.split("\n", 1)[0]
+                keys[position] = header.split("id=", 1)[1].split(" ", 1)[0]
+            else:
+                key = self.store.key_for(message.get("tool_call_id"), content, pending)
+                keys[position] = key
+                pending[key] = content
+        return keys
+
+    def index_lines(self, folded: Sequence[Mapping], keys: dict) -> List[str]:
         lines: List[str] = []
         calls = {}
-        for message in folded:
+        for position, message in enumerate(folded):
             content = message.get("content") or ""
             if is_store_index(message):
                 lines.extend(content.splitlines()[1:])
@@ -237,18 +272,14 @@ class OffloadGroups:
                     calls[call.get("id")] = call
                 lines.append(f"- {content}")
             elif message.get("role") == "tool":
-                call_id = message.get("tool_call_id")
-                call = calls.get(call_id) or {}
+                key = keys[position]
+                call = calls.get(message.get("tool_call_id")) or {}
                 arguments = (call.get("function") or {}).get("arguments") or ""
                 # The stored copy is the full text when OffloadToolResults got there
                 # first.
-                size = (
-                    len(self.store.get(call_id))
-                    if call_id in self.store
-                    else len(content)
-                )
+                size = len(self.store.get(key)) if key in self.store else len(content)
                 lines.append(
-                    f"  id={call_id} {tool_call_name(call)} {arguments} ({size:,} 字符)"
+                    f"  id={key} {tool_call_name(call)} {arguments} ({size:,} 字符)"
                 )
         return lines
 
@@ -259,11 +290,12 @@ class OffloadGroups:
         if len(span) == 0:
             return unchanged(self.name, messages)
         folded = list(messages[span.start : span.stop])
-        lines = self.index_lines(folded)
+        keys = self.keys(folded)
+        lines = self.index_lines(folded, keys)
         new_results = [
-            m
-            for m in folded
-            if m.get("role") == "tool" and m.get("tool_call_id") not in self.store
+            (keys[position], m)
+            for position, m in enumerate(folded)
+            if m.get("role") == "tool" and not is_offloaded(m)
         ]
         index = {
             "role": "user",
@@ -280,6 +312,6 @@ class OffloadGroups:
         )
         if self.count_tokens(result) >= self.count_tokens(messages):
             return unchanged(self.name, messages)  # never inflate
-        for message in new_results:
-            self.store.put(message["tool_call_id"], message.get("content") or "")
+        for key, message in new_results:
+            self.store.put(key, message.get("content") or "")
         return CompressionResult(self.name, result, list(span))

@@ -1,0 +1,133 @@
+"""Every log shape loads, replays and compresses, through the library and the CLI."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minilib import Settings, estimate_tokens, load_transcript, replay_transcript
+from minilib.logs import SHAPES
+from minilib.messages import validate_messages
+from minilib.transcripts import user_turn_advice
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = ROOT / "data" / "logs"
+READABLE = sorted(
+    p.name
+    for p in LOGS.iterdir()
+    if p.name not in ("damaged.jsonl", "unknown_shape.json")
+)
+
+
+def test_every_shape_has_a_log():
+    shapes = {load_transcript(LOGS / name).shape for name in READABLE}
+    assert shapes == set(SHAPES)
+
+
+@pytest.mark.parametrize("name", READABLE)
+@pytest.mark.parametrize("threshold", [600, 1200])
+def test_each_log_replays_within_the_window_or_stops_cleanly(name, threshold):
+    messages = load_transcript(LOGS / name).messages
+    run = replay_transcript(messages, Settings(threshold=threshold, fold_user_turns=True))
+    windows = [
+        c["input"] for c in run.tracer.events("model_call") if c["purpose"] == "decision"
+    ]
+    assert len(windows) == len(run.rounds)
+    for window in windows:  # what the model was sent: valid, and within budget
+        validate_messages(window)
+        assert estimate_tokens(window) <= threshold
+    if run.overflow is None:
+        assert len(run.rounds) == sum(m["role"] == "assistant" for m in messages)
+
+
+def test_compression_really_happens_on_the_logs():
+    compressed = []
+    for name in READABLE:
+        run = replay_transcript(
+            load_transcript(LOGS / name).messages, Settings(threshold=600)
+        )
+        if run.compressions:
+            compressed.append(name)
+    assert len(compressed) >= len(READABLE) // 2, compressed
+
+
+def test_observations_logged_as_user_messages_are_aged():
+    log = load_transcript(LOGS / "sweagent_text.traj")
+    observed = [m for m in log.messages if m.get("observation")]
+    assert observed and max(len(m["content"]) for m in observed) > 240
+    run = replay_transcript(log.messages, Settings(threshold=1500))
+    aged = [
+        m
+        for m in run.final_messages
+        if m.get("observation") and "[已老化]" in m["content"]
+    ]
+    assert aged
+
+
+def test_a_repeated_call_id_pairs_by_position_through_the_replay():
+    log = load_transcript(LOGS / "sweagent_tools.traj")
+    ids = [c["id"] for m in log.messages for c in m.get("tool_calls") or ()]
+    assert len(ids) > len(set(ids))  # the file really reuses ids
+    run = replay_transcript(log.messages, Settings(threshold=100_000))
+    assert run.overflow is None and len(run.tracer.events("tool_call")) == len(ids)
+
+
+def test_the_article_rule_alone_stopping_a_multi_turn_log_is_said():
+    messages = load_transcript(LOGS / "codex_rollout.jsonl").messages
+    assert sum(m["role"] == "user" for m in messages) >= 2
+    settings = Settings(threshold=500)
+    stopped = replay_transcript(messages, settings)
+    assert stopped.overflow is not None
+    folding = replay_transcript(messages, Settings(threshold=500, fold_user_turns=True))
+    assert folding.overflow is None
+    summary = next(
+        m for m in folding.final_messages if m["content"] and "[滚动摘要]" in m["content"]
+    )
+    assert "- 用户: " in summary["content"]  # the later user turn, quoted whole
+    assert "--fold-user-turns" in user_turn_advice(messages, settings, stopped)
+
+
+def cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "minilib", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+@pytest.mark.parametrize("name", READABLE)
+def test_compress_reads_every_shape(name, tmp_path):
+    done = cli(
+        "compress",
+        LOGS / name,
+        "--threshold",
+        "600",
+        "--fold-user-turns",
+        "--out",
+        tmp_path,
+    )
+    assert done.returncode in (0, 1), done.stderr
+    if done.stdout:  # empty only when the protected head alone is over (next test)
+        assert done.stdout.startswith("shape: ") and "round   baseline" in done.stdout
+    else:
+        assert "stopped: context window needs" in done.stderr
+
+
+def test_damaged_and_unknown_logs_get_one_line(tmp_path):
+    damaged = cli("compress", LOGS / "damaged.jsonl", "--out", tmp_path)
+    assert damaged.returncode == 2 and damaged.stderr.count("\n") == 1
+    assert "damaged.jsonl: line 4 is not valid JSON" in damaged.stderr
+    unknown = cli("compress", LOGS / "unknown_shape.json", "--out", tmp_path)
+    assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
+    assert "not a known agent log: tried claude-code (" in unknown.stderr
+
+
+def test_a_head_over_the_threshold_gets_the_clean_overflow_line(tmp_path):
+    done = cli(
+        "compress", LOGS / "sweagent_text.traj", "--threshold", "300", "--out", tmp_path
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("python -m minilib: stopped: context window needs ")
+    assert done.stderr.count("\n") == 1
