@@ -78,48 +78,58 @@ def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
 
 def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     """One row per tool result of the transcript: what became of it in the last window,
-    and whether the
-    trace still holds it in full."""
-    names = {
-        call["id"]: tool_call_name(call)
-        for message in messages
-        for call in message.get("tool_calls") or ()
-    }
-    final = {
-        message.get("tool_call_id"): message
-        for message in run.final_messages
-        if message["role"] == "tool"
-    }
+    and whether the trace still holds it in full.
+
+    Agents reuse call ids in later turns, so a result is matched by its id *and* its
+    text: the window's copy of a result is the one whose kept lines its output holds.
+    """
+    names = {}  # (position of the result) -> tool name, paired by position
+    calls = {}
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant":
+            calls = {c["id"]: tool_call_name(c) for c in message.get("tool_calls") or ()}
+        elif message["role"] == "tool":
+            names[index] = calls.get(message["tool_call_id"], "?")
+    records = run.tracer.records
+    in_window = {}  # (id, full output) -> the window's copy
+    for kept in run.final_messages:
+        if kept["role"] == "tool":
+            try:
+                full = recover_tool_output(
+                    records, kept["tool_call_id"], like=kept["content"]
+                )
+            except KeyError:
+                full = kept["content"]
+            in_window.setdefault((kept["tool_call_id"], full), kept)
     folded = any(is_summary(message) for message in run.final_messages)
     rows = []
-    for message in messages:
+    for index, message in enumerate(messages):
         if message["role"] != "tool":
             continue
-        call_id = message["tool_call_id"]
-        kept = final.get(call_id)
+        call_id, content = message["tool_call_id"], message["content"]
+        kept = in_window.get((call_id, content))
         if kept is None:
             fate = "folded into the summary" if folded else "not in the window"
-        elif kept["content"].startswith(AGING_MARK) and not message["content"].startswith(
+        elif kept["content"].startswith(AGING_MARK) and not content.startswith(
             AGING_MARK
         ):
             fate = "aged"
         else:
             fate = "verbatim"
         try:
-            recovered = (
-                recover_tool_output(run.tracer.records, call_id) == message["content"]
-            )
+            recovered = recover_tool_output(records, call_id, like=content) == content
         except KeyError:
             recovered = False
+            if run.overflow is not None:
+                fate = "not reached: the replay stopped before it"
         rows.append(
             {
+                "message": index,
                 "tool_call_id": call_id,
-                "tool": names.get(call_id, "?"),
+                "tool": names[index],
                 "error": (message.get("error") or {}).get("code", ""),
-                "characters": len(message["content"]),
-                "characters in last window": len(kept["content"])
-                if kept is not None
-                else 0,
+                "characters": len(content),
+                "characters in last window": len(kept["content"]) if kept else 0,
                 "fate": fate,
                 "recoverable": recovered,
             }

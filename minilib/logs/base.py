@@ -31,6 +31,11 @@ class LoadedLog:
     path: Optional[Path] = None
     notes: List[Tuple[str, str]] = field(default_factory=list)  # kept, but worth knowing
 
+    @property
+    def rounds(self) -> int:
+        """How many model calls the log records (its assistant messages)."""
+        return sum(1 for message in self.messages if message["role"] == "assistant")
+
     def describe(self) -> str:
         """A few readable lines: shape, counts by role, calls, system prompt, skips."""
         roles = Counter(message["role"] for message in self.messages)
