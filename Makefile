@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
-NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb))
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_session_lab.ipynb
 # Jupyter writes under HOME; keep it inside the project so runs do not depend on the machine.
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
@@ -53,7 +53,7 @@ notebooks: $(STAMP)
 	$(BIN)/ruff format notebooks
 
 present: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/voila notebooks/06_long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
+	$(JUPYTER_ENV) $(BIN)/voila notebooks/present/long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
 
 bench: $(STAMP)
 	$(BIN)/python scripts/benchmark.py

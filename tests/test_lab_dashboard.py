@@ -11,7 +11,6 @@ from dataclasses import fields
 import pytest
 
 from minilib import Settings, run_baseline, run_session
-from minilib.cli import format_summary
 from minilib.lab.dashboard import (
     SLIDERS,
     LongSessionDashboard,
@@ -20,6 +19,7 @@ from minilib.lab.dashboard import (
 )
 from minilib.lab.figures import (
     LAB_TRACE_NAMES,
+    MARKER_OFFSET,
     TOKEN_TRACES,
     TRACE_NAMES,
     ZOOM_FACTOR,
@@ -75,8 +75,14 @@ def assert_shows(dashboard, expected):
     assert trace_data(figure, "compressed messages")["y"] == [
         r.messages_after for r in rounds
     ]
-    assert trace_data(figure, "aging")["x"] == [r.round for r in rounds if r.aged]
-    assert trace_data(figure, "summary")["x"] == [r.round for r in rounds if r.summarized]
+    # a round that aged and summarized draws its two marks side by side (round 9 here)
+    both = {r.round for r in rounds if r.aged and r.summarized}
+    aged_x = [r.round - MARKER_OFFSET * (r.round in both) for r in rounds if r.aged]
+    summary_x = [
+        r.round + MARKER_OFFSET * (r.round in both) for r in rounds if r.summarized
+    ]
+    assert trace_data(figure, "aging")["x"] == aged_x
+    assert trace_data(figure, "summary")["x"] == summary_x
     assert trace_data(figure, "threshold")["y"] == [threshold] * 2
     assert trace_data(figure, "overflow")["y"] == (
         [expected.overflow.tokens] if expected.overflow else []
@@ -86,12 +92,10 @@ def assert_shows(dashboard, expected):
     assert list(zip(window["x"], window["y"])) == sawtooth(expected)
     assert trace_data(figure, "threshold (zoom)")["y"] == [threshold] * 2
     assert trace_data(figure, "aging (zoom)") == {
-        "x": [r.round for r in rounds if r.aged],
+        "x": aged_x,
         "y": [r.tokens_after for r in rounds if r.aged],
     }
-    assert trace_data(figure, "summary (zoom)")["x"] == [
-        r.round for r in rounds if r.summarized
-    ]
+    assert trace_data(figure, "summary (zoom)")["x"] == summary_x
     assert trace_data(figure, "overflow (zoom)")["y"] == (
         [expected.overflow.tokens] if expected.overflow else []
     )
@@ -128,8 +132,10 @@ def assert_shows(dashboard, expected):
     assert [
         int(row[0]) for row in html_rows(dashboard.events_html.value)
     ] == compression_seqs
-    for line in format_summary(expected).splitlines():
+    for line in status_lines(expected):
         assert html.escape(line) in dashboard.status.value
+    if expected.overflow is not None:  # the list it stopped on is labelled, not "final"
+        assert "final window:" not in dashboard.status.value
 
 
 def html_rows(table_html: str) -> list:

@@ -2,9 +2,8 @@
 computed values."""
 
 from minilib import load_transcript, replay_transcript
+from minilib.lab.figures import MARKER_OFFSET
 from minilib.lab.transcripts_view import (
-    MARKER_OFFSET,
-    separate_markers,
     transcript_figure,
 )
 from minilib.session import DATA_DIR
@@ -35,8 +34,6 @@ def test_aging_and_summary_of_one_round_are_drawn_side_by_side():
     ]
     aging = next(t for t in figure.data if t.name == "aging")
     assert "round %{text}" in aging.hovertemplate and "%{x}" not in aging.hovertemplate
-    # Markers already apart are left alone: a second call moves nothing.
-    assert separate_markers(figure) == []
     assert markers(figure, "aging")[0] == [
         r.round - MARKER_OFFSET if r.round in both else r.round for r in aged
     ]

@@ -46,8 +46,9 @@ SLIDERS = (
     SliderSpec(
         "tail_chars", 0, 2000, 10, "characters an aged tool result keeps from its end"
     ),
+    # up past the largest result (39,537 characters), so aging can be switched off
     SliderSpec(
-        "min_chars", 0, 5000, 20, "tool results this long or shorter are never aged"
+        "min_chars", 0, 40000, 20, "tool results this long or shorter are never aged"
     ),
     SliderSpec(
         "protect_tail", 0, 20, 1, "newest messages a rolling summary may not fold"
@@ -60,15 +61,25 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
     return Settings(**{spec.name: values[spec.name] for spec in SLIDERS})
 
 
+STATUS_HEIGHT = "9.5em"  # room for the longest status: an overflow line and the summary
+PRESENT_HEIGHT = 515  # pixels: sliders and the whole figure fit a 1280 x 720 projector
+
+
 def status_lines(run: SessionRun) -> list:
     """What the run came to, in the CLI's words; an overflow first, as the reason the run
-    stopped."""
-    lines = []
-    if run.overflow is not None:
-        lines.append(
-            f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}"
-        )
-    return lines + format_summary(run).splitlines()
+    stopped, and the list it stopped on called what it is (it was never sent)."""
+    summary = format_summary(run).splitlines()
+    if run.overflow is None:
+        return summary
+    stopped_on = (
+        f"the list it stopped on (never sent): {len(run.final_messages)} messages, "
+        f"{run.final_tokens:,} tokens before compression"
+    )
+    return (
+        [f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}"]
+        + [line for line in summary if not line.startswith("final window:")]
+        + [stopped_on]
+    )
 
 
 def status_html(lines, problem: bool) -> str:
@@ -90,8 +101,13 @@ class LongSessionDashboard(ShownAsWidget):
     status line."""
 
     def __init__(
-        self, session: Optional[Session] = None, settings: Settings = Settings()
+        self,
+        session: Optional[Session] = None,
+        settings: Settings = Settings(),
+        present: bool = False,
     ):
+        """`present=True`: the projector page (`make present`): the figure follows the
+        page's width and is short enough for 1280 x 720 with the sliders above it."""
         self.session = session if session is not None else load_session()
         self.baseline = run_baseline(self.session)
         self.run: Optional[SessionRun] = None
@@ -106,7 +122,7 @@ class LongSessionDashboard(ShownAsWidget):
                 tooltip=spec.tooltip,
                 continuous_update=True,
                 style={"description_width": "90px"},
-                layout=widgets.Layout(width="400px"),
+                layout=widgets.Layout(width="360px" if present else "400px"),
             )
             for spec in SLIDERS
         }
@@ -123,8 +139,12 @@ class LongSessionDashboard(ShownAsWidget):
             icon="undo",
             layout=widgets.Layout(width="230px"),
         )
+        # A fixed height (scrolling inside when an overflow makes the text longer), so
+        # crossing the threshold's boundary never moves the sliders or the chart.
         self.status = widgets.HTML(
-            layout=widgets.Layout(flex="1 1 340px", min_width="340px")
+            layout=widgets.Layout(
+                flex="1 1 340px", min_width="300px", height=STATUS_HEIGHT, overflow="auto"
+            )
         )
         # The tables' CSS, on the page once: prepended to every table update it cost a
         # style recalculation of JupyterLab's whole DOM per keypress. A <style> applies
@@ -133,7 +153,8 @@ class LongSessionDashboard(ShownAsWidget):
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
         first_run = run_session(self.session, settings)
-        self.figure = lab_figure(first_run, self.baseline, widget=True)
+        size = dict(width=None, height=PRESENT_HEIGHT) if present else {}
+        self.figure = lab_figure(first_run, self.baseline, widget=True, **size)
         for slider in self.sliders.values():
             slider.observe(self._on_change, names="value")
         self.log_axis.observe(self._on_change, names="value")

@@ -22,7 +22,7 @@ for that setting would show.
 """
 
 import math
-from typing import Dict
+from typing import Dict, Optional
 
 import plotly.graph_objects as go
 from plotly.basedatatypes import Undefined
@@ -68,6 +68,20 @@ BEFORE, SENT = (
 )  # the two points of a round in the zoom, in its hover text
 
 
+# How far, in rounds, the aging and summary markers of one round are drawn apart: in a
+# round where both fired the star would hide the triangle (a student counts one aging
+# too few).
+MARKER_OFFSET = 0.2
+
+
+def marker_rounds(rounds, side: int) -> list:
+    """x of each round's marker: `side` x MARKER_OFFSET off when both strategies fired."""
+    return [
+        r.round + side * MARKER_OFFSET if r.aged and r.summarized else r.round
+        for r in rounds
+    ]
+
+
 def figure_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
     """The data of every trace, by trace name, for one run (and the session's uncompressed
     baseline).
@@ -92,14 +106,16 @@ def figure_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "y": [run.settings.threshold] * 2,
         },
         "aging": {
-            "x": [r.round for r in aged],
+            "x": marker_rounds(aged, -1),
             "y": [r.tokens_after for r in aged],
             "customdata": [r.tokens_before for r in aged],
+            "text": [str(r.round) for r in aged],
         },
         "summary": {
-            "x": [r.round for r in summarized],
+            "x": marker_rounds(summarized, +1),
             "y": [r.tokens_after for r in summarized],
             "customdata": [r.messages_before for r in summarized],
+            "text": [str(r.round) for r in summarized],
         },
         # The round that could not be governed: the first one missing from run.rounds.
         "overflow": {
@@ -156,14 +172,16 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
         },
         "threshold (zoom)": {"x": [0, last_round], "y": [run.settings.threshold] * 2},
         "aging (zoom)": {
-            "x": [r.round for r in aged],
+            "x": marker_rounds(aged, -1),
             "y": [r.tokens_after for r in aged],
             "customdata": [r.tokens_before for r in aged],
+            "text": [str(r.round) for r in aged],
         },
         "summary (zoom)": {
-            "x": [r.round for r in summarized],
+            "x": marker_rounds(summarized, +1),
             "y": [r.tokens_after for r in summarized],
             "customdata": [r.messages_before for r in summarized],
+            "text": [str(r.round) for r in summarized],
         },
         "overflow (zoom)": {
             "x": [len(rounds)] if overflow else [],
@@ -263,7 +281,7 @@ def _trace_styles() -> Dict[str, dict]:
                 color=AGING_COLOR,
                 line=dict(color="white", width=1),
             ),
-            hovertemplate="round %{x}: aging<br>%{customdata:,} → %{y:,} "
+            hovertemplate="round %{text}: aging<br>%{customdata:,} → %{y:,} "
             "tokens<extra></extra>",
         ),
         "summary": dict(
@@ -274,8 +292,8 @@ def _trace_styles() -> Dict[str, dict]:
                 color=SUMMARY_COLOR,
                 line=dict(color="white", width=1),
             ),
-            hovertemplate="round %{x}: rolling summary<br>%{customdata} messages before, "
-            "%{y:,} tokens after<extra></extra>",
+            hovertemplate="round %{text}: rolling summary<br>%{customdata} messages "
+            "before, %{y:,} tokens after<extra></extra>",
         ),
         "overflow": dict(
             mode="markers",
@@ -424,7 +442,13 @@ def _zoom_styles() -> Dict[str, dict]:
 
 
 def lab_figure(
-    run: SessionRun, baseline: Baseline, *, widget: bool = True, log_tokens: bool = False
+    run: SessionRun,
+    baseline: Baseline,
+    *,
+    widget: bool = True,
+    log_tokens: bool = False,
+    width: Optional[int] = LAB_WIDTH,
+    height: int = LAB_HEIGHT,
 ):
     """The lab's figure for one run: tokens and messages per round on top, the zoom under
     them.
@@ -508,9 +532,11 @@ def lab_figure(
     # set directly, so the browser does not merge a template into every trace and axis on
     # each redraw. Fixed margins (no automargin on the axes, so no margin is recomputed
     # per redraw), with room for the round axis's title above the legend.
+    # width=None: the figure follows the page's width (the projector page, any zoom).
     figure.update_layout(
-        width=LAB_WIDTH,
-        height=LAB_HEIGHT,
+        width=width,
+        height=height,
+        autosize=width is None,
         margin=dict(l=80, r=30, t=40, b=100),
         template="none",
         paper_bgcolor="white",
@@ -518,6 +544,7 @@ def lab_figure(
         hoverlabel_align="left",
         font=dict(size=FONT_SIZE, color=TEXT_COLOR),
         uirevision="lab",
+        modebar_orientation="v",  # on the right edge, off the right panel's title
         legend=dict(
             orientation="h", yanchor="top", y=-0.105, x=0.0, font=dict(size=LEGEND_SIZE)
         ),

@@ -33,46 +33,11 @@ def transcript_baseline(
     )
 
 
-# How far, in rounds, the aging and summary markers of one round are drawn apart (see
-# separate_markers).
-MARKER_OFFSET = 0.2
-
-
-def separate_markers(figure, offset: float = MARKER_OFFSET) -> List[int]:
-    """Draw an aging marker and a summary marker of the same round side by side instead of
-    one on the other.
-
-    In a round where both strategies fired, the triangle and the star sit on the same
-    point and the star
-    hides the triangle. Shift the triangle left and the star right by `offset` rounds; the
-    hover text still
-    names the round, which is kept as the marker's `text`. Returns the rounds moved (none
-    if no marker
-    coincides, so a figure whose markers are already apart is left as it is).
-    """
-    traces = {trace.name: trace for trace in figure.data}
-    aging, summary = traces.get("aging"), traces.get("summary")
-    if aging is None or summary is None or not aging.x or not summary.x:
-        return []
-    starred = set(zip(summary.x, summary.y))
-    both = [x for x, y in zip(aging.x, aging.y) if (x, y) in starred]
-    for trace, sign in ((aging, -1), (summary, +1)):
-        rounds = list(trace.x)
-        trace.text = [str(x) for x in rounds]
-        trace.x = [x + sign * offset if x in both else x for x in rounds]
-        if trace.hovertemplate:
-            trace.hovertemplate = trace.hovertemplate.replace(
-                "round %{x}", "round %{text}"
-            )
-    return both
-
-
 def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
     """The two-panel figure of chapter 6 for a replayed transcript, as a static figure; a
     round that both
     aged and summarized shows its two markers side by side."""
     figure = session_figure(run, transcript_baseline(messages), widget=False)
-    separate_markers(figure)
     return figure
 
 

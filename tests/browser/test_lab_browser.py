@@ -17,6 +17,7 @@ settings and the stepper in the middle of a round are copied to docs/screenshots
 state_machine.png) for the README when those files are missing or UPDATE_SCREENSHOTS=1.
 """
 
+import dataclasses
 import os
 import re
 import shutil
@@ -27,10 +28,14 @@ import pytest
 
 from minilib import Settings, load_session, run_baseline, run_session, window_before_round
 from minilib.cli import format_summary
+from minilib.lab.dashboard import status_lines
+from minilib.lab.figures import MARKER_OFFSET
 
 pytestmark = pytest.mark.browser
 
 LAB_NOTEBOOK = "notebooks/06_long_session_lab.ipynb"
+PRESENT_NOTEBOOK = "notebooks/present/long_session_lab.ipynb"
+LOGS_NOTEBOOK = "notebooks/07_real_transcripts.ipynb"
 STEPPER_NOTEBOOK = "notebooks/05_state_machine.ipynb"
 DASHBOARD = ".ccl-long-session-dashboard"
 STEPPER = ".ccl-state-stepper"
@@ -69,7 +74,8 @@ def settings_from_sliders(page, scope: str) -> Settings:
         re.sub(r"\W+", "_", label.strip().lower()): value
         for label, value in lab.sliders_by_label(page, scope).items()
     }
-    fields = Settings.__dataclass_fields__
+    # a slider per numeric knob (the multi-turn option has none: the session has one turn)
+    fields = [f.name for f in dataclasses.fields(Settings) if f.type is int]
     missing = [name for name in fields if name not in shown]
     assert not missing, f"no slider for {missing}; sliders shown: {shown}"
     return Settings(**{name: shown[name] for name in fields})
@@ -91,6 +97,12 @@ def expected_traces(run, baseline) -> dict:
     code)."""
     rounds = run.rounds
     top = run.settings.threshold * ZOOM_FACTOR
+    # a round that aged and summarized draws its triangle left and its star right
+    both = {r.round for r in rounds if r.aged and r.summarized}
+    aged_x = [r.round - MARKER_OFFSET * (r.round in both) for r in rounds if r.aged]
+    summary_x = [
+        r.round + MARKER_OFFSET * (r.round in both) for r in rounds if r.summarized
+    ]
     above = [x for x, y in sawtooth(run) if y > top] + (
         [len(rounds)] if run.overflow and run.overflow.tokens > top else []
     )
@@ -102,11 +114,11 @@ def expected_traces(run, baseline) -> dict:
         },
         "threshold": {"y": [run.settings.threshold] * 2},
         "aging": {
-            "x": [r.round for r in rounds if r.aged],
+            "x": aged_x,
             "y": [r.tokens_after for r in rounds if r.aged],
         },
         "summary": {
-            "x": [r.round for r in rounds if r.summarized],
+            "x": summary_x,
             "y": [r.tokens_after for r in rounds if r.summarized],
         },
         "overflow": {"x": [len(rounds)] if run.overflow else []},
@@ -119,8 +131,8 @@ def expected_traces(run, baseline) -> dict:
             "y": [y for _, y in sawtooth(run)],
         },
         "threshold (zoom)": {"y": [run.settings.threshold] * 2},
-        "aging (zoom)": {"x": [r.round for r in rounds if r.aged]},
-        "summary (zoom)": {"x": [r.round for r in rounds if r.summarized]},
+        "aging (zoom)": {"x": aged_x},
+        "summary (zoom)": {"x": summary_x},
         "overflow (zoom)": {"x": [len(rounds)] if run.overflow else []},
         "off the scale (zoom)": {"x": above},
     }
@@ -178,7 +190,7 @@ def check_dashboard(page, scope: str, run, baseline) -> None:
     status = page.locator(
         f"{scope} .ccl-status"
     ).text_content()  # text_content: off-screen cells are not laid out
-    for line in format_summary(run).splitlines():
+    for line in status_lines(run):
         assert line in status, f"status line lacks {line!r}: {status!r}"
     # Said once, in the status box: no chart title repeats it.
     chart_text = lab.chart_text(plot)
@@ -416,10 +428,10 @@ def test_state_machine_next_back(page, lab_server, session):
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
     """`make present`: Voilà shows the lab's widgets without code, and the threshold
     slider works."""
-    require_notebook(LAB_NOTEBOOK)
+    require_notebook(PRESENT_NOTEBOOK)
     baseline = run_baseline(session)
     with lab.start_voila(
-        lab.REPO / LAB_NOTEBOOK, tmp_path, lab.ARTIFACTS / "logs" / "voila.log"
+        lab.REPO / PRESENT_NOTEBOOK, tmp_path, lab.ARTIFACTS / "logs" / "voila.log"
     ) as server:
         page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
         page.wait_for_selector(
@@ -454,3 +466,84 @@ def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
         lab.scroll_to_top(page.locator(DASHBOARD))
         lab.shoot(page, f"voila-threshold-{moved.threshold}")
         assert not page.page_errors, page.page_errors
+
+
+PROJECTOR_SIZES = [(1280, 720, 1), (1920, 1080, 1), (853, 480, 1.5)]  # last: 1280 at 150%
+
+
+def test_present_fits_a_projector_and_stays_still(browser, session, tmp_path):
+    """`make present` at 1280x720, 1920x1080 and 150% zoom: no sideways scrolling, all
+    of the figure (legend, round axis) on the first screen; nothing moves on overflow."""
+    require_notebook(PRESENT_NOTEBOOK)
+    with lab.start_voila(
+        lab.REPO / PRESENT_NOTEBOOK,
+        tmp_path,
+        lab.ARTIFACTS / "logs" / "voila-present.log",
+    ) as server:
+        for width, height, scale in PROJECTOR_SIZES:
+            context = browser.new_context(
+                viewport={"width": width, "height": height}, device_scale_factor=scale
+            )
+            page = context.new_page()
+            page.set_default_timeout(lab.UPDATE_TIMEOUT)
+            try:
+                page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
+                plot = page.locator(f"{DASHBOARD} .js-plotly-plot").first
+                page.wait_for_selector(
+                    f"{DASHBOARD} .js-plotly-plot .main-svg", timeout=lab.PAGE_TIMEOUT
+                )
+                eventually(lambda: assert_has_traces(plot), timeout=20)
+                scroll_width = page.evaluate("document.documentElement.scrollWidth")
+                assert scroll_width <= width, f"{width}x{height}: scrolls sideways"
+                box = plot.bounding_box()
+                assert box["x"] >= 0 and box["x"] + box["width"] <= width
+                if scale == 1:  # at 150% a page may scroll down, never sideways
+                    assert box["y"] + box["height"] <= height, (
+                        f"{width}x{height}: the figure ends at {box['y'] + box['height']}"
+                    )
+                legend = page.locator(f"{DASHBOARD} .legend").first.bounding_box()
+                assert legend["y"] + legend["height"] <= box["y"] + box["height"]
+                lab.shoot(page, f"present-{width}x{height}")
+                if (width, height) == (1280, 720):
+                    # push the threshold into an overflow: the layout must not move
+                    before = plot.bounding_box()
+                    threshold = lab.slider(page, "^threshold$", DASHBOARD)
+                    lab.press_slider(threshold, "ArrowLeft", 8)  # 1,200 -> 800: overflows
+                    # the status box's HTML is replaced on every change: wait by text
+                    page.locator(
+                        f"{DASHBOARD} .ccl-status", has_text="Stopped before"
+                    ).wait_for()
+                    after = plot.bounding_box()
+                    assert (after["x"], after["y"]) == (before["x"], before["y"])
+                    assert after["height"] == before["height"]
+                    lab.shoot(page, "present-1280x720-overflow")
+            finally:
+                context.close()
+
+
+def test_notebook_07_takes_an_uploaded_log(page, lab_server):
+    """Chapter 7.9: upload a log in JupyterLab; the report names its shape and rounds."""
+    require_notebook(LOGS_NOTEBOOK)
+    lab.open_notebook(page, lab_server, LOGS_NOTEBOOK)
+    lab.run_all_cells(page)
+    explorer = page.locator(".ccl-log-explorer")
+    explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+    button = explorer.locator(".widget-upload")
+
+    def upload(path):  # the widget's file input is not in the page: use the chooser
+        with page.expect_file_chooser() as chooser:
+            button.click()
+        chooser.value.set_files(str(path))
+
+    upload(lab.REPO / "data" / "logs" / "codex_rollout.jsonl")
+    report = explorer.locator(".ccl-log-report").first
+    report.wait_for(timeout=lab.PAGE_TIMEOUT)
+    text = report.text_content()
+    assert "shape: codex-rollout" in text and "model decisions:" in text
+    explorer.locator(".js-plotly-plot").first.wait_for(timeout=lab.PAGE_TIMEOUT)
+    lab.scroll_to_top(explorer)
+    lab.shoot(page, "notebook-07-upload")
+    # a file it cannot read: one readable line, no traceback
+    upload(lab.REPO / "data" / "logs" / "unknown_shape.json")
+    explorer.locator(".ccl-log-report", has_text="not a known agent log").wait_for()
+    assert "Traceback" not in explorer.text_content()
