@@ -1,0 +1,26 @@
+"""Beyond the article: the same pipeline over sessions a hundred times longer.
+
+    histories  deterministic long coding-agent sessions (1,000 tool calls and more)
+    bounded    a rolling summary that stays within a token budget however long the
+               session runs, and the article's pipeline built with it
+    fast       FastWindow: the window's answer for a round that only appended
+               messages, without walking the whole list again
+
+Standard library only, like the core.
+"""
+
+from .histories import (
+    GeneratedConversation,
+    GeneratedHistory,
+    HistoryStats,
+    generate_history,
+    history_stats,
+)
+
+__all__ = [
+    "GeneratedConversation",
+    "GeneratedHistory",
+    "HistoryStats",
+    "generate_history",
+    "history_stats",
+]
