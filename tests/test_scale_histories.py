@@ -17,9 +17,10 @@ def fresh(*args, **options):
 def test_the_same_seed_gives_the_same_messages_and_another_seed_does_not():
     assert fresh(120, seed=7).messages == fresh(120, seed=7).messages
     assert fresh(120, seed=7).messages != fresh(120, seed=8).messages
-    assert fresh(120, seed=7, repeat_ids=True).messages == fresh(
-        120, seed=7, repeat_ids=True
-    ).messages
+    assert (
+        fresh(120, seed=7, repeat_ids=True).messages
+        == fresh(120, seed=7, repeat_ids=True).messages
+    )
 
 
 def test_a_long_history_has_what_it_claims():
@@ -39,7 +40,9 @@ def test_a_long_history_has_what_it_claims():
         assert set(message["error"]) == {"code", "message"}
         assert message["content"].startswith(f"error {message['error']['code']}: ")
     assert stats.cjk_results >= 30
-    assert any(count_cjk(m["content"] or "") for m in messages if m["role"] == "assistant")
+    assert any(
+        count_cjk(m["content"] or "") for m in messages if m["role"] == "assistant"
+    )
     sizes = [len(m["content"]) for m in messages if m["role"] == "tool"]
     assert MIN_RESULT_CHARS <= min(sizes) <= 250
     assert 40_000 <= max(sizes) <= MAX_RESULT_CHARS
