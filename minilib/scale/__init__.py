@@ -1,4 +1,4 @@
-"""Beyond the article: the same pipeline over sessions a hundred times longer.
+"""Beyond the article: the same pipeline over sessions a hundred times longer (issue 10).
 
     histories  deterministic long coding-agent sessions (1,000 tool calls and more)
     bounded    a rolling summary that stays within a token budget however long the
@@ -9,6 +9,13 @@
 Standard library only, like the core.
 """
 
+from .bounded import (
+    BoundedSummarizer,
+    ProtectedContentOverflowError,
+    bounded_window,
+    default_summary_budget,
+)
+from .fast import FastWindow
 from .histories import (
     GeneratedConversation,
     GeneratedHistory,
@@ -18,9 +25,14 @@ from .histories import (
 )
 
 __all__ = [
+    "BoundedSummarizer",
+    "FastWindow",
     "GeneratedConversation",
     "GeneratedHistory",
     "HistoryStats",
+    "ProtectedContentOverflowError",
+    "bounded_window",
+    "default_summary_budget",
     "generate_history",
     "history_stats",
 ]
