@@ -1,0 +1,226 @@
+"""The bounded rolling summary: within budget, never inventing, the base text when it
+fits; and the 1,000-call sessions of issue 10 completing with it."""
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scale_helpers import SCALE_PROFILE, quick_replay
+
+from minilib import (
+    SUMMARY_MARK,
+    ContextOverflowError,
+    ScriptedModel,
+    Settings,
+    Tracer,
+    article_window,
+    is_summary,
+    load_session,
+    replay,
+    run_session,
+    scripted_summary,
+)
+from minilib.scale import generate_history
+from minilib.scale.bounded import (
+    ARTICLE_SUMMARY_TOKENS,
+    MIN_BUDGET,
+    BoundedSummarizer,
+    ProtectedContentOverflowError,
+    bounded_window,
+    default_summary_budget,
+    named_facts,
+    parse_line,
+    split_summary,
+)
+from minilib.scale.fast import FastWindow
+from minilib.tokens import estimate_text_tokens
+from minilib.transcripts import RecordedConversation
+
+
+def as_summary(text: str, folded: int) -> dict:
+    """The message RollingSummary writes around a summarizer's text."""
+    return {
+        "role": "user",
+        "content": f"{SUMMARY_MARK} 折叠了 {folded} 条早期消息\n{text}",
+    }
+
+
+def group_starts(messages):
+    return [index for index, m in enumerate(messages) if m["role"] == "assistant"]
+
+
+def listed(text: str):
+    """The condensed line's state and the verbatim blocks after it."""
+    condensed, blocks = split_summary(text)
+    return condensed, blocks
+
+
+@st.composite
+def two_folds(draw):
+    """A generated history cut into two folds at group boundaries, and a budget."""
+    calls = draw(st.integers(2, 60))
+    seed = draw(st.integers(0, 10_000))
+    messages = list(generate_history(calls, seed).messages)[:-1]  # no final answer
+    starts = group_starts(messages)
+    middle = draw(st.sampled_from(starts))
+    budget = draw(st.integers(MIN_BUDGET, 1500))
+    return messages[2:middle], messages[middle:], budget
+
+
+@SCALE_PROFILE
+@given(two_folds())
+def test_the_summary_stays_within_budget_and_names_only_facts_of_its_input(case):
+    first, second, budget = case
+    summarize = BoundedSummarizer(budget)
+    folded = second
+    if first:
+        folded = [as_summary(summarize(first), len(first)), *second]
+    text = summarize(folded)
+    assert estimate_text_tokens(text) <= budget
+    source = scripted_summary(folded)  # the text it condensed, earlier summary included
+    condensed, blocks = listed(text)
+    if condensed is None:  # nothing condensed: the base text itself
+        assert text == source
+        return
+    for fact in condensed.facts:
+        assert fact in source, f"{fact!r} is not in what was condensed"
+    for name in condensed.tools:
+        assert name in source  # called in a quoted action, or in an earlier tally
+    for block in blocks:  # the newest actions are quoted as the base wrote them
+        assert block.text in source
+    actions = len(group_starts(first)) + len(group_starts(second))
+    assert condensed.actions + len(blocks) == actions  # no action lost or made up
+
+
+@SCALE_PROFILE
+@given(st.integers(1, 40), st.integers(0, 10_000))
+def test_a_budget_above_the_base_text_changes_nothing(calls, seed):
+    folded = list(generate_history(calls, seed).messages)[2:-1]
+    base = scripted_summary(folded)
+    assert BoundedSummarizer(max(MIN_BUDGET, estimate_text_tokens(base)))(folded) == base
+    assert BoundedSummarizer(10**9)(folded) == base
+
+
+def test_the_article_session_is_byte_identical_at_the_article_settings():
+    session = load_session()
+    article = run_session(session)
+    tracer = Tracer()
+    run = replay(
+        session.conversation(ScriptedModel(session.replies)),
+        bounded_window(),
+        tracer=tracer,
+    )
+    assert tracer.to_jsonl() == article.tracer.to_jsonl()
+    assert run.messages == article.final_messages
+    summaries = [c for c in tracer.events("model_call") if c["purpose"] == "summary"]
+    assert [estimate_text_tokens(c["reply"]) for c in summaries] == [
+        ARTICLE_SUMMARY_TOKENS
+    ]
+
+
+def test_the_default_budget_is_a_quarter_of_the_threshold_but_never_below_the_article():
+    assert default_summary_budget(1_200) >= ARTICLE_SUMMARY_TOKENS
+    assert default_summary_budget(32_000) == 8_000
+    assert default_summary_budget(200_000) == 50_000
+    with pytest.raises(ValueError, match="budget_tokens"):
+        BoundedSummarizer(MIN_BUDGET - 1)
+
+
+def test_condensing_keeps_the_newest_actions_and_counts_the_rest():
+    folded = list(generate_history(80, seed=4).messages)[2:-1]
+    text = BoundedSummarizer(600)(folded)
+    condensed, blocks = listed(text)
+    assert text.startswith("- ⋯ earlier (") and blocks
+    assert blocks[-1].text == scripted_summary(folded[group_starts(folded)[-1] :])
+    assert sum(condensed.tools.values()) + sum(len(b.tools) for b in blocks) == sum(
+        len(m.get("tool_calls") or ()) for m in folded
+    )
+    assert parse_line(text.splitlines()[0]) == condensed
+    # Folded again with newer actions, the counts add up and the line is parsed back.
+    later = list(generate_history(120, seed=4).messages)[len(folded) + 2 : -1]
+    again = BoundedSummarizer(600)([as_summary(text, len(folded)), *later])
+    condensed_again, blocks_again = listed(again)
+    assert condensed_again.actions + len(blocks_again) == len(group_starts(folded)) + len(
+        group_starts(later)
+    )
+
+
+def test_the_oldest_facts_go_first_and_the_line_says_how_many():
+    folded = list(generate_history(150, seed=5).messages)[2:-1]
+    roomy, tight = BoundedSummarizer(1500)(folded), BoundedSummarizer(200)(folded)
+    roomy_facts, tight_facts = listed(roomy)[0], listed(tight)[0]
+    assert estimate_text_tokens(tight) <= 200
+    assert tight_facts.dropped > roomy_facts.dropped
+    assert f"{tight_facts.dropped} older facts dropped" in tight
+    for fact, kind in tight_facts.facts.items():
+        # what is kept of a kind is the newest of that kind
+        kept = [f for f, k in tight_facts.facts.items() if k == kind]
+        newest = [f for f, k in reversed(roomy_facts.facts.items()) if k == kind]
+        assert fact in kept and (fact in newest or fact not in roomy_facts.facts)
+
+
+def test_named_facts_are_paths_codes_and_numbers_with_their_units():
+    text = (
+        "  read_file 回报: error NOT_FOUND: no such file: docs/release_checklist.md\n"
+        "- 日志报 E2BIG，看 #412。 → search_text\n"
+        "  pytest tests: 3 failed, 433 passed in 52.0s; commit 3a9f04c2e1d77b; ERROR 7"
+    )
+    facts = dict(named_facts(text))
+    assert facts["docs/release_checklist.md"] == "paths"
+    assert facts["NOT_FOUND"] == facts["E2BIG"] == facts["#412"] == "ids/codes"
+    assert facts["3a9f04c2e1"] == "ids/codes"  # a commit by its first 10 characters
+    assert facts["433 passed"] == facts["52.0s"] == facts["3 failed"] == "numbers"
+    assert "ERROR" not in facts and "7" not in facts  # a log level, a bare digit
+
+
+# --- the window ------------------------------------------------------------------------
+
+THRESHOLDS = (8_000, 32_000, 128_000, 200_000)
+
+
+def test_1000_call_sessions_complete_with_the_bounded_summary():
+    history = generate_history(1000, seed=0)
+    for threshold in THRESHOLDS:
+        window = FastWindow(bounded_window(Settings(threshold=threshold)))
+        tracer = Tracer()
+        run = quick_replay(history.conversation(), window, tracer)
+        assert run.overflow is None, f"threshold {threshold}: {run.overflow}"
+        assert run.decisions[-1] == history.messages[-1]  # reached the final answer
+        budget = default_summary_budget(threshold)
+        for call in tracer.events("model_call"):
+            if call["purpose"] == "summary":
+                assert estimate_text_tokens(call["reply"]) <= budget
+
+
+def test_with_the_unbounded_summary_the_summary_is_what_overflows():
+    history = generate_history(1000, seed=0)
+    for threshold in (8_000, 32_000):
+        window = FastWindow(article_window(scripted_summary, threshold=threshold))
+        run = quick_replay(history.conversation(), window)
+        error = run.overflow
+        assert isinstance(error, ContextOverflowError), f"threshold {threshold}"
+        assert is_summary(error.window[error.largest_index])
+        assert error.largest_tokens > threshold // 2
+
+
+def test_an_overflow_means_the_protected_content_does_not_fit_and_says_so():
+    messages = [dict(m) for m in generate_history(40, seed=1).messages]
+    messages[1]["content"] += " and here is the whole spec:" + " lorem" * 2_000
+    run = quick_replay(
+        RecordedConversation(messages), bounded_window(threshold_of(2_000))
+    )
+    error = run.overflow
+    assert isinstance(error, ProtectedContentOverflowError)
+    assert error.largest_index == 1 and error.written_by is None  # the task itself
+    assert error.head_tokens > 2_000
+    assert "Protected content: head (system + task, 2 messages)" in str(error)
+    assert "over the threshold on their own" in str(error)
+    # A task that leaves room for a summary: the session completes.
+    messages[1]["content"] = messages[1]["content"][:1_000]
+    run = quick_replay(
+        RecordedConversation(messages), bounded_window(threshold_of(2_000))
+    )
+    assert run.overflow is None
+
+
+def threshold_of(threshold: int) -> Settings:
+    return Settings(threshold=threshold)
