@@ -11,7 +11,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_sessio
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
-.PHONY: lab lint test test-browser session data notebooks present bench clean
+.PHONY: lab lint test test-browser session data notebooks present bench bench-scale clean
 
 # JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -57,6 +57,12 @@ present: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python scripts/benchmark.py
+
+# 100-1,000 tool calls at 32k/128k/200k: full walk, FastWindow, a counter-only lower bound
+# and LangChain's trim_messages (an extra of the benchmark only), side by side in one run
+bench-scale: $(STAMP)
+	$(BIN)/python -m pip install --quiet '.[bench]'
+	$(BIN)/python scripts/bench_scale.py --markdown docs/benchmark_scale.md
 
 clean:
 	rm -rf $(VENV) build out artifacts

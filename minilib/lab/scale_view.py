@@ -1,0 +1,200 @@
+"""Chapter 09's views: a coding-agent session of 1,000 tool calls, governed every round.
+
+`scale_run` replays one generated history (`minilib.scale.histories`) through the
+article's pipeline with the bounded summary (or the article's unbounded one), behind
+`FastWindow`, and records per round what was sent and how big the summary in the
+window was. `scale_figure` draws both against their limits; `ScaleExplorer` puts a
+slider on the summary's budget. Everything shown is computed by the core.
+"""
+
+import html
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import List, Optional
+
+import ipywidgets as widgets
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+from ..loop import replay
+from ..markers import is_summary
+from ..model import scripted_summary
+from ..scale.bounded import bounded_window, default_summary_budget
+from ..scale.fast import FastWindow
+from ..scale.histories import GeneratedConversation, generate_history
+from ..tokens import estimate_message_tokens
+from ..window import ContextOverflowError, Settings, article_window
+from .shown import ShownAsWidget
+
+
+@dataclass
+class ScaleRun:
+    threshold: int
+    budget: Optional[int]  # None: the article's unbounded summary
+    sent: List[int]  # tokens sent, per round
+    summary: List[int]  # tokens of the summary message in the window sent (0: none)
+    rounds: int  # rounds the history has
+    overflow: Optional[ContextOverflowError]
+
+    def status(self) -> str:
+        kind = (
+            "unbounded summary"
+            if self.budget is None
+            else f"summary budget {self.budget:,}"
+        )
+        head = f"threshold {self.threshold:,}, {kind}: "
+        if self.overflow is None:
+            return head + (
+                f"all {self.rounds} rounds governed; largest summary "
+                f"{max(self.summary):,} tokens"
+            )
+        return (
+            head
+            + f"stopped before round {len(self.sent)} of {self.rounds}: {self.overflow}"
+        )
+
+
+@lru_cache(maxsize=4)
+def _history(calls: int, seed: int):
+    return generate_history(calls, seed)
+
+
+def scale_run(
+    calls: int = 1000,
+    threshold: int = 32_000,
+    budget: Optional[int] = -1,
+    bounded: bool = True,
+    seed: int = 0,
+    min_chars: int = 240,
+) -> ScaleRun:
+    """Replay `calls` generated tool calls at `threshold`; `budget=-1`: the default one.
+
+    `min_chars` is aging's: the article's 240 ages nearly every result; a production
+    agent keeps results whole far longer (try 20,000)."""
+    history = _history(calls, seed)
+    settings = Settings(threshold=threshold, min_chars=min_chars)
+    if bounded:
+        budget = default_summary_budget(threshold) if budget == -1 else budget
+        window = bounded_window(settings, summary_budget=budget)
+    else:
+        budget, window = None, article_window(scripted_summary, settings)
+    sent, summary = [], []
+
+    def observe(step, messages, compressions):
+        sent.append(sum(estimate_message_tokens(m) for m in messages))
+        folded = [m for m in messages if is_summary(m)]
+        summary.append(sum(estimate_message_tokens(m) for m in folded))
+
+    run = replay(
+        GeneratedConversation(history),
+        FastWindow(window),
+        max_steps=None,
+        on_round=observe,
+    )
+    rounds = sum(1 for m in history.messages if m["role"] == "assistant")
+    return ScaleRun(threshold, budget, sent, summary, rounds, run.overflow)
+
+
+def scale_figure(run: ScaleRun, width: int = 1000, height: int = 560) -> go.Figure:
+    """Tokens sent against the threshold, the summary against its budget, per round."""
+    figure = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.12,
+        subplot_titles=(
+            "Tokens sent to the model, per round",
+            "The summary in the window, per round",
+        ),
+    )
+    rounds = list(range(len(run.sent)))
+    figure.add_scatter(
+        x=rounds, y=run.sent, name="sent", line=dict(color="#1f77b4"), row=1, col=1
+    )
+    figure.add_scatter(
+        x=[0, run.rounds - 1],
+        y=[run.threshold] * 2,
+        name="threshold",
+        line=dict(color="#d62728", dash="dash"),
+        row=1,
+        col=1,
+    )
+    figure.add_scatter(
+        x=rounds, y=run.summary, name="summary", line=dict(color="#9467bd"), row=2, col=1
+    )
+    # The same five traces for every run (empty when there is no budget or no overflow),
+    # so the explorer updates them in place.
+    figure.add_scatter(
+        x=[0, run.rounds - 1] if run.budget is not None else [],
+        y=[run.budget] * 2 if run.budget is not None else [],
+        name="budget",
+        line=dict(color="#9467bd", dash="dot"),
+        row=2,
+        col=1,
+    )
+    figure.add_scatter(
+        x=[len(run.sent)] if run.overflow is not None else [],
+        y=[run.overflow.tokens] if run.overflow is not None else [],
+        name="overflow",
+        mode="markers",
+        marker=dict(symbol="x", size=14, color="#d62728"),
+        row=1,
+        col=1,
+    )
+    figure.update_xaxes(title_text="round", range=[0, run.rounds], row=2, col=1)
+    figure.update_yaxes(title_text="tokens", tickformat=",", row=1, col=1)
+    figure.update_yaxes(title_text="tokens", tickformat=",", row=2, col=1)
+    figure.update_layout(
+        width=width,
+        height=height,
+        template="plotly_white",
+        margin=dict(l=70, r=20, t=50, b=50),
+        legend=dict(orientation="h", y=-0.12),
+    )
+    return figure
+
+
+class ScaleExplorer(ShownAsWidget):
+    """A slider on the summary's budget (and the unbounded summary) at one threshold."""
+
+    def __init__(self, threshold: int = 32_000, calls: int = 1000):
+        self.threshold, self.calls = threshold, calls
+        start = default_summary_budget(threshold)
+        self.budget = widgets.IntSlider(
+            start,
+            min=500,
+            max=threshold,
+            step=500,
+            description="budget",
+            continuous_update=False,
+            layout=widgets.Layout(width="520px"),
+        )
+        self.unbounded = widgets.Checkbox(
+            False, description="the article's unbounded summary", indent=False
+        )
+        self.status = widgets.HTML(layout=widgets.Layout(min_height="3em"))
+        self.run = scale_run(calls, threshold, start)
+        self.status.value = f"<b>{html.escape(self.run.status())}</b>"
+        self.figure = go.FigureWidget(scale_figure(self.run))
+        for control in (self.budget, self.unbounded):
+            control.observe(lambda change: self.render(), "value")
+        self.widget = widgets.VBox(
+            [widgets.HBox([self.budget, self.unbounded]), self.status, self.figure]
+        )
+
+    def render(self) -> ScaleRun:
+        self.run = scale_run(
+            self.calls,
+            self.threshold,
+            self.budget.value,
+            bounded=not self.unbounded.value,
+        )
+        self.status.value = f"<b>{html.escape(self.run.status())}</b>"
+        fresh = scale_figure(self.run)
+        with self.figure.batch_update():  # one redraw
+            for shown, new in zip(self.figure.data, fresh.data):
+                shown.x, shown.y = new.x, new.y
+        return self.run
+
+    def text_form(self) -> str:
+        return "Scale explorer (run the notebook to use the slider)"
