@@ -7,6 +7,9 @@ so it runs after aging (the store has its own content-level offload instead);
 aging runs alone; budgeting runs before the article's pipeline. Every run uses
 the same ContextWindow, the same threshold (the article's `Settings`) and the same
 fact probe. `scripts/write_six_paths.py` writes the tables to docs/six_paths.md.
+With `grounded=True` a run replays the grounded script (the agent looks up what its
+window lacks; minilib.measure.grounding) and also measures what its final answer got
+right and what the look-ups cost; `keep_unseen=True` switches aging to age-after-seen.
 """
 
 import json
