@@ -420,3 +420,16 @@ def _write(tmp_path, change):
 def test_a_bad_grounding_file_is_named(tmp_path, session, change, message):
     with pytest.raises(GroundingFileError, match=message):
         load_grounding(session, default_facts(), _write(tmp_path, change))
+
+
+def test_docs_grounded_is_what_the_script_computes():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "write_grounded", ROOT / "scripts" / "write_grounded.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (ROOT / "docs" / "grounded.md").read_text(
+        encoding="utf-8"
+    ) == module.build_markdown()

@@ -472,7 +472,9 @@ def _grounded_cells(run: PathRun) -> dict:
     outcome = run.grounded
     return {
         "facts_right": outcome.facts_right,
-        "lost_facts": ", ".join(outcome.lost) or "-",
+        "lost_facts": (", ".join(outcome.lost) or "-")
+        if outcome.finished
+        else "no final answer",
         "lookup_rounds": outcome.lookup_rounds,
         "lookup_calls": outcome.lookup_calls,
         "extra_tokens": outcome.extra_tokens,
