@@ -14,7 +14,9 @@ replying the model checks that each is in the window verbatim. A missing fact is
 looked up once (`recall` when the harness has an external store and the window
 names the call, else the cheapest workspace call that shows it), in an extra round
 of its own; what is still missing after that is replaced in the reply by
-`〔未知:<fact id>〕`.
+`〔未知:<fact id>〕`. One look-up round per reply at most, so a grounded replay takes
+at most twice the script's rounds (28 for the bundled 14 replies; the loop's
+`max_steps` is 50).
 """
 
 import copy
