@@ -9,6 +9,7 @@ the grounded mode, a path or the data:
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -61,6 +62,16 @@ def results_never_whole(tracer) -> List[str]:
         for call in tracer.events("tool_call")
         if not any(call["output"] in text for text in texts)
     ]
+
+
+SEARCH_HEADER = re.compile(r"\d+ (?:matches for|lines of \S+ contain) '")
+
+
+def header_only(window, text: str) -> bool:
+    """`text` is in `window` but only in lines that are a search's or a recall's header
+    (which repeats what was searched for), or a summary's quote of one."""
+    lines = [line for line in window_text(window).splitlines() if text in line]
+    return bool(lines) and all(SEARCH_HEADER.search(line) for line in lines)
 
 
 def declaration_rows(session, grounding, facts) -> List[dict]:
@@ -157,6 +168,16 @@ def build_markdown() -> str:
     )
 
     article = run_grounded(session)
+    final_window = decisions(article.run.tracer)[-1]["input"]
+    echoed = [u.fact for u in final_uses if header_only(final_window, by_id[u.fact].text)]
+    echo_example = next(
+        (
+            line.strip()
+            for line in window_text(final_window).splitlines()
+            if echoed and by_id[echoed[0]].text in line
+        ),
+        "",
+    )
     runs = {key: run_path(key, grounded=True) for key in PATHS}
     marked = next(
         (run for run in runs.values() if run.grounded.finished and run.grounded.lost),
@@ -235,9 +256,18 @@ def build_markdown() -> str:
         "included) minus the same run without grounding.",
         "",
         "One caveat, kept visible rather than engineered away: a search's first line "
-        "repeats its pattern (`1 matches for 'at least 60' in .`), and the rolling "
-        "summary quotes a result by its first line, so a summarized look-up can keep "
-        "a fact's words in the window.",
+        "repeats its pattern, and the rolling summary quotes a result by its first "
+        "line, so a summarized look-up keeps the words it searched for in the window. "
+        + (
+            "In the article's pipeline grounded, the final reply's window holds "
+            + ", ".join(f"{fact} (`{by_id[fact].text}`)" for fact in echoed)
+            + " only that way (e.g. `"
+            + echo_example
+            + "`), and the fact probe counts it as kept, as the model does."
+            if echoed
+            else "In the article's pipeline grounded, no fact of the final reply rests "
+            "on that alone."
+        ),
         "",
         "What each reply rests on (data/grounding.json):",
         "",
