@@ -5,6 +5,12 @@ messages changes, so the message count, the roles and every tool_call_id pairing
 stay exactly as they were. The header keeps what a model needs to reason about the
 cut (how big the result was, whether it failed), and its marker makes aging
 idempotent: an aged message is never aged again.
+
+The article ages the newest result too, in the very round it arrives, so the model
+never reads the middle of a long result, not even once. `keep_unseen=True` is the
+production alternative (Anthropic's context editing and the OpenAI Agents SDK's
+trimmer keep the most recent tool results): a result is aged only after the model
+has been sent it once, that is when an assistant message follows it in the window.
 """
 
 from dataclasses import dataclass
@@ -34,6 +40,16 @@ def aged_content(
     )
 
 
+def first_unseen(messages: Sequence[Mapping]) -> int:
+    """Where the messages the model has not been sent yet begin: just after the last
+    assistant message (0 when there is none). Everything from there on arrived after
+    the model's latest reply."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "assistant":
+            return index + 1
+    return 0
+
+
 @dataclass
 class ToolResultAging:
     """Age every overlong tool message, wherever it is, the newest included.
@@ -43,6 +59,8 @@ class ToolResultAging:
     huge result is the whole problem, and cutting its content breaks no pairing.
     Beyond the article, a message whose aged form would not be smaller (by the
     counter in use) is left alone: aging must never inflate the window.
+    With `keep_unseen=True` (off by default: the article's rule) a result the model
+    has not been sent yet, one that no assistant message follows, is left whole.
     """
 
     head_chars: int = 160
@@ -50,11 +68,16 @@ class ToolResultAging:
     min_chars: int = 240
     count_tokens: TokenCounter = estimate_tokens
     name: str = "tool_result_aging"
+    keep_unseen: bool = False
 
     def __post_init__(self):
         check_int("head_chars", self.head_chars)
         check_int("tail_chars", self.tail_chars)
         check_int("min_chars", self.min_chars)
+        if not isinstance(self.keep_unseen, bool):
+            raise ValueError(
+                f"keep_unseen must be True or False, got {self.keep_unseen!r}"
+            )
 
     def age_message(self, message: Mapping) -> Optional[dict]:
         """The aged copy of `message`; None if it may not be aged or would not shrink."""
@@ -80,7 +103,8 @@ class ToolResultAging:
         validate_messages(messages)
         result: List[Mapping] = list(messages)
         affected = []
-        for index, message in enumerate(messages):
+        seen = first_unseen(messages) if self.keep_unseen else len(messages)
+        for index, message in enumerate(messages[:seen]):
             aged = self.age_message(message)
             if aged is not None:
                 result[index] = aged

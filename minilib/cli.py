@@ -1,7 +1,9 @@
 """Command line: `python -m minilib run` replays the bundled session like the article's
 terminal card;
 `python -m minilib compress FILE` replays a recorded transcript (JSON or JSONL) the same
-way."""
+way. `run --grounded` replays the grounded script (the agent looks up what its window
+lacks) and prints the outcome under the table; `--keep-unseen` ages a tool result only
+after the model has seen it."""
 
 import argparse
 import json
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from .measure.grounding import GroundedSessionRun, GroundingFileError, run_grounded
 from .session import (
     DEFAULT_SESSION,
     SessionFileError,
@@ -27,15 +30,21 @@ from .window import Settings
 COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
 
 
+def _cell(value) -> str:
+    """A number with thousands separators; "-" where there is none (a look-up round has
+    no baseline round)."""
+    return "-" if value is None else f"{value:,}"
+
+
 def format_rounds(run: SessionRun) -> str:
     """The per-round table: baseline window beside the compressed one."""
     lines = ["{:>5}  {:>9} {:>5}  {:>7} {:>6} {:>5}  {:>5}  {:>7}".format(*COLUMNS)]
     for r in run.rounds:
         lines.append(
-            "{:>5}  {:>9,} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
+            "{:>5}  {:>9} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
                 r.round,
-                r.baseline_tokens,
-                r.baseline_messages,
+                _cell(r.baseline_tokens),
+                _cell(r.baseline_messages),
                 r.tokens_before,
                 r.tokens_after,
                 r.messages_after,
@@ -70,7 +79,33 @@ def format_summary(run: SessionRun) -> str:
     return "\n".join(text)
 
 
-def write_outputs(run: SessionRun, out: Path) -> None:
+def format_grounded(grounded: GroundedSessionRun) -> str:
+    """The grounded outcome, printed under the table."""
+    outcome = grounded.outcome
+    lines = [
+        f"round {step.call}: look-up for reply {step.reply}: "
+        + ", ".join(f"{fact} ({call_id})" for fact, call_id in step.lookups)
+        for step in grounded.steps
+        if step.is_lookup
+    ]
+    lost = f" (lost: {', '.join(outcome.lost)})" if outcome.lost else ""
+    lines += [
+        f"grounded: the final answer states {len(outcome.right)} of "
+        f"{len(outcome.declared)} facts it rests on{lost}",
+        f"look-ups: {outcome.lookup_rounds} extra rounds, {outcome.lookup_calls} extra "
+        f"tool calls; tokens sent over all rounds {outcome.tokens_sent:,} against "
+        f"{outcome.plain_tokens_sent:,} not grounded ({outcome.extra_tokens:+,})",
+        f"finished: {'yes' if outcome.finished else 'no'}",
+    ]
+    if outcome.unknown:
+        lines.append(
+            "unknown markers: "
+            + ", ".join(f"round {round_} {fact}" for round_, fact in outcome.unknown)
+        )
+    return "\n".join(lines)
+
+
+def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -> None:
     out.mkdir(parents=True, exist_ok=True)
     run.tracer.write_jsonl(out / "trace.jsonl")
     document = {
@@ -80,6 +115,8 @@ def write_outputs(run: SessionRun, out: Path) -> None:
         "final_tokens": run.final_tokens,
         "overflow": str(run.overflow) if run.overflow else None,
     }
+    if grounded is not None:
+        document["grounded"] = grounded
     (out / "rounds.json").write_text(
         json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
     )
@@ -144,6 +181,18 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)"
     )
+    run.add_argument(
+        "--grounded",
+        action="store_true",
+        help="the scripted agent checks its window for the facts each reply rests on, "
+        "looks up what is missing, and the outcome is printed under the table",
+    )
+    run.add_argument(
+        "--keep-unseen",
+        action="store_true",
+        help="age a tool result only after the model has seen it (the article ages "
+        "the newest result at once)",
+    )
     compress = commands.add_parser(
         "compress", help="replay a recorded transcript round by round"
     )
@@ -173,14 +222,22 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         args.protect_tail,
         getattr(args, "fold_user_turns", False),
     )
-    log = None
+    log = grounded = None
     try:
         if args.command == "compress":
             log = load_transcript(args.file)
             run = replay_transcript(log.messages, settings)
+        elif args.grounded or args.keep_unseen:
+            grounded = run_grounded(
+                load_session(args.session),
+                settings,
+                grounded=args.grounded,
+                keep_unseen=args.keep_unseen,
+            )
+            run = grounded.run
         else:
             run = run_session(load_session(args.session), settings)
-    except (SessionFileError, TranscriptFileError) as error:
+    except (SessionFileError, TranscriptFileError, GroundingFileError) as error:
         print(f"python -m minilib: error: {error}", file=sys.stderr)
         return 2
     if not run.rounds and run.overflow is not None:  # the protected head alone is over
@@ -192,7 +249,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(format_rounds(run))
     print()
     print(format_summary(run))
-    write_outputs(run, args.out)
+    outcome = grounded.outcome if grounded is not None else None
+    if outcome is not None:
+        print()
+        print(format_grounded(grounded))
+    write_outputs(run, args.out, None if outcome is None else outcome.as_dict())
     print(f"wrote {args.out / 'trace.jsonl'} and {args.out / 'rounds.json'}")
     if run.overflow is not None:
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)

@@ -19,6 +19,8 @@ from minilib.measure.tokenizers import INSTALL_HINT, available  # noqa: E402
 from minilib.paths.registry import (  # noqa: E402
     ARTICLE,
     COMPARISON_COLUMNS,
+    GROUNDED_COLUMNS,
+    PATHS,
     TOKENIZER_COLUMNS,
     PathRun,
     comparison_rows,
@@ -53,6 +55,7 @@ def render_markdown(
     unbudgeted_run: PathRun,
     fact_table: str,
     tokenizer_table: Optional[str],
+    grounded: Optional[str] = None,
 ) -> str:
     total = len(baseline.final_states)
     rows = comparison_rows(
@@ -100,6 +103,21 @@ def render_markdown(
         "",
         fact_table,
     ]
+    if grounded is not None:
+        parts += [
+            "",
+            "## Grounded: what the final answer gets right",
+            "",
+            "The same paths at the same settings, replaying the grounded script "
+            "(docs/grounded.md): before each reply the agent checks that the facts the "
+            "reply rests on are verbatim in its window, looks up a missing one once "
+            "(`recall` on path 5, a targeted `search_text` elsewhere) in an extra "
+            "round, and writes 〔未知:<fact id>〕 for what is still missing. Extra "
+            "tokens: tokens sent over all rounds minus the same path not grounded "
+            "(negative when the grounded run stopped earlier).",
+            "",
+            grounded,
+        ]
     if tokenizer_table is not None:
         parts += [
             "",
@@ -152,6 +170,19 @@ def kind_rows(
     return rows
 
 
+def grounded_rows() -> List[dict]:
+    """Every path at its default setting, grounded, after the grounded baseline."""
+    runs = {key: run_path(key, grounded=True) for key in PATHS}
+    rows = comparison_rows(runs, run_baseline_probe(grounded=True))
+    for row in rows:
+        row["extra_tokens"] = f"{row['extra_tokens']:+,}"
+    return rows
+
+
+def grounded_table() -> str:
+    return markdown_table(grounded_rows(), GROUNDED_COLUMNS)
+
+
 def build_markdown(include_tokenizers: bool = True) -> str:
     runs = default_runs()
     recall = run_path("store", session=load_recall_session())
@@ -171,7 +202,13 @@ def build_markdown(include_tokenizers: bool = True) -> str:
         else None
     )
     return render_markdown(
-        runs, run_baseline_probe(), recall, unbudgeted, fact_table, tokenizer_table
+        runs,
+        run_baseline_probe(),
+        recall,
+        unbudgeted,
+        fact_table,
+        tokenizer_table,
+        grounded_table(),
     )
 
 

@@ -103,14 +103,16 @@ def check_facts(
             )
 
 
-def _window_text(messages: Iterable[Mapping]) -> str:
+def window_text(messages: Iterable[Mapping]) -> str:
+    """What the model reads of a window: every message's content. A fact is kept when
+    its text is in here verbatim (the grounded scripted model checks the same)."""
     return "\n".join(message.get("content") or "" for message in messages)
 
 
 def named_ids(messages: Sequence[Mapping], known_ids: Iterable[str]) -> set:
     """The tool_call_ids the window still names: in pairing fields or anywhere in a
     text."""
-    text = _window_text(messages)
+    text = window_text(messages)
     named = set()
     for message in messages:
         if message.get("tool_call_id"):
@@ -132,7 +134,7 @@ def probe(
     `outputs` maps each tool_call_id answered so far to its full output (the trace's
     copy); `store` is the ExternalStore of a run that has one.
     """
-    text = _window_text(window)
+    text = window_text(window)
     ids = named_ids(window, outputs)
     states = {}
     for fact in facts:

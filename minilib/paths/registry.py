@@ -7,6 +7,9 @@ so it runs after aging (the store has its own content-level offload instead);
 aging runs alone; budgeting runs before the article's pipeline. Every run uses
 the same ContextWindow, the same threshold (the article's `Settings`) and the same
 fact probe. `scripts/write_six_paths.py` writes the tables to docs/six_paths.md.
+With `grounded=True` a run replays the grounded script (the agent looks up what its
+window lacks; minilib.measure.grounding) and also measures what its final answer got
+right and what the look-ups cost; `keep_unseen=True` switches aging to age-after-seen.
 """
 
 import json
@@ -17,6 +20,8 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..aging import ToolResultAging
 from ..loop import replay
 from ..measure.facts import STATES, Fact, count_states, load_facts, probe
+from ..measure.grounding import LOOKUP_PREFIX as LOOKUP
+from ..measure.grounding import GroundedOutcome, grounded_outcome, session_grounding
 from ..messages import check_int
 from ..model import ScriptedModel
 from ..session import DATA_DIR, DEFAULT_SESSION, Session, load_session
@@ -104,41 +109,52 @@ class Pipeline:
     system: Optional[str] = None
 
 
-def _aging(count_tokens):
+# `keep_unseen` is ToolResultAging's age-after-seen option (off: the article's rule).
+# The store path has no aging: its offload cuts the newest result either way.
+
+
+def _aging(count_tokens, keep_unseen=False, head_chars=ARTICLE.head_chars):
     return ToolResultAging(
-        ARTICLE.head_chars, ARTICLE.tail_chars, ARTICLE.min_chars, count_tokens
+        head_chars,
+        ARTICLE.tail_chars,
+        ARTICLE.min_chars,
+        count_tokens,
+        keep_unseen=keep_unseen,
     )
 
 
-def _truncation(session, value, count_tokens, model):
-    return Pipeline([_aging(count_tokens), SlidingWindowTruncation(value)], session.tools)
-
-
-def _aging_only(session, value, count_tokens, model):
+def _truncation(session, value, count_tokens, model, keep_unseen=False):
     return Pipeline(
-        [ToolResultAging(value, ARTICLE.tail_chars, ARTICLE.min_chars, count_tokens)],
+        [_aging(count_tokens, keep_unseen), SlidingWindowTruncation(value)],
         session.tools,
     )
 
 
-def _rolling(session, value, count_tokens, model):
-    return Pipeline(
-        [_aging(count_tokens), RollingSummary(model.summarize, value, count_tokens)],
-        session.tools,
-    )
+def _aging_only(session, value, count_tokens, model, keep_unseen=False):
+    return Pipeline([_aging(count_tokens, keep_unseen, value)], session.tools)
 
 
-def _hierarchical(session, value, count_tokens, model):
+def _rolling(session, value, count_tokens, model, keep_unseen=False):
     return Pipeline(
         [
-            _aging(count_tokens),
+            _aging(count_tokens, keep_unseen),
+            RollingSummary(model.summarize, value, count_tokens),
+        ],
+        session.tools,
+    )
+
+
+def _hierarchical(session, value, count_tokens, model, keep_unseen=False):
+    return Pipeline(
+        [
+            _aging(count_tokens, keep_unseen),
             HierarchicalSummary(value, ARTICLE.protect_tail, count_tokens),
         ],
         session.tools,
     )
 
 
-def _store(session, value, count_tokens, model):
+def _store(session, value, count_tokens, model, keep_unseen=False):
     store = ExternalStore()
     strategies = [
         OffloadToolResults(
@@ -149,12 +165,12 @@ def _store(session, value, count_tokens, model):
     return Pipeline(strategies, ToolsWithRecall(session.tools, RecallTool(store)), store)
 
 
-def _budgeting(session, value, count_tokens, model):
+def _budgeting(session, value, count_tokens, model, keep_unseen=False):
     budget = InputBudgeting(prompt_sections(session), value, count_tokens)
     return Pipeline(
         [
             budget,
-            _aging(count_tokens),
+            _aging(count_tokens, keep_unseen),
             RollingSummary(model.summarize, ARTICLE.protect_tail, count_tokens),
         ],
         session.tools,
@@ -252,6 +268,9 @@ class PathRun:
     overflow: Optional[ContextOverflowError]
     tracer: Tracer
     store: Optional[ExternalStore]
+    # grounded mode: what the final answer got right and what looking things up cost
+    grounded: Optional[GroundedOutcome] = None
+    keep_unseen: bool = False  # aging waited until the model had seen a result
 
     @property
     def completed(self) -> bool:
@@ -310,6 +329,20 @@ def _probed_run(
     return rounds, states, tracer, run.overflow
 
 
+def _grounded_model(session: Session, facts: Sequence[Fact], grounded: bool):
+    grounding = session_grounding(session, tuple(facts)) if grounded else None
+    return ScriptedModel(session.replies, grounding)
+
+
+def _outcome(model, tracer, rounds, plain: Optional["PathRun"]):
+    return grounded_outcome(
+        model,
+        tracer,
+        sum(r.tokens for r in rounds),
+        None if plain is None else plain.tokens_sent,
+    )
+
+
 def run_path(
     path: str,
     value: Optional[int] = None,
@@ -318,9 +351,17 @@ def run_path(
     facts: Optional[Sequence[Fact]] = None,
     threshold: int = ARTICLE.threshold,
     count_tokens: TokenCounter = estimate_tokens,
+    grounded: bool = False,
+    keep_unseen: bool = False,
 ) -> PathRun:
     """Replay `session` through one path at `value` of its main parameter; probe the facts
-    every round."""
+    every round.
+
+    `grounded=True` replays the grounded script (minilib.measure.grounding): the model
+    looks up what its window lacks (with `recall` on the store path) and `grounded`
+    holds the outcome, its extra tokens measured against the same run without
+    grounding. `keep_unseen=True` ages a tool result only once the model has seen it.
+    """
     if path not in PATHS:
         raise ValueError(f"unknown path {path!r}; expected one of {', '.join(PATHS)}")
     spec = PATHS[path]
@@ -328,8 +369,21 @@ def run_path(
     check_int("threshold", threshold, minimum=1)
     session = session or default_session()
     facts = default_facts() if facts is None else facts
-    model = ScriptedModel(session.replies)
-    pipeline = spec.build(session, value, count_tokens, model)
+    plain = None
+    if grounded:
+        plain = run_path(
+            path,
+            value,
+            session=session,
+            facts=facts,
+            threshold=threshold,
+            count_tokens=count_tokens,
+            keep_unseen=keep_unseen,
+        )
+    model = _grounded_model(session, facts, grounded)
+    pipeline = spec.build(session, value, count_tokens, model, keep_unseen=keep_unseen)
+    if grounded and isinstance(pipeline.tools, ToolsWithRecall):
+        model.grounding = model.grounding.with_recall()  # the harness offers recall
     window = ContextWindow(threshold, pipeline.strategies, count_tokens)
     rounds, states, tracer, overflow = _probed_run(
         session, facts, window, pipeline, model, count_tokens
@@ -337,7 +391,11 @@ def run_path(
     extra = sum(
         1 for call in tracer.events("model_call") if call["purpose"] != "decision"
     )
-    recalls = sum(1 for call in tracer.events("tool_call") if call["name"] == RECALL_TOOL)
+    recalls = sum(  # the script's own recalls; grounded look-ups are counted apart
+        1
+        for call in tracer.events("tool_call")
+        if call["name"] == RECALL_TOOL and not call["tool_call_id"].startswith(LOOKUP)
+    )
     return PathRun(
         path,
         spec.parameter,
@@ -350,6 +408,8 @@ def run_path(
         overflow,
         tracer,
         pipeline.store,
+        _outcome(model, tracer, rounds, plain) if grounded else None,
+        keep_unseen,
     )
 
 
@@ -357,16 +417,21 @@ def run_baseline_probe(
     session: Optional[Session] = None,
     facts: Optional[Sequence[Fact]] = None,
     count_tokens: TokenCounter = estimate_tokens,
+    grounded: bool = False,
 ) -> PathRun:
-    """No compression at all: every fact stays, and every round is over the threshold."""
+    """No compression at all: every fact stays, and every round is over the threshold.
+
+    Grounded, nothing is ever missing, so it makes no look-up and no extra token."""
     session = session or default_session()
     facts = default_facts() if facts is None else facts
-    model = ScriptedModel(session.replies)
+    model = _grounded_model(session, facts, grounded)
     pipeline = Pipeline([], session.tools)
     rounds, states, tracer, _ = _probed_run(
         session, facts, None, pipeline, model, count_tokens
     )
-    return PathRun("none", "-", 0, 0, rounds, states, 0, 0, None, tracer, None)
+    plain = run_baseline_probe(session, facts, count_tokens) if grounded else None
+    outcome = _outcome(model, tracer, rounds, plain) if grounded else None
+    return PathRun("none", "-", 0, 0, rounds, states, 0, 0, None, tracer, None, outcome)
 
 
 @lru_cache(maxsize=1)
@@ -404,8 +469,23 @@ def _status(run: PathRun) -> str:
     return "yes" if run.completed else f"overflow at round {len(run.rounds)}"
 
 
+def _grounded_cells(run: PathRun) -> dict:
+    outcome = run.grounded
+    return {
+        "facts_right": outcome.facts_right,
+        "lost_facts": (", ".join(outcome.lost) or "-")
+        if outcome.finished
+        else "no final answer",
+        "lookup_rounds": outcome.lookup_rounds,
+        "lookup_calls": outcome.lookup_calls,
+        "extra_tokens": outcome.extra_tokens,
+        "finished": "yes" if outcome.finished else "no",
+    }
+
+
 def comparison_rows(runs: Mapping[str, PathRun], baseline: PathRun) -> List[dict]:
-    """One row per run: the README table's columns."""
+    """One row per run: the README table's columns; grounded runs (baseline included)
+    add the GROUNDED_COLUMNS."""
     total = len(baseline.final_states)
     rows = [
         {
@@ -418,6 +498,7 @@ def comparison_rows(runs: Mapping[str, PathRun], baseline: PathRun) -> List[dict
             "extra_calls": 0,
             **{state: baseline.final_count(state) for state in STATES},
             "total": total,
+            **(_grounded_cells(baseline) if baseline.grounded else {}),
         }
     ]
     for key, run in runs.items():
@@ -433,6 +514,7 @@ def comparison_rows(runs: Mapping[str, PathRun], baseline: PathRun) -> List[dict
                 "extra_calls": run.extra_model_calls + run.recall_calls,
                 **{state: run.final_count(state) for state in STATES},
                 "total": total,
+                **(_grounded_cells(run) if run.grounded else {}),
             }
         )
     return rows
@@ -450,6 +532,18 @@ COMPARISON_COLUMNS = (
     ("recallable", "recallable"),
     ("traceable", "traceable"),
     ("lost", "lost"),
+)
+# The grounded table: what the final answer got right and what looking things up cost.
+GROUNDED_COLUMNS = (
+    ("path", "path"),
+    ("setting", "main parameter"),
+    ("completes", "completes"),
+    ("facts_right", "final answer: facts right"),
+    ("lost_facts", "facts it lost"),
+    ("lookup_rounds", "look-up rounds"),
+    ("lookup_calls", "look-up calls"),
+    ("tokens_sent", "tokens sent, all rounds"),
+    ("extra_tokens", "extra tokens (vs not grounded)"),
 )
 
 

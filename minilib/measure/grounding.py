@@ -1,0 +1,388 @@
+"""Grounded replay: the scripted agent answers the window it is sent, and the outcome is
+measured.
+
+The recorded replies of data/session.json are the same whatever the model is sent, so
+a plain replay cannot tell whether compression cut a fact the task needed. In grounded
+mode (`ScriptedModel(..., grounding=...)`) each reply declares the planted facts it
+rests on (data/grounding.json, written by scripts/make_grounding.py), the model checks
+each is verbatim in its window, looks a missing one up once in an extra round, and
+marks what is still missing as `〔未知:<fact id>〕` in its reply. This module reads the
+declarations, runs the article's pipeline in that mode (`run_grounded`), and measures
+the outcome of a run (`grounded_outcome`): the facts the final answer got right, the
+look-up rounds and calls it cost, the extra tokens sent, and whether it finished.
+"""
+
+import re
+from dataclasses import asdict, dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import List, Optional, Sequence, Tuple
+
+from ..loop import replay
+from ..messages import read_json_file
+from ..model import (
+    LOOKUP_ID,
+    RECALL,
+    UNKNOWN_MARK,
+    UNKNOWN_RE,
+    FactUse,
+    GroundedStep,
+    Grounding,
+    ScriptedModel,
+    unknown_marker,
+)
+from ..session import (
+    DATA_DIR,
+    SUMMARY_STRATEGIES,
+    Round,
+    Session,
+    SessionRun,
+    run_baseline,
+)
+from ..tokens import TokenCounter, estimate_tokens
+from ..trace import Tracer
+from ..window import Settings, article_window
+from .facts import Fact, load_facts
+
+DEFAULT_GROUNDING = DATA_DIR / "grounding.json"
+SEARCH_TOOLS = ("search_text", RECALL)  # their first output line is a header
+LOOKUP_PREFIX = LOOKUP_ID.split("{")[0]
+
+
+class GroundingFileError(ValueError):
+    """A grounding file that does not fit its session or its facts; the text says
+    where."""
+
+
+def load_grounding(
+    session: Session, facts: Sequence[Fact], path=DEFAULT_GROUNDING
+) -> Grounding:
+    """Read the declarations of `path` and check them against `session` and `facts`.
+
+    Checked: one entry per scripted reply; every fact id is a planted fact, shown by a
+    tool call of an earlier reply; every cite occurs exactly once in its reply and no
+    two cites of a reply overlap; every fact has a workspace look-up of a known tool.
+    """
+    path = Path(path)
+    data = read_json_file(path, "grounding", GroundingFileError)
+    if not isinstance(data, dict) or not isinstance(data.get("replies"), list):
+        raise GroundingFileError(f"{path}: expected an object with a list 'replies'")
+    if data.get("unknown_marker") != UNKNOWN_MARK:
+        raise GroundingFileError(
+            f"{path}: unknown_marker must be {UNKNOWN_MARK!r} (the model writes it)"
+        )
+    if len(data["replies"]) != len(session.replies):
+        raise GroundingFileError(
+            f"{path}: declares {len(data['replies'])} replies; the session "
+            f"{session.path.name} has {len(session.replies)}"
+        )
+    by_id = {fact.id: fact for fact in facts}
+    called_before: List[str] = []
+    uses = []
+    for index, (entry, reply) in enumerate(zip(data["replies"], session.replies)):
+        at = f"{path}: replies[{index}]"
+        items = entry.get("uses_facts") if isinstance(entry, dict) else None
+        if not isinstance(items, list):
+            raise GroundingFileError(f"{at}.uses_facts must be a list")
+        content = reply.get("content") or ""
+        spans = []
+        for number, item in enumerate(items):
+            where = f"{at}.uses_facts[{number}]"
+            fact, cite = (
+                (item.get("fact"), item.get("cite"))
+                if isinstance(item, dict)
+                else (None, None)
+            )
+            if fact not in by_id:
+                raise GroundingFileError(f"{where}.fact {fact!r} is not a planted fact")
+            if by_id[fact].first_call not in called_before:
+                raise GroundingFileError(
+                    f"{where}: {fact} first shows in {by_id[fact].first_call}, "
+                    "which no earlier reply calls"
+                )
+            if not isinstance(cite, str) or content.count(cite) != 1 or not cite:
+                raise GroundingFileError(
+                    f"{where}.cite {cite!r} must occur exactly once in the reply"
+                )
+            start = content.index(cite)
+            spans.append((start, start + len(cite)))
+        spans.sort()
+        if any(a[1] > b[0] for a, b in zip(spans, spans[1:])):
+            raise GroundingFileError(f"{at}: two cites overlap")
+        uses.append(tuple(FactUse(item["fact"], item["cite"]) for item in items))
+        called_before += [call["id"] for call in reply.get("tool_calls") or ()]
+    lookups = data.get("lookups")
+    known = set(session.tools.workspace.tools)
+    for fact in facts:
+        lookup = (lookups or {}).get(fact.id)
+        if (
+            not isinstance(lookup, dict)
+            or lookup.get("name") not in known
+            or not isinstance(lookup.get("arguments"), str)
+        ):
+            raise GroundingFileError(
+                f"{path}: lookups[{fact.id!r}] must name a workspace tool and its "
+                "JSON arguments"
+            )
+    return Grounding(
+        {fact.id: fact.text for fact in facts},
+        {fact.id: fact.first_call for fact in facts},
+        tuple(uses),
+        {
+            key: {"name": v["name"], "arguments": v["arguments"]}
+            for key, v in lookups.items()
+        },
+    )
+
+
+@lru_cache(maxsize=4)
+def session_grounding(session: Session, facts: Tuple[Fact, ...]) -> Grounding:
+    """The bundled declarations, checked once per session and facts."""
+    return load_grounding(session, facts)
+
+
+def evidence(name: str, output: str) -> str:
+    """The part of a tool output that shows something: a search or a recall without its
+    header line (which repeats the pattern asked for); any other output whole."""
+    return output.partition("\n")[2] if name in SEARCH_TOOLS else output
+
+
+def strip_markers(text: str) -> str:
+    return UNKNOWN_RE.sub("", text)
+
+
+def cited(text: str, use: FactUse) -> bool:
+    """The reply still says what `use` cites: its words are there, not its marker."""
+    return unknown_marker(use.fact) not in text and use.cite in strip_markers(text)
+
+
+@dataclass(frozen=True)
+class Lookup:
+    """One look-up call: the round that made it, the reply it prepared, the fact."""
+
+    round: int
+    reply: int
+    fact: str
+    tool_call_id: str
+    tool: str
+
+
+@dataclass(frozen=True)
+class GroundedOutcome:
+    """What grounding measured on one run.
+
+    `declared`: the facts the final reply rests on; `right`: those it still cites
+    verbatim (the rest carry the unknown marker, or there is no final reply);
+    `finished`: the scripted final reply was given. `tokens_sent` sums the tokens of
+    every window sent, look-up rounds included; `plain_tokens_sent` is the same run
+    without grounding, so `extra_tokens` is what looking things up cost.
+    """
+
+    declared: Tuple[str, ...]
+    right: Tuple[str, ...]
+    finished: bool
+    lookups: Tuple[Lookup, ...]
+    lookup_rounds: int
+    unknown: Tuple[Tuple[int, str], ...]  # (round, fact) of every marker written
+    tokens_sent: int
+    plain_tokens_sent: Optional[int] = None
+    final_reply: str = ""
+
+    @property
+    def lookup_calls(self) -> int:
+        return len(self.lookups)
+
+    @property
+    def extra_tokens(self) -> Optional[int]:
+        if self.plain_tokens_sent is None:
+            return None
+        return self.tokens_sent - self.plain_tokens_sent
+
+    @property
+    def facts_right(self) -> str:
+        return f"{len(self.right)}/{len(self.declared)}"
+
+    @property
+    def lost(self) -> Tuple[str, ...]:
+        """Declared facts the final answer does not state."""
+        return tuple(fact for fact in self.declared if fact not in self.right)
+
+    def as_dict(self) -> dict:
+        return {
+            "facts_right": len(self.right),
+            "facts_declared": len(self.declared),
+            "right": list(self.right),
+            "lost": list(self.lost),
+            "finished": self.finished,
+            "lookup_rounds": self.lookup_rounds,
+            "lookup_calls": self.lookup_calls,
+            "lookups": [asdict(lookup) for lookup in self.lookups],
+            "unknown": [list(pair) for pair in self.unknown],
+            "tokens_sent": self.tokens_sent,
+            "plain_tokens_sent": self.plain_tokens_sent,
+            "extra_tokens": self.extra_tokens,
+        }
+
+
+def grounded_outcome(
+    model: ScriptedModel,
+    tracer: Tracer,
+    tokens_sent: int,
+    plain_tokens_sent: Optional[int] = None,
+) -> GroundedOutcome:
+    """Measure a grounded run from its model's steps and its trace."""
+    grounding = model.grounding
+    if grounding is None:
+        raise ValueError("the model ran without grounding: there is nothing to measure")
+    final = len(model.replies) - 1
+    finished = model.calls == len(model.replies)
+    decisions = [c for c in tracer.events("model_call") if c["purpose"] == "decision"]
+    text = (decisions[-1]["reply"].get("content") or "") if finished else ""
+    uses = grounding.uses[final]
+    names = {c["tool_call_id"]: c["name"] for c in tracer.events("tool_call")}
+    lookups = tuple(
+        Lookup(step.call, step.reply, fact, call_id, names.get(call_id, ""))
+        for step in model.steps
+        for fact, call_id in step.lookups
+    )
+    return GroundedOutcome(
+        tuple(dict.fromkeys(use.fact for use in uses)),
+        tuple(dict.fromkeys(use.fact for use in uses if finished and cited(text, use))),
+        finished,
+        lookups,
+        sum(1 for step in model.steps if step.is_lookup),
+        tuple((step.call, fact) for step in model.steps for fact in step.unknown),
+        tokens_sent,
+        plain_tokens_sent,
+        text,
+    )
+
+
+# --- the article's pipeline, grounded
+# -------------------------------------------------------------
+
+
+def article_pipeline(summarize, settings: Settings, count_tokens, keep_unseen: bool):
+    """The article's window; with `keep_unseen` its aging waits until a result was
+    sent once."""
+    window = article_window(summarize, settings, count_tokens)
+    if keep_unseen:
+        window.strategies[0] = replace(window.strategies[0], keep_unseen=True)
+    return window
+
+
+@dataclass
+class GroundedSessionRun:
+    """A run of the article's pipeline: the usual SessionRun, the model's steps, the
+    outcome."""
+
+    run: SessionRun
+    steps: Tuple[GroundedStep, ...]
+    outcome: Optional[GroundedOutcome]
+    keep_unseen: bool
+
+
+def _replay(session, settings, count_tokens, keep_unseen, grounding):
+    model = ScriptedModel(session.replies, grounding)
+    window = article_pipeline(model.summarize, settings, count_tokens, keep_unseen)
+    governed = replay(
+        session.conversation(model), window, tracer=Tracer(), count_tokens=count_tokens
+    )
+    return model, governed
+
+
+def run_grounded(
+    session: Session,
+    settings: Settings = Settings(),
+    *,
+    grounded: bool = True,
+    keep_unseen: bool = False,
+    facts: Optional[Sequence[Fact]] = None,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> GroundedSessionRun:
+    """Replay `session` through the article's pipeline at `settings`, grounded.
+
+    With `grounded=False` it is `run_session` (plus the `keep_unseen` choice); with
+    it, the outcome holds the facts right, the look-ups and the extra tokens against
+    the same pipeline without grounding. A round's baseline is the uncompressed run's
+    at the same scripted reply; a look-up round has none (None).
+    """
+    grounding = None
+    if grounded:
+        facts = tuple(load_facts(DATA_DIR / "facts.json") if facts is None else facts)
+        grounding = session_grounding(session, facts)
+    model, governed = _replay(session, settings, count_tokens, keep_unseen, grounding)
+    baseline = run_baseline(session, count_tokens)
+    reply_of = [step.reply for step in model.steps] if grounded else None
+    rounds = []
+    for r in governed.rounds:
+        reply = r.round if reply_of is None else reply_of[r.round]
+        lookup = grounded and model.steps[r.round].is_lookup
+        rounds.append(
+            Round(
+                r.round,
+                None if lookup else baseline.tokens[reply],
+                None if lookup else baseline.messages[reply],
+                r.tokens_before,
+                r.tokens_after,
+                r.messages_before,
+                r.messages_after,
+                "tool_result_aging" in r.strategies,
+                any(name in SUMMARY_STRATEGIES for name in r.strategies),
+            )
+        )
+    run = SessionRun(
+        settings,
+        rounds,
+        governed.compressions,
+        governed.messages,
+        count_tokens(governed.messages),
+        governed.tracer,
+        governed.overflow,
+    )
+    outcome = None
+    if grounded:
+        _, plain = _replay(session, settings, count_tokens, keep_unseen, None)
+        outcome = grounded_outcome(
+            model,
+            governed.tracer,
+            sum(r.tokens_after for r in governed.rounds),
+            sum(r.tokens_after for r in plain.rounds),
+        )
+    return GroundedSessionRun(run, tuple(model.steps), outcome, keep_unseen)
+
+
+LITERAL_SPECIALS = re.compile(r"([.^$*+?{}\[\]\\|()])")
+
+
+def literal_pattern(text: str) -> str:
+    """A search_text pattern that matches `text` literally, escaping only what a regular
+    expression would read as syntax (spaces and '#' stay as typed)."""
+    return LITERAL_SPECIALS.sub(r"\\\1", text)
+
+
+def threshold_to_finish(
+    session: Session,
+    settings: Settings = Settings(),
+    *,
+    keep_unseen: bool = True,
+    grounded: bool = True,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> Tuple[int, GroundedSessionRun]:
+    """The threshold at which the run first finishes, raising it from `settings` to what
+    each overflow needed (its `tokens`); and that run.
+
+    The first such threshold on the way up, not a search of every smaller one.
+    """
+    threshold = settings.threshold
+    while True:
+        run = run_grounded(
+            session,
+            replace(settings, threshold=threshold),
+            grounded=grounded,
+            keep_unseen=keep_unseen,
+            count_tokens=count_tokens,
+        )
+        if run.run.overflow is None:
+            return threshold, run
+        threshold = max(threshold + 1, run.run.overflow.tokens)

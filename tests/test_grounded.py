@@ -1,0 +1,435 @@
+"""Grounded mode: the scripted agent checks its window for the facts each reply rests on.
+
+Every expectation here is recomputed from the trace (the exact window of every model
+call, every tool call with its full output) and the declarations in
+data/grounding.json, not typed from a run; the only fixed numbers are the article's.
+`check_grounded_trace` is the independent reading of a grounded run that the property
+test (tests/test_grounded_properties.py) also applies at random thresholds.
+"""
+
+import json
+import subprocess
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from test_properties import assert_pairs_intact
+
+from minilib import Settings, estimate_tokens, run_session
+from minilib.measure.facts import named_ids, window_text
+from minilib.measure.grounding import (
+    GroundingFileError,
+    evidence,
+    load_grounding,
+    run_grounded,
+    session_grounding,
+)
+from minilib.model import (
+    RECALL,
+    UNKNOWN_RE,
+    ScriptedModel,
+    unknown_marker,
+)
+from minilib.paths.registry import (
+    COMPARISON_COLUMNS,
+    GROUNDED_COLUMNS,
+    PATHS,
+    comparison_rows,
+    default_facts,
+    run_baseline_probe,
+    run_path,
+)
+from minilib.session import DATA_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+LOOKUP = "lookup_"
+
+
+@pytest.fixture(scope="module")
+def grounding(session):
+    return session_grounding(session, tuple(default_facts()))
+
+
+def decisions(tracer):
+    return [c for c in tracer.events("model_call") if c["purpose"] == "decision"]
+
+
+def looked_up_fact(call, grounding):
+    """Which fact a look-up call asks for, read from its arguments alone."""
+    name, arguments = call["function"]["name"], call["function"]["arguments"]
+    if name == RECALL:
+        grep = json.loads(arguments)["grep"]
+        return next(f for f, text in grounding.texts.items() if text == grep)
+    return next(
+        f
+        for f, lookup in grounding.lookups.items()
+        if (lookup["name"], lookup["arguments"]) == (name, arguments)
+    )
+
+
+def check_grounded_trace(tracer, grounding, replies, threshold=None):
+    """Read a grounded run from its trace alone and check every rule of the mode.
+
+    Returns what it read: the look-ups [(round, reply, fact, call)], the markers
+    [(round, fact)], and the text of the final reply (None when there is none).
+    """
+    tool_calls = {c["tool_call_id"]: c for c in tracer.events("tool_call")}
+    reply, prepared, looked = 0, False, Counter()
+    lookups, markers, final, paired = [], [], None, []
+    for step, decision in enumerate(decisions(tracer)):
+        sent, answer = decision["input"], decision["reply"]
+        assert_pairs_intact(sent)  # no call without its answer in any window sent
+        if threshold is not None:
+            assert estimate_tokens(sent) <= threshold
+        text = window_text(sent)
+        uses = grounding.uses[reply]
+        missing = list(
+            dict.fromkeys(u.fact for u in uses if grounding.texts[u.fact] not in text)
+        )
+        calls = answer.get("tool_calls") or []
+        if calls and all(c["id"].startswith(LOOKUP) for c in calls):
+            assert not prepared, "one look-up round per reply"
+            asked = [looked_up_fact(c, grounding) for c in calls]
+            due = [f for f in missing if looked[f] < grounding.lookups_per_fact]
+            assert asked == due and asked, "it looks up exactly what is missing and due"
+            named = named_ids(sent, set(grounding.first_calls.values()))
+            for fact, call in zip(asked, calls):
+                by_recall = grounding.recall and grounding.first_calls[fact] in named
+                assert (call["function"]["name"] == RECALL) == by_recall
+                traced = tool_calls[call["id"]]  # an ordinary, traced tool call ...
+                assert traced["step"] == step  # ... of this round
+                assert grounding.texts[fact] in evidence(traced["name"], traced["output"])
+                assert grounding.texts[fact] not in answer["content"]
+                looked[fact] += 1
+                lookups.append((step, reply, fact, call["id"]))
+            prepared = True
+            continue
+        # a scripted reply: it only goes on without looking when nothing is due
+        assert prepared or not any(
+            looked[f] < grounding.lookups_per_fact for f in missing
+        )
+        content = answer.get("content") or ""
+        for use in uses:
+            assert (unknown_marker(use.fact) in content) == (use.fact in missing)
+        assert set(UNKNOWN_RE.findall(content)) == set(missing)
+        restored = content
+        for use in uses:
+            restored = restored.replace(unknown_marker(use.fact), use.cite)
+        assert restored == replies[reply]["content"]
+        assert answer.get("tool_calls") == replies[reply].get("tool_calls")
+        markers += [(step, fact) for fact in missing]
+        prepared = False
+        reply += 1
+        if reply == len(replies):
+            final = content
+    # each look-up round is answered whole, right after it, in the next window sent
+    rounds = decisions(tracer)
+    for step in sorted({s for s, _, _, _ in lookups}):
+        if step + 1 < len(rounds):
+            paired.append(answered_next(rounds[step]["reply"], rounds[step + 1]["input"]))
+    assert all(count <= grounding.lookups_per_fact for count in looked.values())
+    ids = [call_id for _, _, _, call_id in lookups]
+    assert len(ids) == len(set(ids))
+    return lookups, markers, final, paired
+
+
+def answered_next(lookup_reply, window):
+    """Whether the next window holds the look-up message with its answers right after
+    it (True), or has folded it away whole (False); anything else fails."""
+    ids = [call["id"] for call in lookup_reply["tool_calls"]]
+    calls = lookup_reply["tool_calls"]
+    at = [i for i, m in enumerate(window) if m.get("tool_calls") == calls]
+    if not at:
+        assert not any(m.get("tool_call_id") in ids for m in window)
+        return False
+    answers = window[at[0] + 1 : at[0] + 1 + len(ids)]
+    assert sorted(m.get("tool_call_id") for m in answers) == sorted(ids)
+    return True
+
+
+def tokens_sent(tracer):
+    return sum(estimate_tokens(d["input"]) for d in decisions(tracer))
+
+
+# --- off by default
+# -----------------------------------------------------------------------
+
+
+def test_off_the_model_replays_the_script_whatever_it_is_sent(session):
+    model = ScriptedModel(session.replies)
+    assert model.grounding is None
+    replies = [
+        model.complete([{"role": "user", "content": "?"}]) for _ in session.replies
+    ]
+    assert replies == session.replies and model.steps == []
+
+
+def test_off_every_path_and_the_cli_trace_are_the_plain_replay(session):
+    for key in PATHS:
+        plain = run_path(key)
+        assert plain.grounded is None and plain.keep_unseen is False
+        sent = [d["reply"] for d in decisions(plain.tracer)]
+        assert sent == session.replies[: len(sent)]
+    assert run_grounded(session, grounded=False).run.tracer.to_jsonl() == (
+        run_session(session).tracer.to_jsonl()
+    )
+
+
+# --- the baseline
+# ------------------------------------------------------------------------
+
+
+def test_the_baseline_gets_every_fact_right_with_no_extra_call(session, grounding):
+    baseline = run_baseline_probe(grounded=True)
+    outcome = baseline.grounded
+    assert outcome.finished and outcome.right == outcome.declared
+    assert outcome.declared == tuple(u.fact for u in grounding.uses[-1])
+    assert outcome.lookup_calls == outcome.lookup_rounds == 0 and not outcome.unknown
+    assert outcome.extra_tokens == 0
+    plain = run_baseline_probe()
+    assert baseline.tracer.to_jsonl() == plain.tracer.to_jsonl()
+    check_grounded_trace(baseline.tracer, grounding, session.replies)
+
+
+# --- the article's settings
+# --------------------------------------------------------------
+
+
+def test_at_the_articles_settings_it_looks_up_what_the_window_lost(session, grounding):
+    grounded = run_grounded(session)
+    run, outcome = grounded.run, grounded.outcome
+    lookups, markers, final, paired = check_grounded_trace(
+        run.tracer, grounding, session.replies, Settings().threshold
+    )
+    # chapter 4.5: the plain replay's final window has lost #412, yet its answer cites
+    # it; grounded, the agent notices and looks it up before answering
+    plain_final = decisions(run_session(session).tracer)[-1]["input"]
+    assert grounding.texts["num-nightly-412"] not in window_text(plain_final)
+    final_reply = len(session.replies) - 1
+    assert ("num-nightly-412", final_reply) in {(f, r) for _, r, f, _ in lookups}
+    # the outcome is what the trace shows
+    assert [(lk.round, lk.reply, lk.fact, lk.tool_call_id) for lk in outcome.lookups] == [
+        (s, r, f, c) for s, r, f, c in lookups
+    ]
+    assert list(outcome.unknown) == markers
+    assert outcome.final_reply == final
+    uses = grounding.uses[final_reply]
+    assert outcome.right == tuple(
+        u.fact for u in uses if u.cite in final and unknown_marker(u.fact) not in final
+    )
+    assert outcome.lookup_rounds == len({s for s, _, _, _ in lookups})
+    assert len(decisions(run.tracer)) == len(session.replies) + outcome.lookup_rounds
+    assert outcome.tokens_sent == tokens_sent(run.tracer)
+    assert outcome.plain_tokens_sent == tokens_sent(run_session(session).tracer)
+    assert outcome.extra_tokens == outcome.tokens_sent - outcome.plain_tokens_sent > 0
+    assert outcome.finished and run.overflow is None
+    assert paired and all(paired)  # every look-up answered in the window after it
+    # the rounds table: a look-up round has no baseline round
+    lookup_rounds = {s for s, _, _, _ in lookups}
+    assert [r.round for r in run.rounds if r.baseline_tokens is None] == sorted(
+        lookup_rounds
+    )
+
+
+def test_the_middle_of_the_notes_is_never_sent_unless_looked_up(session, grounding):
+    notes = (session.workspace / "long_notes.txt").read_text(encoding="utf-8")
+    rows = notes.splitlines()
+
+    def rows_sent(tracer):
+        """Indexes of the notes rows some window sent holds whole, by first window."""
+        first = {}
+        for step, decision in enumerate(decisions(tracer)):
+            text = window_text(decision["input"])
+            for index, row in enumerate(rows):
+                if row in text:
+                    first.setdefault(index, step)
+        return first
+
+    # aging cuts the newest result in the round it arrives: only the rows its head and
+    # tail keep are ever sent, the middle of long_notes.txt never is
+    plain = rows_sent(run_session(session).tracer)
+    round_1 = window_text(decisions(run_session(session).tracer)[1]["input"])
+    assert set(plain) == {i for i, row in enumerate(rows) if row in round_1}
+    assert len(plain) < len(rows) // 10
+    # grounded, a row of the middle is sent only in the round after a look-up found it
+    tracer = run_grounded(session).run.tracer
+    grounded = rows_sent(tracer)
+    found = set(grounded) - set(plain)
+    assert found
+    for index in found:
+        previous = decisions(tracer)[grounded[index] - 1]["reply"]
+        assert all(c["id"].startswith(LOOKUP) for c in previous["tool_calls"])
+        assert any(grounding.texts[f] in rows[index] for f in grounding.texts)
+
+
+@pytest.mark.parametrize("key", list(PATHS))
+def test_every_path_grounded_is_consistent_with_its_trace(key, session, grounding):
+    run = run_path(key, grounded=True)
+    plain = run_path(key)
+    recall = grounding.with_recall(key == "store")
+    lookups, markers, final, paired = check_grounded_trace(
+        run.tracer, recall, session.replies, run.threshold
+    )
+    outcome = run.grounded
+    assert outcome.lookup_calls == len(lookups) and list(outcome.unknown) == markers
+    assert outcome.finished == (run.overflow is None) == (final is not None)
+    if final is None:
+        assert outcome.right == ()
+    assert outcome.extra_tokens == tokens_sent(run.tracer) - tokens_sent(plain.tracer)
+    tools = {lk.tool for lk in outcome.lookups}
+    assert tools <= ({RECALL} if key == "store" else {"search_text", "read_file"})
+    assert len(run.rounds) <= 2 * len(session.replies)  # replay's max_steps fits
+
+
+def test_at_most_one_lookup_per_fact_and_markers_when_none_is_left(session, grounding):
+    none_left = replace(grounding, lookups_per_fact=0)
+    model = ScriptedModel(session.replies, none_left)
+    from minilib.loop import replay
+    from minilib.trace import Tracer
+    from minilib.window import article_window
+
+    tracer = Tracer()
+    replay(session.conversation(model), article_window(model.summarize), tracer=tracer)
+    lookups, markers, final, paired = check_grounded_trace(
+        tracer, none_left, session.replies
+    )
+    assert lookups == [] and model.steps[-1].unknown
+    # with no look-up at all the replies are the script's, marked where facts are gone
+    assert len(decisions(tracer)) == len(session.replies)
+    assert {f for _, f in markers} == {
+        f
+        for step, decision in enumerate(decisions(tracer))
+        for f in grounding.texts
+        if unknown_marker(f) in (decision["reply"].get("content") or "")
+    }
+
+
+def test_comparison_rows_gain_the_grounded_columns_only_when_grounded():
+    plain_rows = comparison_rows(
+        {"rolling_summary": run_path("rolling_summary")}, run_baseline_probe()
+    )
+    assert all("facts_right" not in row for row in plain_rows)
+    runs = {key: run_path(key, grounded=True) for key in ("rolling_summary", "store")}
+    rows = comparison_rows(runs, run_baseline_probe(grounded=True))
+    for row, run in zip(rows[1:], runs.values()):
+        assert row["facts_right"] == run.grounded.facts_right
+        assert row["lookup_calls"] == run.grounded.lookup_calls
+        assert row["extra_tokens"] == run.grounded.extra_tokens
+    declared = len(run_baseline_probe(grounded=True).grounded.declared)
+    assert rows[0]["facts_right"] == f"{declared}/{declared}"
+    assert rows[0]["lookup_calls"] == rows[0]["extra_tokens"] == 0
+    assert {key for key, _ in GROUNDED_COLUMNS} <= set(rows[0])
+    assert {key for key, _ in COMPARISON_COLUMNS} <= set(rows[0])
+
+
+def test_cli_grounded_prints_the_outcome_under_the_table(tmp_path, session):
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "run", "--grounded", "--out", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    written = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
+    outcome = run_grounded(session).outcome
+    assert written["grounded"] == json.loads(json.dumps(outcome.as_dict()))
+    table = done.stdout.split("\n\n")[0].splitlines()
+    assert len(table) == 1 + len(written["rounds"])
+    assert (
+        f"grounded: the final answer states {len(outcome.right)} of "
+        f"{len(outcome.declared)} facts" in done.stdout
+    )
+    assert f"({outcome.extra_tokens:+,})" in done.stdout
+    for lookup in outcome.lookups:
+        assert f"{lookup.fact} ({lookup.tool_call_id})" in done.stdout
+
+
+def test_cli_keep_unseen_at_the_articles_threshold_stops_in_round_1(tmp_path):
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "minilib",
+            "run",
+            "--grounded",
+            "--keep-unseen",
+            "--out",
+            str(tmp_path),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 1 and "4,276 tokens" in done.stderr
+    assert "finished: no" in done.stdout
+
+
+# --- the declarations
+# --------------------------------------------------------------------
+
+
+def test_every_lookup_shows_its_fact_more_cheaply_than_the_first_call(session, grounding):
+    first = {
+        call["id"]: (call["function"]["name"], call["function"]["arguments"])
+        for reply in session.replies
+        for call in reply.get("tool_calls") or ()
+    }
+    for fact, lookup in grounding.lookups.items():
+        output = session.tools.call(lookup["name"], lookup["arguments"]).content
+        assert grounding.texts[fact] in evidence(lookup["name"], output)
+        again = session.tools.call(*first[grounding.first_calls[fact]]).content
+        assert estimate_tokens([{"content": output}]) <= estimate_tokens(
+            [{"content": again}]
+        )
+
+
+def _write(tmp_path, change):
+    document = json.loads((DATA_DIR / "grounding.json").read_text(encoding="utf-8"))
+    change(document)
+    path = tmp_path / "grounding.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda d: d["replies"].pop(), "declares 13 replies; the session"),
+        (
+            lambda d: d["replies"][3]["uses_facts"].append(
+                {"fact": "x", "cite": "E2BIG"}
+            ),
+            "'x' is not a planted fact",
+        ),
+        (
+            lambda d: d["replies"][3]["uses_facts"][0].update(cite="nowhere"),
+            "must occur exactly once in the reply",
+        ),
+        (
+            lambda d: d["replies"][1]["uses_facts"].append(
+                {"fact": "num-1-of-3", "cite": "构建"}
+            ),
+            "first shows in call_10, which no earlier reply calls",
+        ),
+        (lambda d: d["lookups"].pop("code-e2big"), r"lookups\['code-e2big'\]"),
+        (lambda d: d.update(unknown_marker="??"), "unknown_marker must be"),
+    ],
+)
+def test_a_bad_grounding_file_is_named(tmp_path, session, change, message):
+    with pytest.raises(GroundingFileError, match=message):
+        load_grounding(session, default_facts(), _write(tmp_path, change))
+
+
+def test_docs_grounded_is_what_the_script_computes():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "write_grounded", ROOT / "scripts" / "write_grounded.py"
+    )
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (ROOT / "docs" / "grounded.md").read_text(
+        encoding="utf-8"
+    ) == module.build_markdown()
