@@ -188,28 +188,29 @@ class TokenEstimateBox(ShownAsWidget):
 # ---------------------------------------------------------------- 03: tool-result aging
 
 
-def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
-    """HTML: texts in equal columns side by side, each under its title, scrolling when
-    long.
+# A pane wide enough for an 81-column log line at 12 px monospace: narrower, the panes
+# stack instead of wrapping the rows (a chapter about where text is cut must not cut it).
+PANE_MIN_WIDTH = "610px"
 
-    Long lines wrap (`pre-wrap`, breaking even inside a long word), so nothing is cut off
-    at the
-    right edge; the line breaks of the text itself are kept, so a cut mid-line still ends
-    its line.
+
+def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
+    """HTML: texts side by side under their titles, stacked when the page is narrow.
+
+    Lines are never wrapped (`pre`), so an id is never split; a pane scrolls sideways
+    and down when its text is longer than it.
     """
     columns = "".join(
         '<div style="min-width:0"><div '
         f'style="font-weight:bold;margin-bottom:4px">{html.escape(title)}</div>'
-        '<pre style="white-space:pre-wrap;overflow-wrap:anywhere;'
-        f"max-height:{height};overflow:auto;"
-        "border:1px solid "
-        "#ccc;padding:6px;margin:0;font-family:var(--jp-code-font-family,monospace);"
+        f'<pre style="white-space:pre;max-height:{height};overflow:auto;'
+        "border:1px solid #ccc;padding:6px;margin:0;"
+        "font-family:var(--jp-code-font-family,monospace);"
         f'font-size:12px;line-height:1.35">{html.escape(text)}</pre></div>'
         for title, text in panels
     )
     return (
-        '<div style="display:grid;'
-        f"grid-template-columns:repeat({max(1, len(panels))},minmax(0,1fr));"
+        '<div style="display:grid;grid-template-columns:'
+        f"repeat(auto-fit,minmax(min(100%,{PANE_MIN_WIDTH}),1fr));"
         f'gap:12px;width:100%;box-sizing:border-box">{columns}</div>'
     )
 
