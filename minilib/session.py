@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .loop import LiveConversation, Replay, replay
 from .messages import check_int, read_json_file, validate_messages
@@ -217,22 +217,29 @@ def session_run(
     governed: Replay,
     baseline: Baseline,
     count_tokens: TokenCounter = estimate_tokens,
+    baseline_round: Callable[[int], Optional[int]] = lambda number: number,
 ) -> SessionRun:
-    """A governed replay beside its uncompressed baseline, round by round."""
-    rounds = [
-        Round(
-            r.round,
-            baseline.tokens[r.round],
-            baseline.messages[r.round],
-            r.tokens_before,
-            r.tokens_after,
-            r.messages_before,
-            r.messages_after,
-            "tool_result_aging" in r.strategies,
-            any(name in SUMMARY_STRATEGIES for name in r.strategies),
+    """A governed replay beside its uncompressed baseline, round by round.
+
+    `baseline_round(n)` is the baseline round beside governed round n (None: none, as
+    for a grounded model's extra look-up round).
+    """
+    rounds = []
+    for r in governed.rounds:
+        beside = baseline_round(r.round)
+        rounds.append(
+            Round(
+                r.round,
+                None if beside is None else baseline.tokens[beside],
+                None if beside is None else baseline.messages[beside],
+                r.tokens_before,
+                r.tokens_after,
+                r.messages_before,
+                r.messages_after,
+                "tool_result_aging" in r.strategies,
+                any(name in SUMMARY_STRATEGIES for name in r.strategies),
+            )
         )
-        for r in governed.rounds
-    ]
     return SessionRun(
         settings,
         rounds,

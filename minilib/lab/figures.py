@@ -82,6 +82,26 @@ def marker_rounds(rounds, side: int) -> list:
     ]
 
 
+def aging_marks(aged) -> dict:
+    """The aging triangles of these rounds: where the window was sent, from what."""
+    return {
+        "x": marker_rounds(aged, -1),
+        "y": [r.tokens_after for r in aged],
+        "customdata": [r.tokens_before for r in aged],
+        "text": [str(r.round) for r in aged],
+    }
+
+
+def summary_marks(summarized) -> dict:
+    """The summary stars of these rounds, with the message count before the fold."""
+    return {
+        "x": marker_rounds(summarized, +1),
+        "y": [r.tokens_after for r in summarized],
+        "customdata": [r.messages_before for r in summarized],
+        "text": [str(r.round) for r in summarized],
+    }
+
+
 def figure_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
     """The data of every trace, by trace name, for one run (and the session's uncompressed
     baseline).
@@ -105,18 +125,8 @@ def figure_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "x": [all_rounds[0], all_rounds[-1]],
             "y": [run.settings.threshold] * 2,
         },
-        "aging": {
-            "x": marker_rounds(aged, -1),
-            "y": [r.tokens_after for r in aged],
-            "customdata": [r.tokens_before for r in aged],
-            "text": [str(r.round) for r in aged],
-        },
-        "summary": {
-            "x": marker_rounds(summarized, +1),
-            "y": [r.tokens_after for r in summarized],
-            "customdata": [r.messages_before for r in summarized],
-            "text": [str(r.round) for r in summarized],
-        },
+        "aging": aging_marks(aged),
+        "summary": summary_marks(summarized),
         # The round that could not be governed: the first one missing from run.rounds.
         "overflow": {
             "x": [len(rounds)] if overflow else [],
@@ -171,18 +181,8 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "customdata": [kind for _, _, kind in points],
         },
         "threshold (zoom)": {"x": [0, last_round], "y": [run.settings.threshold] * 2},
-        "aging (zoom)": {
-            "x": marker_rounds(aged, -1),
-            "y": [r.tokens_after for r in aged],
-            "customdata": [r.tokens_before for r in aged],
-            "text": [str(r.round) for r in aged],
-        },
-        "summary (zoom)": {
-            "x": marker_rounds(summarized, +1),
-            "y": [r.tokens_after for r in summarized],
-            "customdata": [r.messages_before for r in summarized],
-            "text": [str(r.round) for r in summarized],
-        },
+        "aging (zoom)": aging_marks(aged),
+        "summary (zoom)": summary_marks(summarized),
         "overflow (zoom)": {
             "x": [len(rounds)] if overflow else [],
             "y": [overflow.tokens] if overflow else [],

@@ -33,11 +33,10 @@ from ..model import (
 )
 from ..session import (
     DATA_DIR,
-    SUMMARY_STRATEGIES,
-    Round,
     Session,
     SessionRun,
     run_baseline,
+    session_run,
 )
 from ..tokens import TokenCounter, estimate_tokens
 from ..trace import Tracer
@@ -313,33 +312,14 @@ def run_grounded(
         grounding = session_grounding(session, facts)
     model, governed = _replay(session, settings, count_tokens, keep_unseen, grounding)
     baseline = run_baseline(session, count_tokens)
-    reply_of = [step.reply for step in model.steps] if grounded else None
-    rounds = []
-    for r in governed.rounds:
-        reply = r.round if reply_of is None else reply_of[r.round]
-        lookup = grounded and model.steps[r.round].is_lookup
-        rounds.append(
-            Round(
-                r.round,
-                None if lookup else baseline.tokens[reply],
-                None if lookup else baseline.messages[reply],
-                r.tokens_before,
-                r.tokens_after,
-                r.messages_before,
-                r.messages_after,
-                "tool_result_aging" in r.strategies,
-                any(name in SUMMARY_STRATEGIES for name in r.strategies),
-            )
-        )
-    run = SessionRun(
-        settings,
-        rounds,
-        governed.compressions,
-        governed.messages,
-        count_tokens(governed.messages),
-        governed.tracer,
-        governed.overflow,
-    )
+
+    def baseline_round(number: int) -> Optional[int]:  # a look-up round has no baseline
+        if not grounded:
+            return number
+        step = model.steps[number]
+        return None if step.is_lookup else step.reply
+
+    run = session_run(settings, governed, baseline, count_tokens, baseline_round)
     outcome = None
     if grounded:
         _, plain = _replay(session, settings, count_tokens, keep_unseen, None)
