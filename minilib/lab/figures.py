@@ -537,7 +537,7 @@ def lab_figure(
         width=width,
         height=height,
         autosize=width is None,
-        margin=dict(l=80, r=30, t=40, b=100),
+        margin=dict(l=80, r=30, t=40, b=110),
         template="none",
         paper_bgcolor="white",
         plot_bgcolor="white",
@@ -545,8 +545,15 @@ def lab_figure(
         font=dict(size=FONT_SIZE, color=TEXT_COLOR),
         uirevision="lab",
         modebar_orientation="v",  # on the right edge, off the right panel's title
+        # at the figure's bottom edge, under the round axis's title (a legend placed in
+        # plot fractions met that title once the overflow mark joined it)
         legend=dict(
-            orientation="h", yanchor="top", y=-0.105, x=0.0, font=dict(size=LEGEND_SIZE)
+            orientation="h",
+            yref="container",
+            yanchor="bottom",
+            y=0.0,
+            x=0.0,
+            font=dict(size=LEGEND_SIZE),
         ),
     )
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
