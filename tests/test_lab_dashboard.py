@@ -538,3 +538,17 @@ def test_html_table_renders_like_the_dashboard_with_its_css(session):
     assert "True" not in repr(shown)
     assert repr(shown).count("✓") == len(aged) + sum(r.summarized for r in run.rounds)
     assert f"{max(r.baseline_tokens for r in run.rounds):,}" in repr(shown)
+
+
+def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
+    from minilib.lab.dashboard import answer_html
+    from minilib.measure.grounding import run_grounded
+
+    dashboard = LongSessionDashboard(session)
+    assert dashboard.answer.value == ""  # off: the article's replay only
+    dashboard.grounded.value = True
+    assert dashboard.answer.value == answer_html(run_grounded(session).outcome)
+    dashboard.sliders["threshold"].value = 900  # redraws with the sliders
+    tight = run_grounded(session, Settings(threshold=900)).outcome
+    assert dashboard.answer.value == answer_html(tight)
+    assert f"{tight.facts_right} facts right" in dashboard.answer.value

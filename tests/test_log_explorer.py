@@ -24,7 +24,7 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     assert len(report.cut) == sum(m["role"] == "tool" for m in messages)
     assert list(report.paths.index) == ["0 no compression"] + [p.title for p in LOG_PATHS]
     article = report.paths.loc["3 rolling summary (the article)"]
-    assert article["tokens_sent"] == sum(r.tokens_after for r in run.rounds)
+    assert article["tokens sent"] == sum(r.tokens_after for r in run.rounds)
 
 
 def test_a_file_it_cannot_read_gets_one_readable_line():

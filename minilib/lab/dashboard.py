@@ -14,6 +14,7 @@ from typing import Dict, Optional
 import ipywidgets as widgets
 
 from ..cli import format_summary
+from ..measure.grounding import run_grounded
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
@@ -62,7 +63,7 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
 
 
 STATUS_HEIGHT = "9.5em"  # room for the longest status: an overflow line and the summary
-PRESENT_HEIGHT = 515  # pixels: sliders and the whole figure fit a 1280 x 720 projector
+PRESENT_HEIGHT = 480  # pixels: sliders and the whole figure fit a 1280 x 720 projector
 
 
 def status_lines(run: SessionRun) -> list:
@@ -80,6 +81,25 @@ def status_lines(run: SessionRun) -> list:
         + [line for line in summary if not line.startswith("final window:")]
         + [stopped_on]
     )
+
+
+def answer_html(outcome) -> str:
+    """The grounded answer in one line: facts right, the re-reads, what is unknown."""
+    lookups = ", ".join(
+        f"{lookup.fact} (round {lookup.round})" for lookup in outcome.lookups
+    )
+    text = (
+        f"Grounded answer: {outcome.facts_right} facts right"
+        + ("" if outcome.finished else " (the task did not finish)")
+        + f"; {outcome.lookup_calls} look-ups: {lookups or 'none'}"
+        + (f"; unknown: {', '.join(outcome.unknown)}" if outcome.unknown else "")
+        + (
+            f"; {outcome.extra_tokens:+,} tokens"
+            if outcome.extra_tokens is not None
+            else ""
+        )
+    )
+    return f'<div style="font-size:14px;color:#333">{html.escape(text)}</div>'
 
 
 def status_html(lines, problem: bool) -> str:
@@ -134,6 +154,18 @@ class LongSessionDashboard(ShownAsWidget):
             indent=False,
             layout=widgets.Layout(width="140px"),
         )
+        # Grounded mode (chapter 4): the answer panel says which facts the final answer
+        # gets right at these settings, and what it had to look up again.
+        self.grounded = widgets.Checkbox(
+            value=False,
+            description="grounded answer",
+            indent=False,
+            layout=widgets.Layout(width="150px"),
+        )
+        self.answer = widgets.HTML(
+            layout=widgets.Layout(height="2.6em", overflow="auto", flex="1 1 auto")
+        )
+        self.answer.add_class("ccl-grounded-answer")
         self.reset_button = widgets.Button(
             description="Reset to the article's values",
             icon="undo",
@@ -158,6 +190,7 @@ class LongSessionDashboard(ShownAsWidget):
         for slider in self.sliders.values():
             slider.observe(self._on_change, names="value")
         self.log_axis.observe(self._on_change, names="value")
+        self.grounded.observe(self._on_change, names="value")
         self.reset_button.on_click(lambda _: self.reset())
         sliders = list(self.sliders.values())
         # The status box beside the sliders when the width allows: the chart then starts
@@ -176,6 +209,9 @@ class LongSessionDashboard(ShownAsWidget):
                     ],
                     layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
                 ),
+                # the grounded switch beside its panel, a row of its own: the controls
+                # above keep their width
+                widgets.HBox([self.grounded, self.answer]),
                 self.figure,
                 widgets.HBox(
                     [
@@ -209,6 +245,11 @@ class LongSessionDashboard(ShownAsWidget):
             return
         run = run_session(self.session, settings)
         self.run = run
+        self.answer.value = (
+            answer_html(run_grounded(self.session, settings).outcome)
+            if self.grounded.value
+            else ""
+        )
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
         self.status.value = status_html(
             status_lines(run), problem=run.overflow is not None

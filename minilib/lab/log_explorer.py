@@ -67,10 +67,13 @@ def explore_text(text: str, name: str, settings: Settings = Settings()) -> LogRe
         summary=summary,
         figure=transcript_figure(run, log.messages) if run.rounds else None,
         cut=what_was_cut(run, log.messages),
-        paths=pd.DataFrame(rows, columns=PATH_COLUMNS)
-        .astype(object)
+        # budgeting's row has no numbers: blank cells, and whole numbers stay integers
+        paths=pd.DataFrame(
+            [{column: row.get(column, "") for column in PATH_COLUMNS} for row in rows],
+            dtype=object,
+        )
         .set_index("path")
-        .fillna(""),  # budgeting's row has no numbers: blank, not NaN
+        .rename(columns=lambda name: name.replace("_", " ")),
     )
 
 

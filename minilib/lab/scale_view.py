@@ -162,7 +162,7 @@ class ScaleExplorer(ShownAsWidget):
         start = default_summary_budget(threshold)
         self.budget = widgets.IntSlider(
             start,
-            min=500,
+            min=2000,
             max=threshold,
             step=500,
             description="budget",
