@@ -137,6 +137,7 @@ class LongSessionDashboard(ShownAsWidget):
                 value=getattr(settings, spec.name),
                 min=spec.minimum,
                 max=spec.maximum,
+                readout_format=",d",  # 8,000 as the prose writes it
                 step=spec.step,
                 description=spec.name,
                 tooltip=spec.tooltip,

@@ -313,6 +313,7 @@ class AgingExplorer(ShownAsWidget):
                 value,
                 min=0,
                 max=self.scale.value,
+                readout_format=",d",
                 step=10,
                 description=name,
                 # one colour a handle, so the three are told apart at a glance

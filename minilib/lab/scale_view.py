@@ -163,6 +163,7 @@ class ScaleExplorer(ShownAsWidget):
         self.budget = widgets.IntSlider(
             start,
             min=2000,
+            readout_format=",d",
             max=threshold,
             step=500,
             description="budget",
