@@ -88,7 +88,6 @@ def replay(
     while max_steps is None or step < max_steps:
         if step == until_round:
             return run
-        tokens, count = count_tokens(messages), len(messages)
         compressions: List[Compression] = []
         if window is not None:  # M3: govern the window before the model sees it
             try:
@@ -97,10 +96,18 @@ def replay(
                 run.overflow = error
                 return run
         run.compressions.extend(compressions)
-        names = tuple(c.strategy for c in compressions)
+        # Counted once a round (this runs on every slider step): what the window measured
+        # before compressing is in the first compression's record.
+        tokens = count_tokens(messages)
+        first = compressions[0] if compressions else None
         run.rounds.append(
             GovernedRound(
-                step, tokens, count, count_tokens(messages), len(messages), names
+                step,
+                first.before_tokens if first else tokens,
+                first.before_messages if first else len(messages),
+                tokens,
+                len(messages),
+                tuple(c.strategy for c in compressions),
             )
         )
         if on_round is not None:
