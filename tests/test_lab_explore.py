@@ -365,3 +365,22 @@ def test_second_summary_folds_the_first_which_the_zones_show(summary_call, sessi
     first_summary = run.final_messages[protected_head_length(run.final_messages)]
     zones = zones_table(run.final_messages, 4, closed_range(run.final_messages, 4))
     assert zones.loc[run.final_messages.index(first_summary), "zone"] == "summarized"
+
+
+def test_changing_the_scale_builds_the_sliders_anew(long_notes):
+    """The browser's slider keeps its first range for the End key, so a new scale gets
+    new sliders (on the page, in the same places) that keep the values that fit."""
+    explorer = AgingExplorer(long_notes, head_chars=900, tail_chars=120, min_chars=240)
+    old = (explorer.head, explorer.tail, explorer.min)
+    explorer.scale.value = explorer.longest
+    new = (explorer.head, explorer.tail, explorer.min)
+    assert all(slider.max == explorer.longest for slider in new)
+    assert [slider.value for slider in new] == [900, 120, 240]
+    assert all(a is not b for a, b in zip(old, new))
+    assert explorer.widget.children[1:4] == new
+    explorer.head.value = 5000  # the new sliders drive the view
+    assert explorer.verdict.value == (
+        f"<b>{html.escape(aging_view(long_notes, 5000, 120, 240).verdict)}</b>"
+    )
+    explorer.scale.value = 1000  # back on the fine scale, 5,000 becomes its maximum
+    assert [slider.value for slider in explorer.widget.children[1:4]] == [1000, 120, 240]

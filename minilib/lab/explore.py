@@ -307,40 +307,62 @@ class AgingExplorer(ShownAsWidget):
             description="slider scale",
             style={"description_width": "90px", "button_width": "200px"},
         )
-        layout = widgets.Layout(width="640px")
-        self.head, self.tail, self.min = (
-            widgets.IntSlider(
-                value,
-                min=0,
-                max=self.scale.value,
-                readout_format=",d",
-                step=10,
-                description=name,
-                # one colour a handle, so the three are told apart at a glance
-                style={"description_width": "90px", "handle_color": color},
-                layout=layout,
-            )
-            for name, value, color in (
-                ("head_chars", head_chars, "#1f77b4"),
-                ("tail_chars", tail_chars, "#2ca02c"),
-                ("min_chars", min_chars, "#d62728"),
-            )
-        )
         self.scale.observe(lambda change: self.rescale(change["new"]), "value")
         self.verdict = widgets.HTML()
         self.view = widgets.HTML(layout=widgets.Layout(width="auto"))
-        for slider in (self.head, self.tail, self.min):
-            slider.observe(lambda change: self.update(), "value")
+        self.head, self.tail, self.min = self.sliders(
+            (head_chars, tail_chars, min_chars), self.scale.value
+        )
         self.update()
         self.widget = widgets.VBox(
             [self.scale, self.head, self.tail, self.min, self.verdict, self.view]
         )
 
+    def sliders(self, values, maximum: int):
+        """head_chars, tail_chars and min_chars on the scale 0..maximum."""
+        built = []
+        for name, value, color in zip(
+            ("head_chars", "tail_chars", "min_chars"),
+            values,
+            (
+                "#1f77b4",
+                "#2ca02c",
+                "#d62728",
+            ),  # one colour a handle, told apart at a glance
+        ):
+            slider = widgets.IntSlider(
+                min(value, maximum),
+                min=0,
+                max=maximum,
+                readout_format=",d",
+                step=10,
+                description=name,
+                style={"description_width": "90px", "handle_color": color},
+                layout=widgets.Layout(width="640px"),
+            )
+            slider.observe(lambda change: self.update(), "value")
+            built.append(slider)
+        return built
+
     def rescale(self, maximum: int) -> None:
-        """Put every slider on the scale 0..maximum, keeping values that fit."""
+        """Put every slider on the scale 0..maximum, keeping values that fit.
+
+        The sliders are built anew rather than given a new `max`: the browser's slider
+        keeps its first range for the End key (End would stop at 1,000 on the whole
+        result's scale)."""
+        values = (self.head.value, self.tail.value, self.min.value)
         for slider in (self.head, self.tail, self.min):
-            slider.value = min(slider.value, maximum)
-            slider.max = maximum
+            slider.close()
+        self.head, self.tail, self.min = self.sliders(values, maximum)
+        self.widget.children = (
+            self.scale,
+            self.head,
+            self.tail,
+            self.min,
+            self.verdict,
+            self.view,
+        )
+        self.update()
 
     def update(self) -> AgingView:
         result = aging_view(
