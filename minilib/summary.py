@@ -25,6 +25,11 @@ from .tokens import TokenCounter, estimate_tokens
 Summarizer = Callable[[Sequence[Mapping]], str]
 
 
+def summary_header(folded: int) -> str:
+    """The summary message's first line (and its newline), before the summary text."""
+    return f"{SUMMARY_MARK} 折叠了 {folded} 条早期消息\n"
+
+
 @dataclass
 class RollingSummary:
     """Replace the oldest closed range with one user-role summary message.
@@ -53,7 +58,7 @@ class RollingSummary:
         text = self.summarize(folded)
         summary = {
             "role": "user",
-            "content": f"{SUMMARY_MARK} 折叠了 {len(folded)} 条早期消息\n{text}",
+            "content": summary_header(len(folded)) + text,
         }
         result: List[Mapping] = (
             list(messages[: span.start]) + [summary] + list(messages[span.stop :])

@@ -162,7 +162,7 @@ class ScaleExplorer(ShownAsWidget):
         start = default_summary_budget(threshold)
         self.budget = widgets.IntSlider(
             start,
-            min=2000,
+            min=500,
             readout_format=",d",
             max=threshold,
             step=500,

@@ -35,11 +35,11 @@ from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..aging import ToolResultAging
-from ..markers import SUMMARY_MARK, is_summary
+from ..markers import is_summary
 from ..messages import check_int, is_observation, protected_head_length
 from ..model import scripted_summary
 from ..ranges import closed_range
-from ..summary import RollingSummary, Summarizer
+from ..summary import RollingSummary, Summarizer, summary_header
 from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens
 from ..window import ContextOverflowError, ContextWindow, Settings
 
@@ -393,10 +393,11 @@ class FittedRollingSummary(RollingSummary):
     """The rolling summary, with a summary no longer than the room left for it.
 
     The room is the threshold minus what stays beside the summary (the protected
-    head, the tail, anything not folded) and the summary's own header; the summary's
-    budget is the smaller of that room and the summarizer's budget (never below
-    MIN_BUDGET). So a fold brings the window under the threshold whenever the
-    protected content leaves room for a summary at all.
+    head, the tail, anything not folded) and the summary's own header; the text's
+    budget is the smaller of that room and the summarizer's budget less the header
+    (never below MIN_BUDGET), so the summary message, header included, stays within
+    the budget the window was given. A fold brings the window under the threshold
+    whenever the protected content leaves room for a summary at all.
     """
 
     threshold: int = 0
@@ -414,12 +415,13 @@ class FittedRollingSummary(RollingSummary):
         budget = self.summarize.budget_tokens
         if len(span):
             beside = list(messages[: span.start]) + list(messages[span.stop :])
-            # The summary message is this header, a newline and the text; a counter that
-            # is additive per message and rounds up per text never counts it as more.
-            header = f"{SUMMARY_MARK} 折叠了 {len(span)} 条早期消息\n"
+            # The summary message is this header and the text; a counter that is
+            # additive per message and rounds up per text never counts it as more.
+            header = summary_header(len(span))
             header_tokens = self.count_tokens([{"role": "user", "content": header}])
             room = self.threshold - self.count_tokens(beside) - header_tokens
-            budget = max(MIN_BUDGET, min(budget, room))
+            # The budget is what the summary costs in the window, its header included.
+            budget = max(MIN_BUDGET, min(budget - header_tokens, room))
         plain = RollingSummary(
             self.summarize.with_budget(budget),
             self.protect_tail,
