@@ -55,6 +55,11 @@ def format_rounds(run: SessionRun) -> str:
     return "\n".join(lines)
 
 
+def plural(count: int, noun: str) -> str:
+    """'1 round', '8 rounds'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def format_summary(run: SessionRun) -> str:
     counts = {}
     for compression in run.compressions:
@@ -63,7 +68,7 @@ def format_summary(run: SessionRun) -> str:
     text = [
         f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, "
         f"tool calls: {run.tool_calls}",
-        f"compressions: aging in {counts.get('tool_result_aging', 0)} rounds, "
+        f"compressions: aging in {plural(counts.get('tool_result_aging', 0), 'round')}, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]
     if last is not None and last.baseline_tokens:

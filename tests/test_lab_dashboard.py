@@ -6,7 +6,7 @@ from `run_session` (or the trace) for that setting, never from constants copied 
 
 import html
 import re
-from dataclasses import fields
+from dataclasses import fields, replace
 
 import pytest
 
@@ -199,8 +199,9 @@ def test_a_threshold_below_the_protected_head_shows_a_message_not_a_traceback(
     expected = run_session(session, Settings(threshold=100))
     assert expected.overflow is not None and not expected.rounds
     fresh.sliders["threshold"].value = 100
-    assert str(expected.overflow) in fresh.status.value
-    assert "Stopped before the model call of round 0" in fresh.status.value
+    # the full error on hover, its gist in the box
+    assert f'title="{html.escape(str(expected.overflow))}"' in fresh.status.value
+    assert "Overflow before the model call of round 0" in fresh.status.value
     assert "Traceback" not in fresh.status.value
     assert trace_data(fresh.figure, "overflow") == {
         "x": [0],
@@ -225,9 +226,25 @@ def test_an_overflow_later_in_the_session_keeps_the_rounds_before_it(fresh, sess
     fresh.sliders["threshold"].value = 800
     assert_shows(fresh, expected)
     assert trace_data(fresh.figure, "overflow")["x"] == [len(expected.rounds)]
-    assert status_lines(expected)[0].startswith(
-        f"Stopped before the model call of round {len(expected.rounds)}"
-    )
+    assert status_lines(expected) == [
+        f"Overflow before the model call of round {len(expected.rounds)}",
+        f"{expected.overflow.tokens:,} tokens after compression, threshold 800",
+        f"largest left: #{expected.overflow.largest_index} (user, "
+        f"{expected.overflow.largest_tokens:,} tokens, by rolling_summary)",
+        f"round {len(expected.rounds) - 1}: {expected.rounds[-1].tokens_after:,} tokens "
+        f"sent, {expected.rounds[-1].baseline_tokens:,} uncompressed (96% less)",
+        f"stopped on (never sent): {len(expected.final_messages)} messages, "
+        f"{expected.final_tokens:,} tokens",
+    ]
+
+
+@pytest.mark.parametrize("threshold", range(100, 3001, 50))
+def test_the_status_fits_its_fixed_box_at_every_threshold(session, threshold):
+    """Five lines of at most 64 characters fit the box at its narrowest (480 px at
+    14 px), so the box can keep a fixed size and nothing under it moves."""
+    for other in (Settings(), Settings(head_chars=0, tail_chars=0, protect_tail=20)):
+        lines = status_lines(run_session(session, replace(other, threshold=threshold)))
+        assert len(lines) <= 5 and max(len(line) for line in lines) <= 64, lines
 
 
 def test_reset_restores_the_article_values_and_redraws_once(fresh, session, monkeypatch):

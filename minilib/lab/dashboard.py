@@ -13,7 +13,7 @@ from typing import Dict, Optional
 
 import ipywidgets as widgets
 
-from ..cli import format_summary
+from ..cli import plural
 from ..measure.grounding import run_grounded
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
@@ -62,25 +62,48 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
     return Settings(**{spec.name: values[spec.name] for spec in SLIDERS})
 
 
-STATUS_HEIGHT = "9.5em"  # room for the longest status: an overflow line and the summary
+# The status box has a fixed size, so crossing into an overflow moves nothing: five
+# lines of at most ~64 characters, which fit its narrowest width (480 px at 14 px).
+STATUS_HEIGHT = "112px"
+STATUS_MIN_WIDTH = "480px"  # narrower, it goes under the sliders instead of wrapping
 PRESENT_HEIGHT = 480  # pixels: sliders and the whole figure fit a 1280 x 720 projector
 
 
 def status_lines(run: SessionRun) -> list:
-    """What the run came to, in the CLI's words; an overflow first, as the reason the run
-    stopped, and the list it stopped on called what it is (it was never sent)."""
-    summary = format_summary(run).splitlines()
-    if run.overflow is None:
-        return summary
-    stopped_on = (
-        f"the list it stopped on (never sent): {len(run.final_messages)} messages, "
-        f"{run.final_tokens:,} tokens before compression"
-    )
-    return (
-        [f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}"]
-        + [line for line in summary if not line.startswith("final window:")]
-        + [stopped_on]
-    )
+    """What the run came to, in at most five short lines. An overflow comes first, as the
+    reason the run stopped, and the list it stopped on is called what it is (it was
+    never sent); the error's full text is `run.overflow` (the box shows it on hover)."""
+    last = run.rounds[-1] if run.rounds else None
+    if last is None:
+        sent = "no round was sent"
+    else:
+        saved = 1 - last.tokens_after / last.baseline_tokens
+        sent = (
+            f"round {last.round}: {last.tokens_after:,} tokens sent, "
+            f"{last.baseline_tokens:,} uncompressed ({saved:.0%} less)"
+        )
+    final = f"{plural(len(run.final_messages), 'message')}, {run.final_tokens:,} tokens"
+    error = run.overflow
+    if error is None:
+        strategies = [compression.strategy for compression in run.compressions]
+        return [
+            f"{plural(run.model_decisions, 'model decision')}, "
+            f"{plural(run.tool_calls, 'tool call')}, "
+            f"{plural(run.summary_calls, 'summary call')}",
+            f"aging in {plural(strategies.count('tool_result_aging'), 'round')}, "
+            f"summary in {strategies.count('rolling_summary')}",
+            sent,
+            f"final window: {final}",
+        ]
+    written = f", by {error.written_by}" if error.written_by else ""
+    return [
+        f"Overflow before the model call of round {len(run.rounds)}",
+        f"{error.tokens:,} tokens after compression, threshold {error.threshold:,}",
+        f"largest left: #{error.largest_index} ({error.largest_role}, "
+        f"{error.largest_tokens:,} tokens{written})",
+        sent,
+        f"stopped on (never sent): {final}",
+    ]
 
 
 def answer_html(outcome) -> str:
@@ -102,17 +125,19 @@ def answer_html(outcome) -> str:
     return f'<div style="font-size:14px;color:#333">{html.escape(text)}</div>'
 
 
-def status_html(lines, problem: bool) -> str:
+def status_html(lines, problem: bool, title: str = "") -> str:
     style = (
         "color:#a61b1b;background:#fdecea;"
         if problem
         else "color:#1e4620;background:#edf7ed;"
     )
     body = "<br>".join(html.escape(line) for line in lines)
+    if problem and lines:  # the reason the run stopped, first and in bold
+        body = body.replace(html.escape(lines[0]), f"<b>{html.escape(lines[0])}</b>", 1)
     return (
-        f'<div class="ccl-status" style="{style}padding:6px '
-        "12px;border-radius:4px;font-size:15px;"
-        f'line-height:1.5">{body}</div>'
+        f'<div class="ccl-status" title="{html.escape(title)}" style="{style}'
+        "padding:5px 12px;border-radius:4px;font-size:14px;line-height:1.45;"
+        f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis">{body}</div>'
     )
 
 
@@ -176,7 +201,10 @@ class LongSessionDashboard(ShownAsWidget):
         # crossing the threshold's boundary never moves the sliders or the chart.
         self.status = widgets.HTML(
             layout=widgets.Layout(
-                flex="1 1 340px", min_width="300px", height=STATUS_HEIGHT, overflow="auto"
+                flex="1 1 480px",
+                min_width=STATUS_MIN_WIDTH,
+                height=STATUS_HEIGHT,
+                overflow="hidden",
             )
         )
         # The tables' CSS, on the page once: prepended to every table update it cost a
@@ -253,7 +281,9 @@ class LongSessionDashboard(ShownAsWidget):
         )
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
         self.status.value = status_html(
-            status_lines(run), problem=run.overflow is not None
+            status_lines(run),
+            problem=run.overflow is not None,
+            title=str(run.overflow or ""),
         )
         self.rounds_html.value = to_html(rounds_table(run), empty="no round was sent")
         self.events_html.value = to_html(trace_events_table(run), empty="no compression")

@@ -514,7 +514,7 @@ def test_present_fits_a_projector_and_stays_still(browser, session, tmp_path):
                     lab.press_slider(threshold, "ArrowLeft", 8)  # 1,200 -> 800: overflows
                     # the status box's HTML is replaced on every change: wait by text
                     page.locator(
-                        f"{DASHBOARD} .ccl-status", has_text="Stopped before"
+                        f"{DASHBOARD} .ccl-status", has_text="Overflow before"
                     ).wait_for()
                     after = plot.bounding_box()
                     assert (after["x"], after["y"]) == (before["x"], before["y"])
