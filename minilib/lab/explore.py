@@ -317,6 +317,7 @@ class AgingExplorer(ShownAsWidget):
         self.widget = widgets.VBox(
             [self.scale, self.head, self.tail, self.min, self.verdict, self.view]
         )
+        self.widget.add_class("ccl-aging-explorer")
 
     def sliders(self, values, maximum: int):
         """head_chars, tail_chars and min_chars on the scale 0..maximum."""

@@ -5,6 +5,7 @@ What a person sees is checked against what the library computes in this process:
 - 06_long_session_lab: run all cells, move the threshold slider with the keyboard, and
   the chart (plotly's data and the SVG points), the title, the status line and both
   tables show `run_session` at the slider's new value; Reset brings the article back.
+- 03_tool_result_aging: on the whole result's scale, End takes head_chars to its end.
 - 05_state_machine: Next/Back step the diagram through the states `ContextWindow.walk`
   passes for the picked round.
 - `make present` (Voilà on 06): sliders and chart without code, and the slider works.
@@ -29,6 +30,7 @@ import pytest
 from minilib import Settings, load_session, run_baseline, run_session, window_before_round
 from minilib.cli import format_summary
 from minilib.lab.dashboard import status_lines
+from minilib.lab.explore import AgingExplorer, aging_view
 from minilib.lab.figures import MARKER_OFFSET
 
 pytestmark = pytest.mark.browser
@@ -37,6 +39,7 @@ LAB_NOTEBOOK = "notebooks/06_long_session_lab.ipynb"
 PRESENT_NOTEBOOK = "notebooks/present/long_session_lab.ipynb"
 LOGS_NOTEBOOK = "notebooks/07_real_transcripts.ipynb"
 STEPPER_NOTEBOOK = "notebooks/05_state_machine.ipynb"
+AGING_NOTEBOOK = "notebooks/03_tool_result_aging.ipynb"
 DASHBOARD = ".ccl-long-session-dashboard"
 STEPPER = ".ccl-state-stepper"
 README_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "lab.png"
@@ -425,6 +428,46 @@ def test_state_machine_next_back(page, lab_server, session):
     assert lab.slider_value(round_slider) == other
     step_through(page, next_button, other, other_walk)
     assert not page.page_errors, page.page_errors
+
+
+def test_aging_sliders_reach_the_whole_result_with_the_keyboard(
+    browser, lab_server, session
+):
+    """03 at 1280x720: on the "whole result" scale, End takes head_chars to the length of
+    long_notes.txt (a slider given a new max kept its first range for End), and the
+    verdict follows."""
+    require_notebook(AGING_NOTEBOOK)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def head_reads(value):
+        def check():
+            assert lab.slider_value(head) == value
+
+        eventually(check)
+
+    try:
+        lab.open_notebook(page, lab_server, AGING_NOTEBOOK)
+        lab.run_all_cells(page)
+        explorer = page.locator(".ccl-aging-explorer").first
+        explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+        lab.scroll_to_top(explorer)
+        long_notes = run_baseline(session).final_messages[3]
+        longest = AgingExplorer(long_notes).longest
+        explorer.locator(".widget-toggle-button", has_text="whole result").click()
+        head = lab.slider(page, "^head_chars$", ".ccl-aging-explorer")
+        head_reads(160)
+        lab.press_slider(head, "End")
+        head_reads(longest)
+        verdict = aging_view(long_notes, longest, 120, 240).verdict
+        explorer.get_by_text(verdict).wait_for()
+        lab.shoot(page, "aging-explorer-whole-result-1280x720")
+        assert not errors, errors
+    finally:
+        context.close()
 
 
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
