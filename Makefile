@@ -1,5 +1,5 @@
 # Two commands on a fresh machine with only Python 3.10+:
-#   make lab    build .venv if missing, open JupyterLab on notebooks/
+#   make lab    build .venv if missing, open JupyterLab at notebooks/00_start_here.ipynb
 #   make test   build .venv if missing, run every test (library, notebooks under strict nbval)
 PYTHON ?= python3
 VENV   := .venv
@@ -26,8 +26,11 @@ $(STAMP): pyproject.toml jupyter/overrides.json
 	touch $(STAMP)
 
 # LAB_ARGS passes more flags, e.g. make lab LAB_ARGS="--no-browser --port 8899"
+# Served from the checkout's top, so the chapters' links to docs/ and minilib/ open;
+# the browser starts on chapter 00.
 lab: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/jupyter lab notebooks/ $(ROOT_FLAG) $(LAB_ARGS)
+	$(JUPYTER_ENV) $(BIN)/jupyter lab --ServerApp.root_dir=$(CURDIR) \
+		--LabApp.default_url=/lab/tree/notebooks/00_start_here.ipynb $(ROOT_FLAG) $(LAB_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -29,6 +29,8 @@ class StrategyProblem:
     def __str__(self) -> str:
         return f"window {self.window}: {self.rule} — {self.detail}"
 
+    __repr__ = __str__  # a printed list of problems reads as sentences
+
 
 def _problems_on(
     strategy, number: int, messages: Sequence[Mapping], count_tokens: TokenCounter
@@ -37,8 +39,11 @@ def _problems_on(
         return StrategyProblem(number, rule, detail)
 
     before = copy.deepcopy(list(messages))
+    # The strategy gets a copy: one that changes its input in place is reported, and
+    # the caller's own messages (a chapter's session) stay as they were.
+    given = copy.deepcopy(before)
     try:
-        result = strategy.compress(messages)
+        result = strategy.compress(given)
     except Exception as error:
         # a student's code may fail in any way: say so, don't crash
         return [
@@ -47,7 +52,7 @@ def _problems_on(
             )
         ]
     found = []
-    if list(messages) != before:
+    if given != before:
         found.append(
             problem(
                 "the input list is left as it was",
@@ -119,6 +124,6 @@ def check_strategy(
         validate_messages(messages, where=f"windows[{number}]")
         found += _problems_on(strategy, number, messages, count_tokens)
         if not found:  # idempotence: its own output must be a window it can take again
-            again = strategy.compress(messages).messages
+            again = strategy.compress(copy.deepcopy(list(messages))).messages
             found += _problems_on(strategy, number, again, count_tokens)
     return found

@@ -100,12 +100,12 @@ class ConversationChecker:
                 f"{at}.role is {role!r}; expected one of {', '.join(ROLES)}"
             )
         if role != "tool" and self.open_calls:
+            unanswered = next(iter(self.open_calls))
             raise InvalidMessagesError(
-                f"{at} ({role}) comes before tool call {next(iter(self.open_calls))!r} "
-                "of "
-                f"{self.where}[{self.caller}] is answered; tool results must directly "
-                "follow "
-                "the assistant message that made the calls"
+                f"tool call {unanswered!r} of {self.where}[{self.caller}] "
+                f"is never answered: {at} ({role}) comes where its tool result should "
+                "be; tool results must directly follow the assistant message that made "
+                "the calls"
             )
         content = message.get("content")
         if content is not None and not isinstance(content, str):

@@ -74,3 +74,25 @@ def estimate_tokens(messages: Iterable[Mapping]) -> int:
             "pass [message] or use estimate_message_tokens"
         )
     return sum(estimate_message_tokens(message) for message in messages)
+
+
+def check_counter(count_tokens, name: str = "count_tokens") -> None:
+    """Raise TypeError unless `count_tokens` takes a list of messages and returns an int.
+
+    A counter of one message (like estimate_message_tokens) where a list counter is
+    expected would otherwise fail deep inside a replay, rounds later.
+    """
+    if not callable(count_tokens):
+        raise TypeError(f"{name} must be a function, got {type(count_tokens).__name__}")
+    expected = (
+        f"{name} must take a list of messages and return an int, like estimate_tokens"
+    )
+    try:
+        counted = count_tokens([{"role": "user", "content": "probe"}])
+    except Exception as error:
+        raise TypeError(
+            f"{expected}; given a one-message list it raised "
+            f"{type(error).__name__}: {error}"
+        ) from None
+    if isinstance(counted, bool) or not isinstance(counted, int):
+        raise TypeError(f"{expected}; it returned {type(counted).__name__}")

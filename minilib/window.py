@@ -18,7 +18,7 @@ from typing import List, Mapping, Optional, Sequence
 from .aging import ToolResultAging
 from .messages import check_int, validate_messages
 from .summary import RollingSummary, Summarizer
-from .tokens import TokenCounter, estimate_tokens
+from .tokens import TokenCounter, check_counter, estimate_tokens
 
 
 class ContextOverflowError(RuntimeError):
@@ -108,6 +108,7 @@ class ContextWindow:
 
     def __post_init__(self):
         check_int("threshold", self.threshold, minimum=1)
+        check_counter(self.count_tokens)
         for number, strategy in enumerate(self.strategies):
             if not callable(getattr(strategy, "compress", None)):
                 raise TypeError(

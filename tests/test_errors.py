@@ -36,6 +36,7 @@ from minilib import (
     window_before_round,
 )
 from minilib.session import SessionFileError
+from minilib.tokens import estimate_message_tokens
 from minilib.trace import ToolOutputNotFound, read_jsonl
 from minilib.transcripts import TranscriptFileError, parse_transcript
 
@@ -157,7 +158,8 @@ BAD_CONVERSATIONS = {
     ),
     "unanswered call then a user turn": (
         HEAD + [PAIR[0], {"role": "user", "content": "and?"}, PAIR[1]],
-        "messages[3] (user) comes before tool call 'c1' of messages[2] is answered",
+        "tool call 'c1' of messages[2] is never answered: messages[3] (user) comes "
+        "where its tool result should be",
     ),
     "bad error field": (
         with_message(
@@ -674,3 +676,17 @@ def test_an_image_part_is_skipped_and_said_so(tmp_path):
     log = load_transcript(path)
     assert log.messages == [{"role": "user", "content": "see"}]
     assert any("image" in why for _, why in log.skipped + log.notes)
+
+
+def test_a_counter_of_one_message_where_a_list_counter_belongs_is_named():
+    """Chapter 2's exercise 4: a per-message counter passed as count_tokens."""
+    with pytest.raises(TypeError) as raised:
+        run_session(load_session(), Settings(), count_tokens=estimate_message_tokens)
+    assert str(raised.value).startswith(
+        "count_tokens must take a list of messages and return an int, like "
+        "estimate_tokens; given a one-message list it raised TypeError"
+    )
+    with pytest.raises(TypeError, match="count_tokens must be a function, got int"):
+        ContextWindow(1200, [], 5)
+    with pytest.raises(TypeError, match="; it returned str"):
+        ContextWindow(1200, [], lambda messages: "12")

@@ -229,7 +229,7 @@ def test_aging_sliders_show_what_aging_does_at_their_values(
     )
     shown = expected["content"] if expected is not None else long_notes["content"]
     assert explorer.view.value == text_panels(
-        [("original", long_notes["content"]), ("sent to the model", shown)],
+        [("sent to the model", shown), ("original", long_notes["content"])],
         explorer.height,
     )
 

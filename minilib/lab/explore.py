@@ -375,10 +375,12 @@ class AgingExplorer(ShownAsWidget):
             if result.aged is not None
             else self.message.get("content") or ""
         )
+        # What the sliders change first: stacked on a narrow page, the original would
+        # push it below a projector's fold.
         self.view.value = text_panels(
             [
-                ("original", self.message.get("content") or ""),
                 ("sent to the model", shown),
+                ("original", self.message.get("content") or ""),
             ],
             self.height,
         )
