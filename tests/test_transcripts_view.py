@@ -25,7 +25,15 @@ def test_aging_and_summary_of_one_round_are_drawn_side_by_side():
     both = {r.round for r in aged if r.summarized}
     assert both, "the transcript has a round that does both (round 8)"
     x, y, text = markers(figure, "aging")
-    assert y == [r.tokens_after for r in aged] and text == [str(r.round) for r in aged]
+    aged_to = [
+        c.after_tokens for c in run.compressions if c.strategy == "tool_result_aging"
+    ]
+    assert y == aged_to and text == [str(r.round) for r in aged]
+    # in the round that does both, the triangle is above the star: aging, then the fold
+    (round_both,) = both
+    assert y[[r.round for r in aged].index(round_both)] > next(
+        r.tokens_after for r in summarized if r.round == round_both
+    )
     assert x == [r.round - MARKER_OFFSET if r.round in both else r.round for r in aged]
     x, y, text = markers(figure, "summary")
     assert y == [r.tokens_after for r in summarized]

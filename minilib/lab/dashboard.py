@@ -93,7 +93,7 @@ def status_lines(run: SessionRun) -> list:
             f"aging in {plural(strategies.count('tool_result_aging'), 'round')}, "
             f"summary in {strategies.count('rolling_summary')}",
             sent,
-            f"final window: {final}",
+            f"final list, with the answer: {final}",
         ]
     written = f", by {error.written_by}" if error.written_by else ""
     return [
@@ -107,22 +107,33 @@ def status_lines(run: SessionRun) -> list:
 
 
 def answer_html(outcome) -> str:
-    """The grounded answer in one line: facts right, the re-reads, what is unknown."""
-    lookups = ", ".join(
-        f"{lookup.fact} (round {lookup.round})" for lookup in outcome.lookups
-    )
-    text = (
+    """The grounded answer (chapter 4) in two short lines: facts right and what it cost,
+    then the facts looked up again. Look-ups are rounds of their own, so a grounded
+    replay's rounds run past the session's 13; the whole text is there on hover."""
+    first = (
         f"Grounded answer: {outcome.facts_right} facts right"
         + ("" if outcome.finished else " (the task did not finish)")
-        + f"; {outcome.lookup_calls} look-ups: {lookups or 'none'}"
-        + (f"; unknown: {', '.join(outcome.unknown)}" if outcome.unknown else "")
+        + f"; {plural(outcome.lookup_calls, 'look-up')} in "
+        + f"{plural(outcome.lookup_rounds, 'extra round')}"
         + (
-            f"; {outcome.extra_tokens:+,} tokens"
+            f"; {outcome.extra_tokens:+,} tokens against the plain replay"
             if outcome.extra_tokens is not None
             else ""
         )
     )
-    return f'<div style="font-size:14px;color:#333">{html.escape(text)}</div>'
+    looked_up = ", ".join(
+        f"{lookup.fact} (round {lookup.round})" for lookup in outcome.lookups
+    )
+    second = f"looked up again: {looked_up or 'nothing'}" + (
+        f"; unknown: {', '.join(fact for _, fact in outcome.unknown)}"
+        if outcome.unknown
+        else ""
+    )
+    return (
+        f'<div title="{html.escape(first + chr(10) + second)}" style="font-size:14px;'
+        "color:#333;line-height:1.4;white-space:nowrap;overflow:hidden;"
+        f'text-overflow:ellipsis">{html.escape(first)}<br>{html.escape(second)}</div>'
+    )
 
 
 def status_html(lines, problem: bool, title: str = "") -> str:
@@ -185,11 +196,15 @@ class LongSessionDashboard(ShownAsWidget):
         self.grounded = widgets.Checkbox(
             value=False,
             description="grounded answer",
+            tooltip="chapter 4: a model that only states what its window shows",
             indent=False,
             layout=widgets.Layout(width="150px"),
         )
+        # two lines, fixed: switching it on moves nothing below
         self.answer = widgets.HTML(
-            layout=widgets.Layout(height="2.6em", overflow="auto", flex="1 1 auto")
+            layout=widgets.Layout(
+                height="44px", overflow="hidden", flex="1 1 0", min_width="0"
+            )
         )
         self.answer.add_class("ccl-grounded-answer")
         self.reset_button = widgets.Button(

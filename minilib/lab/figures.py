@@ -82,11 +82,17 @@ def marker_rounds(rounds, side: int) -> list:
     ]
 
 
-def aging_marks(aged) -> dict:
-    """The aging triangles of these rounds: where the window was sent, from what."""
+def aging_marks(aged, compressions) -> dict:
+    """The aging triangles of these rounds: where aging left the window, from what.
+
+    In a round where the summary follows, that is aging's own result (round 9: 1,464 →
+    1,282, before the summary's 742), as the state machine of chapter 5 steps it."""
+    aged_to = {
+        c.step: c.after_tokens for c in compressions if c.strategy == "tool_result_aging"
+    }
     return {
         "x": marker_rounds(aged, -1),
-        "y": [r.tokens_after for r in aged],
+        "y": [aged_to.get(r.round, r.tokens_after) for r in aged],
         "customdata": [r.tokens_before for r in aged],
         "text": [str(r.round) for r in aged],
     }
@@ -125,7 +131,7 @@ def figure_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "x": [all_rounds[0], all_rounds[-1]],
             "y": [run.settings.threshold] * 2,
         },
-        "aging": aging_marks(aged),
+        "aging": aging_marks(aged, run.compressions),
         "summary": summary_marks(summarized),
         # The round that could not be governed: the first one missing from run.rounds.
         "overflow": {
@@ -181,7 +187,7 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "customdata": [kind for _, _, kind in points],
         },
         "threshold (zoom)": {"x": [0, last_round], "y": [run.settings.threshold] * 2},
-        "aging (zoom)": aging_marks(aged),
+        "aging (zoom)": aging_marks(aged, run.compressions),
         "summary (zoom)": summary_marks(summarized),
         "overflow (zoom)": {
             "x": [len(rounds)] if overflow else [],
@@ -381,7 +387,9 @@ def session_figure(
 # ---- the lab's figure: the two panels, sized for a projector, and the zoom under them
 # -------------------
 
-LAB_WIDTH, LAB_HEIGHT = 1100, 780
+# 840 px: JupyterLab at 1280 px with the file browser open leaves the notebook 848 px,
+# and a FigureWidget there does not follow its box (width=None is for the Voila page).
+LAB_WIDTH, LAB_HEIGHT = 840, 720
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = (
     14,
     16,
@@ -399,8 +407,7 @@ LAB_AXIS_STYLE = dict(
 # round.
 LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
 ZOOM_TITLE = (
-    "Zoom on the threshold: each drop is one round's compression, "
-    "from the window measured to the window sent"
+    "Zoom on the threshold: each drop is one round's compression (measured → sent)"
 )
 
 

@@ -96,7 +96,14 @@ def show_report(report: LogReport) -> None:
     if report.figure is not None:
         display(report.figure)
     display(HTML(TABLE_CSS + "<b>What was cut</b>" + to_html(report.cut)))
-    display(HTML("<b>Every path on this log</b>" + to_html(report.paths)))
+    display(
+        HTML(
+            "<b>Every path on this log</b>"
+            + to_html(report.paths)
+            + "<small>6 is not run: a log does not record the sections its prompt was "
+            "built from.</small>"
+        )
+    )
 
 
 def _message(text: str, problem: bool = False) -> str:

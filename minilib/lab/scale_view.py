@@ -48,9 +48,17 @@ class ScaleRun:
                 f"all {self.rounds} rounds governed; largest summary "
                 f"{max(self.summary):,} tokens"
             )
-        return (
-            head
-            + f"stopped before round {len(self.sent)} of {self.rounds}: {self.overflow}"
+        # short lines: a notebook breaks a long output line anywhere, numbers included
+        error = self.overflow
+        written = f", written by {error.written_by}" if error.written_by else ""
+        return "\n".join(
+            [
+                head + f"stopped before round {len(self.sent)} of {self.rounds}",
+                f"  the window needs {error.tokens:,} tokens after compression, over "
+                f"the threshold of {error.threshold:,}",
+                f"  largest message left: #{error.largest_index} ({error.largest_role}, "
+                f"{error.largest_tokens:,} tokens{written}), which nothing may cut",
+            ]
         )
 
 
@@ -95,7 +103,7 @@ def scale_run(
     return ScaleRun(threshold, budget, sent, summary, rounds, run.overflow)
 
 
-def scale_figure(run: ScaleRun, width: int = 1000, height: int = 560) -> go.Figure:
+def scale_figure(run: ScaleRun, width: int = 840, height: int = 560) -> go.Figure:
     """Tokens sent against the threshold, the summary against its budget, per round."""
     figure = make_subplots(
         rows=2,
@@ -154,6 +162,10 @@ def scale_figure(run: ScaleRun, width: int = 1000, height: int = 560) -> go.Figu
     return figure
 
 
+def status_html(run: ScaleRun) -> str:
+    return "<b>" + html.escape(run.status()).replace("\n", "<br>") + "</b>"
+
+
 class ScaleExplorer(ShownAsWidget):
     """A slider on the summary's budget (and the unbounded summary) at one threshold."""
 
@@ -173,9 +185,11 @@ class ScaleExplorer(ShownAsWidget):
         self.unbounded = widgets.Checkbox(
             False, description="the article's unbounded summary", indent=False
         )
-        self.status = widgets.HTML(layout=widgets.Layout(min_height="3em"))
+        self.status = widgets.HTML(
+            layout=widgets.Layout(height="4.8em")
+        )  # 3 lines, still
         self.run = scale_run(calls, threshold, start)
-        self.status.value = f"<b>{html.escape(self.run.status())}</b>"
+        self.status.value = status_html(self.run)
         self.figure = go.FigureWidget(scale_figure(self.run))
         for control in (self.budget, self.unbounded):
             control.observe(lambda change: self.render(), "value")
@@ -190,7 +204,7 @@ class ScaleExplorer(ShownAsWidget):
             self.budget.value,
             bounded=not self.unbounded.value,
         )
-        self.status.value = f"<b>{html.escape(self.run.status())}</b>"
+        self.status.value = status_html(self.run)
         fresh = scale_figure(self.run)
         with self.figure.batch_update():  # one redraw
             for shown, new in zip(self.figure.data, fresh.data):

@@ -74,6 +74,9 @@ LOG_PATHS = (
 )
 
 
+NOT_RUN = "not run"  # budgeting: a log does not record the sections of its prompt
+
+
 def path_rows(messages: Sequence[Mapping], settings: Settings = Settings()) -> List[Dict]:
     """One row per path: completes, rounds, tokens sent, extra calls, whole outputs."""
     rounds = sum(1 for message in messages if message["role"] == "assistant")
@@ -82,11 +85,7 @@ def path_rows(messages: Sequence[Mapping], settings: Settings = Settings()) -> L
     for path in LOG_PATHS:
         row = {"path": path.title}
         if path.strategies is None:
-            rows.append(
-                dict(
-                    row, completes="not run: a log does not record the prompt's sections"
-                )
-            )
+            rows.append(dict(row, completes=NOT_RUN))
             continue
         window = ContextWindow(settings.threshold, path.strategies(settings))
         tracer = Tracer()

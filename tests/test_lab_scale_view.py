@@ -1,0 +1,29 @@
+"""Chapter 09's scale view: a status a notebook can print without breaking a number."""
+
+from minilib.lab.scale_view import ScaleExplorer, scale_run
+
+
+def test_an_overflow_status_is_short_lines_with_the_error_s_numbers():
+    run = scale_run(300, threshold=8_000, bounded=False)
+    error = run.overflow
+    assert error is not None, "the unbounded summary must overflow here"
+    lines = run.status().splitlines()
+    assert len(lines) == 3 and max(len(line) for line in lines) <= 90, lines
+    assert lines[0].endswith(f"stopped before round {len(run.sent)} of {run.rounds}")
+    assert f"{error.tokens:,} tokens after compression" in lines[1]
+    assert (
+        f"#{error.largest_index} ({error.largest_role}, {error.largest_tokens:,}"
+        in (lines[2])
+    )
+
+
+def test_the_budget_slider_reaches_small_budgets_and_keeps_them():
+    explorer = ScaleExplorer(threshold=8_000, calls=200)
+    explorer.budget.value = explorer.budget.min
+    assert explorer.budget.min <= 500
+    assert max(explorer.run.summary) <= explorer.budget.value
+    assert explorer.status.value == (
+        f"<b>threshold 8,000, summary budget {explorer.budget.value}: all "
+        f"{explorer.run.rounds} rounds governed; largest summary "
+        f"{max(explorer.run.summary):,} tokens</b>"
+    )
