@@ -7,6 +7,7 @@ the token estimate.
 """
 
 import html
+from html.parser import HTMLParser
 
 import pytest
 
@@ -20,14 +21,20 @@ from minilib import (
 )
 from minilib.lab.stepper import (
     EDGES,
+    EXPLANATION_HEIGHT,
+    PREVIEW_COLUMNS,
     STATE_COLORS,
+    TABLE_HEIGHT,
+    TITLE_CHARS,
     StateMachineStepper,
+    display_width,
     explain_step,
     last_round,
     round_walk,
     state_diagram,
     step_changes,
     step_view,
+    table_html,
 )
 from minilib.lab.tables import TABLE_CSS
 from minilib.tokens import estimate_message_tokens
@@ -267,3 +274,137 @@ def test_table_css_is_on_the_page_once_not_in_every_step(stepper):
         if getattr(child, "value", None) == TABLE_CSS
     ]
     assert len(styles) == 1
+
+
+# ---- fitting an ~840 px output area, and a widget whose height does not move ----------
+
+# The stepper at the article's settings, a narrower tail (two summary candidates) and the
+# tight budget (an overflow round).
+LAYOUT_SETTINGS = (Settings(), Settings(protect_tail=5), Settings(threshold=300))
+# Lines the fixed explanation box holds (an overflow's long first line wraps once, but
+# that state has only two lines).
+EXPLANATION_LINES = 4
+SHORT_CHANGE = 12  # characters: "summary", "aged", "was #16"
+
+
+def every_view(session):
+    for settings in LAYOUT_SETTINGS:
+        for round_number in range(last_round(session, settings) + 1):
+            walk = round_walk(session, settings, round_number)
+            for position, state in enumerate(walk):
+                previous = walk[position - 1] if position else None
+                view = step_view(walk, position, settings, round_number)
+                yield previous, state, view
+
+
+def test_display_width_counts_a_wide_character_twice():
+    assert display_width("abc") == 3
+    assert display_width("[已老化] 原") == len("[] ") + 2 * len("已老化原")
+
+
+def test_table_text_columns_are_capped(session):
+    """No cell wider than PREVIEW_COLUMNS; `content` is the start of the message,
+    `changed` the short form of `step_changes`."""
+    cut = 0
+    for previous, state, view in every_view(session):
+        for row, message in zip(view.table.itertuples(index=False), state.messages):
+            for value in row:
+                assert display_width(str(value)) <= PREVIEW_COLUMNS, value
+            flat = (message.get("content") or "").replace("\n", " ⏎ ")
+            if row.content.endswith("…"):
+                cut += 1
+                assert flat.startswith(row.content[:-1]) and len(row.content) < len(flat)
+            else:
+                assert row.content == flat
+        full = step_changes(previous, state)
+        expected = {
+            index: "aged"
+            if change.startswith("aged: ")
+            else "summary"
+            if change.startswith("summary of ")
+            else change
+            for index, change in full.items()
+        }
+        assert dict(view.table["changed"][view.table["changed"] != ""]) == expected
+        assert all(len(label) <= SHORT_CHANGE for label in expected.values())
+        assert set(view.changes) == set(expected)
+    assert cut > 0  # long messages are there, and were cut
+
+
+class _Cells(HTMLParser):
+    """The rows of an HTML table: per row, its class and its cells as (text, title)."""
+
+    def __init__(self, text):
+        super().__init__()
+        self.rows = []
+        self._cell = None
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "tr":
+            self.rows.append({"class": attrs.get("class"), "cells": []})
+        elif tag in ("td", "th"):
+            self._cell = ["", attrs.get("title")]
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell[0] += data
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None:
+            self.rows[-1]["cells"].append(tuple(self._cell))
+            self._cell = None
+
+
+def test_table_html_shows_the_previews_with_the_whole_text_on_hover(session):
+    capped = 0
+    for _, state, view in every_view(session):
+        header, *rows = _Cells(table_html(view)).rows
+        assert [text for text, _ in header["cells"]] == ["#"] + list(view.table.columns)
+        assert len(rows) == len(state.messages)
+        for index, (row, message) in enumerate(zip(rows, state.messages)):
+            assert (row["class"] == "ccl-changed") == (index in view.changes)
+            text, title = row["cells"][-1]
+            assert text == view.table["content"][index]
+            content = message.get("content") or ""
+            if text == content:
+                assert title is None
+            elif len(content) <= TITLE_CHARS:
+                assert title == content
+            else:
+                capped += 1
+                assert title == content[: TITLE_CHARS - 1] + "…"
+            tokens = row["cells"][view.table.columns.get_loc("tokens") + 1][0]
+            assert tokens == f"{view.table['tokens'][index]:,}"
+    assert capped > 0  # the 16,400-character notes file, before aging
+
+
+def test_explanation_and_table_keep_one_height_on_every_step(stepper, session):
+    """The fixed boxes the page relies on: the widget's height is the same on every step,
+    and every explanation fits its box."""
+    boxes = {"explanation": EXPLANATION_HEIGHT, "table": TABLE_HEIGHT}
+    for round_number in (0, 9):
+        stepper.round_slider.value = round_number
+        for position in range(len(stepper.walk())):
+            stepper.go(position)
+            for name, height in boxes.items():
+                layout = getattr(stepper, name).layout
+                assert (layout.height, layout.overflow) == (f"{height}px", "auto")
+    stepper.round_slider.value = 9
+    assert max(len(view.lines) for _, _, view in every_view(session)) <= EXPLANATION_LINES
+
+
+def test_summary_step_says_in_full_what_the_table_says_short(session):
+    walk = round_walk(session, Settings(), 9)
+    position = next(i for i, s in enumerate(walk) if s.state == "rolling_summary")
+    before = walk[position - 1]
+    span = closed_range(before.messages, Settings().protect_tail)
+    moved = len(before.messages) - span.stop
+    first_moved, last_moved = span.start + 1, span.start + moved
+    line = explain_step(walk, position, Settings())[1]
+    assert line == (
+        f"#{span.start} summary of #{span.start}–#{span.stop - 1} "
+        f"({len(span)} messages); #{first_moved}–#{last_moved} were "
+        f"#{span.stop}–#{len(before.messages) - 1}"
+    )

@@ -11,7 +11,11 @@ import nbformat
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = sorted((ROOT / "notebooks").rglob("*.ipynb"))
+NOTEBOOKS = sorted(
+    path
+    for path in (ROOT / "notebooks").rglob("*.ipynb")
+    if ".ipynb_checkpoints" not in path.parts  # JupyterLab's autosave copies
+)
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 
 

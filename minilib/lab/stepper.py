@@ -9,10 +9,17 @@ message list in that state, and what changed since the previous state.
 `step_view(walk, position, settings, round_number)` is a pure function;
 `StateMachineStepper`
 wires it to a round slider and Back/Next buttons.
+
+The stepper fits an output area about 840 px wide (JupyterLab at 1280 x 720 with the file
+browser open): the table's `changed` column holds a short label (the explanation above it
+says the same in full), `content` a preview of at most `PREVIEW_COLUMNS` display columns
+with the whole text on hover, and the explanation and the table keep one height on every
+step (scrolling inside), so the page does not move when Next is pressed.
 """
 
 import html
 import math
+import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -41,6 +48,21 @@ STATE_SUBTITLES = {
     "send": "call the model",
     "overflow": "ContextOverflowError",
 }
+# The message table's content preview, in display columns: a CJK character takes two.
+PREVIEW_COLUMNS = 34
+# The hover text of a content cell: the message's text, up to this many characters.
+TITLE_CHARS = 600
+# Fixed heights (px): the explanation holds 4 lines, the table about 11 rows; more scrolls
+# inside them, so the widget's height is the same on every step and every round.
+EXPLANATION_HEIGHT = 100
+TABLE_HEIGHT = 330
+# Only inside the stepper: rows as tight as text (not the widgets' 28 px line height), and
+# a header row that stays in view while the table scrolls.
+STEPPER_CSS = """<style>
+.ccl-state-stepper .ccl-table { line-height: 1.35; }
+.ccl-state-stepper .ccl-table thead th { position: sticky; top: 0; z-index: 1;
+  background: var(--jp-layout-color0, white); box-shadow: inset 0 -2px 0 #888; }
+</style>"""
 
 
 def round_walk(
@@ -76,6 +98,39 @@ def step_changes(previous: Optional[WindowState], state: WindowState) -> Dict[in
     for index in range(start + 1, len(state.messages)):
         changes[index] = f"was #{index + folded - 1}"
     return changes
+
+
+def change_labels(previous: Optional[WindowState], state: WindowState) -> Dict[int, str]:
+    """`step_changes` in a word or two, for the table's `changed` column: "aged",
+    "summary", or where a message moved from ("was #16")."""
+    changes = step_changes(previous, state)
+    if not changes:
+        return {}
+    if state.compression.strategy == "tool_result_aging":
+        return {index: "aged" for index in changes}
+    start = state.compression.affected_indexes[0]
+    # The moved messages keep their "was #16": already short.
+    return {index: "summary" if index == start else changes[index] for index in changes}
+
+
+def display_width(text: str) -> int:
+    """Columns `text` takes in a table: two for a wide (CJK) character, one otherwise."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def content_preview(content: Optional[str], columns: int = PREVIEW_COLUMNS) -> str:
+    """The start of a content on one line, at most `columns` display columns, with … when
+    cut."""
+    text = (content or "").replace("\n", " ⏎ ")
+    if display_width(text) <= columns:
+        return text
+    kept, width = [], 1  # the ellipsis takes one column
+    for ch in text:
+        width += display_width(ch)
+        if width > columns:
+            break
+        kept.append(ch)
+    return "".join(kept).rstrip() + "…"
 
 
 def explain_step(
@@ -118,6 +173,7 @@ def explain_step(
                 "is smaller"
             )
     elif state.state == "rolling_summary":
+        lines += _summary_lines(changes)
         for candidate in range_candidates(previous.messages, settings.protect_tail):
             lines.append(
                 f"range [{candidate.start}, {candidate.end}): {candidate.reason}"
@@ -125,9 +181,30 @@ def explain_step(
     return lines
 
 
+def _summary_lines(changes: Dict[int, str]) -> List[str]:
+    """The summary step's changes in full, one line; the table's `changed` column is
+    short."""
+    if not changes:
+        return []
+    start, *moved = sorted(changes)
+    line = f"#{start} {changes[start]}"
+    if len(moved) == 1:
+        line += f"; #{moved[0]} {changes[moved[0]]}"
+    elif moved:
+        first, last = (
+            changes[index].removeprefix("was ") for index in (moved[0], moved[-1])
+        )
+        line += f"; #{moved[0]}–#{moved[-1]} were {first}–{last}"
+    return [line]
+
+
 @dataclass(frozen=True)
 class StepView:
-    """Everything the stepper shows for one position of one round's walk."""
+    """Everything the stepper shows for one position of one round's walk.
+
+    `changes` says in full what the step did to each row; `table` holds the short form
+    (its `changed` column) and content previews; `contents` are the messages' whole texts.
+    """
 
     position: int
     steps: int
@@ -137,6 +214,7 @@ class StepView:
     changes: Dict[int, str]
     table: pd.DataFrame
     diagram: str
+    contents: List[str]
 
 
 def step_view(
@@ -151,6 +229,11 @@ def step_view(
     state = walk[position]
     previous = walk[position - 1] if position > 0 else None
     changes = step_changes(previous, state)
+    table = messages_table(
+        state.messages, settings.protect_tail, change_labels(previous, state)
+    )
+    contents = [message.get("content") or "" for message in state.messages]
+    table["content"] = [content_preview(content) for content in contents]
     title = (
         f"Round {round_number}, step {position + 1} of {len(walk)}: {state.state} "
         f"({len(state.messages)} messages, {state.tokens:,} tokens)"
@@ -162,9 +245,27 @@ def step_view(
         title,
         explain_step(walk, position, settings),
         changes,
-        messages_table(state.messages, settings.protect_tail, changes),
+        table,
         state_diagram(walk, position),
+        contents,
     )
+
+
+def hover_text(content: str, limit: int = TITLE_CHARS) -> str:
+    """A content as its cell's hover title: the whole text, or its first `limit`
+    characters."""
+    return content if len(content) <= limit else content[: limit - 1] + "…"
+
+
+def table_html(view: StepView) -> str:
+    """The view's message table, changed rows marked, each cut content's whole text (up
+    to TITLE_CHARS) as its cell's hover title."""
+    previews = view.table["content"]
+    titles = [
+        "" if preview == content else hover_text(content)
+        for preview, content in zip(previews, view.contents)
+    ]
+    return to_html(view.table, view.changes, cell_titles={"content": titles})
 
 
 # ---- the diagram -----------------------------------------------------------------------
@@ -221,7 +322,9 @@ def state_diagram(walk: Sequence[WindowState], position: int) -> str:
     parts = [
         # Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a
         # projector.
-        '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="900" height="375" '
+        # At most that: in a narrower output area it shrinks to the area's width.
+        '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="100%" '
+        'style="max-width:900px;height:auto" '
         'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">',
         "<defs>"
         '<marker id="ccl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
@@ -336,17 +439,26 @@ class StateMachineStepper(ShownAsWidget):
         )
         self.title = widgets.HTML()
         self.diagram = widgets.HTML()
-        self.explanation = widgets.HTML()
-        self.table = widgets.HTML()
+        # Fixed heights, scrolling inside: the page below stays still while stepping.
+        self.explanation = widgets.HTML(
+            layout=widgets.Layout(height=f"{EXPLANATION_HEIGHT}px", overflow="auto")
+        )
+        self.table = widgets.HTML(
+            layout=widgets.Layout(height=f"{TABLE_HEIGHT}px", overflow="auto")
+        )
         # The table's CSS, on the page once rather than in every table update (a style
         # recalculation each).
         self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
+        self.stepper_style = widgets.HTML(
+            STEPPER_CSS, layout=widgets.Layout(display="none")
+        )
         self.round_slider.observe(self._on_round, names="value")
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.next_button.on_click(lambda _: self.go(self.position + 1))
         self.widget = widgets.VBox(
             [
                 self.table_style,
+                self.stepper_style,
                 widgets.HBox([self.round_slider, self.back_button, self.next_button]),
                 self.title,
                 self.diagram,
@@ -386,7 +498,7 @@ class StateMachineStepper(ShownAsWidget):
             + "<br>".join(html.escape(line) for line in view.lines)
             + "</div>"
         )
-        self.table.value = to_html(view.table, highlight_rows=view.changes)
+        self.table.value = table_html(view)
 
     def _on_round(self, change) -> None:
         self.go(0)
