@@ -6,14 +6,19 @@ import pytest
 
 from minilib import PATHS, run_path
 from minilib.lab.six_paths import (
+    EXPLORER_COLUMNS,
+    SHORT_NAMES,
+    NumberTable,
     SixPathsExplorer,
     comparison_table,
     explorer_table,
     fact_states_table,
+    grounded_table,
     tokens_figure,
     tokens_per_round,
     tradeoff_data,
 )
+from minilib.measure.facts import STATES
 
 
 @pytest.fixture(scope="module")
@@ -22,7 +27,7 @@ def explorer():
 
 
 def point_of(figure, key):
-    trace = next(t for t in figure.data if t.name == PATHS[key].title)
+    trace = next(t for t in figure.data if t.name == SHORT_NAMES[key])
     return trace.x[0], trace.y[0], trace.marker.symbol
 
 
@@ -41,12 +46,14 @@ def test_moving_a_slider_moves_that_point_to_run_paths_result(explorer, key, val
     run = run_path(key, value)
     x, y, symbol = point_of(explorer.figure, key)
     assert (x, y) == (run.final_tokens, run.final_count("kept"))
-    assert symbol == ("circle" if run.completed else "circle-open")
-    row = explorer_table(explorer.values()).loc[PATHS[key].title]
-    assert row["tokens last round"] == run.final_tokens and row[
+    assert symbol == ("circle" if run.completed else "x")  # a cross: it overflowed
+    row = explorer_table(explorer.values()).loc[SHORT_NAMES[key]]
+    assert row["tokens, last round"] == run.final_tokens and row[
         "lost"
     ] == run.final_count("lost")
-    assert f"{PATHS[key].parameter}={value}" in explorer.table_html.value
+    completes = "yes" if run.completed else f"overflow at round {len(run.rounds)}"
+    assert row["completes"] == completes and completes in explorer.table_html.value
+    assert row["value"] == value and f"<td>{value:,}</td>" in explorer.table_html.value
     explorer.sliders[key].value = PATHS[key].default
     assert point_of(explorer.figure, key)[:2] == (
         run_path(key).final_tokens,
@@ -162,3 +169,99 @@ def test_every_path_has_its_own_panel_in_the_tokens_figure():
     assert len(axes) == len(PATHS)  # one panel each: no line can hide another
     crosses = [t for t in figure.data if t.name == "overflow"]
     assert [list(t.x) for t in crosses] == [[len(runs["aging"].rounds)]]
+
+
+def test_explorer_table_puts_the_facts_first_and_names_the_overflow_round():
+    values = {key: spec.default for key, spec in PATHS.items()}
+    values.update(aging=0, budgeting=600)
+    table = explorer_table(values)
+    # what the sliders move comes first: the rest may scroll, these may not
+    assert list(table.columns[:5]) == ["completes", *STATES]
+    assert tuple(table.columns) == EXPLORER_COLUMNS
+    assert list(table.index) == [SHORT_NAMES[key] for key in PATHS]
+    for key in ("aging", "budgeting", "truncation"):
+        run = run_path(key, values[key])
+        row = table.loc[SHORT_NAMES[key]]
+        assert [row[state] for state in STATES] == [
+            run.final_count(state) for state in STATES
+        ]
+        expected = "yes" if run.completed else f"overflow at round {len(run.rounds)}"
+        assert row["completes"] == expected
+    assert not run_path("aging", 0).completed  # the case the chapter's prose quotes
+
+
+def test_explorer_says_the_same_overflow_round_as_the_registrys_table():
+    values = {key: spec.default for key, spec in PATHS.items()}
+    runs = {key: run_path(key, value) for key, value in values.items()}
+    registry = comparison_table(runs)["completes"].drop("0 no compression")
+    explorer = explorer_table(values)["completes"]
+    assert list(explorer) == list(registry)
+    assert any(value.startswith("overflow at round ") for value in explorer)
+
+
+def test_explorer_table_is_narrow_enough_for_a_notebook_beside_the_file_browser():
+    # ~848 px of output: short names and headers, no cell longer than these
+    table = explorer_table({key: spec.default for key, spec in PATHS.items()})
+    assert max(len(name) for name in table.index) <= len("3 rolling summary")
+    assert all(len(header) <= len("tokens, last round") for header in table.columns)
+
+
+def test_number_table_shows_thousands_separators_and_blank_gaps():
+    runs = {key: run_path(key) for key in ("truncation", "aging")}
+    per_round = tokens_per_round(runs)
+    shown = NumberTable(per_round)
+    last = int(per_round["truncation"].dropna().iloc[-1])
+    assert last >= 1000 and f"<td>{last:,}</td>" in shown.html
+    assert f"{last:,}" in repr(shown) and "<NA>" not in repr(shown) + shown.html
+    assert shown.table["truncation"].tolist() == per_round["truncation"].tolist()
+    assert '<table class="ccl-table ccl-six">' in shown.html  # its text may wrap
+    unwrapped = NumberTable(per_round, wrap=False).html
+    assert '<table class="ccl-table ccl-six ccl-nowrap">' in unwrapped
+
+
+def test_tradeoff_marks_an_overflowed_run_with_a_cross_everywhere():
+    values = {key: spec.default for key, spec in PATHS.items()}
+    data = tradeoff_data(values)
+    for key, spec in PATHS.items():
+        runs = [run_path(key, v) for v in spec.choices]
+        assert data[f"{key} sweep"]["symbol"] == [
+            "circle" if run.completed else "x" for run in runs
+        ]
+    from minilib.lab.six_paths import tradeoff_figure
+
+    figure = tradeoff_figure(values)
+    legend = [t.name for t in figure.data if t.showlegend is not False]
+    assert "run overflowed" in legend and "kept + recallable" in legend
+    assert figure.layout.legend.orientation == "h"  # below the chart, not beside it
+    assert figure.layout.width <= 840
+
+
+def test_tokens_figure_labels_the_overflow_away_from_the_threshold():
+    from minilib.paths.registry import ARTICLE
+
+    runs = {key: run_path(key) for key in PATHS}
+    figure = tokens_figure(runs)
+    dead = [run for run in runs.values() if not run.completed]
+    labels = [a for a in figure.layout.annotations if a.text.startswith("overflow")]
+    assert [a.text for a in labels] == [
+        f"overflow at round {len(run.rounds)}" for run in dead
+    ]
+    lowest = min(r.tokens for run in runs.values() for r in run.rounds if r.round >= 9)
+    assert all(a.y < min(lowest, ARTICLE.threshold) for a in labels)
+    crosses = [t for t in figure.data if t.name == "overflow"]
+    assert [t.showlegend for t in crosses][:1] == [True]  # the legend explains ✕
+    assert figure.layout.width <= 840
+
+
+def test_grounded_table_is_the_registrys_grounded_columns():
+    from minilib.paths.registry import GROUNDED_COLUMNS
+
+    runs = {key: run_path(key, grounded=True) for key in ("hierarchical", "store")}
+    table = grounded_table(runs)
+    assert list(table.columns) == [
+        title for key, title in GROUNDED_COLUMNS if key not in ("path", "setting")
+    ]
+    row = table.loc[PATHS["hierarchical"].title]
+    outcome = runs["hierarchical"].grounded
+    assert row["look-up calls"] == outcome.lookup_calls
+    assert row["extra tokens (vs not grounded)"] == outcome.extra_tokens

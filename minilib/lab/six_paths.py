@@ -3,6 +3,8 @@ tokenizer table.
 
 Everything shown is computed by `minilib.paths.registry` (runs, fact states, tokenizer
 counts); this module only turns it into DataFrames, plotly figures and widgets.
+`NumberTable` shows a DataFrame with thousands separators, sized for a notebook at
+1280 px with JupyterLab's file browser open (an output area about 848 px wide).
 The explorer's display is a pure function of its slider values
 (`SixPathsExplorer.render`), so tests set `slider.value` and compare the figure and
 the table with `run_path` for those values.
@@ -19,6 +21,7 @@ from plotly.subplots import make_subplots
 from ..measure.facts import STATES
 from ..paths.registry import (
     ARTICLE,
+    GROUNDED_COLUMNS,
     PATHS,
     PathRun,
     comparison_rows,
@@ -28,7 +31,7 @@ from ..paths.registry import (
     tokenizer_rows,
 )
 from .shown import ShownAsWidget
-from .tables import TABLE_CSS, to_html
+from .tables import TABLE_CSS, HtmlTable, to_html
 
 # One colour per path, the same in every figure of the chapter.
 PATH_COLORS = {
@@ -39,7 +42,55 @@ PATH_COLORS = {
     "store": "#2ca02c",
     "budgeting": "#8c564b",
 }
-FIGURE_WIDTH, FIGURE_HEIGHT = 900, 460
+# Short names for the legend and the explorer's table (the figures' panels use the title).
+SHORT_NAMES = {
+    "truncation": "1 truncation",
+    "aging": "2 aging",
+    "rolling_summary": "3 rolling summary",
+    "hierarchical": "4 hierarchical",
+    "store": "5 store + recall",
+    "budgeting": "6 budgeting",
+}
+# JupyterLab at 1280 px with the file browser open leaves a notebook output ~848 px wide.
+FIGURE_WIDTH, FIGURE_HEIGHT = 820, 460
+OVERFLOW_SYMBOL = "x"  # a run that overflowed: its last window, drawn as a cross
+
+# The chapter's tables: thousands separators (tables.to_html), numbers right-aligned,
+# and text that may wrap at its spaces, so a wide table narrows before it scrolls. The
+# explorer's cells do not wrap (`wrap=False`): its rows keep their height as sliders move.
+SIX_PATHS_CSS = """<style>
+.ccl-table.ccl-six { font-size: 14px; }
+.ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
+  padding: 3px 6px; text-align: right; white-space: normal; vertical-align: bottom; }
+.ccl-table.ccl-six tbody th:nth-child(n), .ccl-table.ccl-six thead th:first-child {
+  text-align: left; }
+.ccl-table.ccl-six.ccl-nowrap tbody th:nth-child(n),
+.ccl-table.ccl-six.ccl-nowrap td:nth-child(n) { white-space: nowrap; }
+</style>"""
+SIX_PATHS_TABLE = "ccl-table ccl-six"
+
+
+def table_html(table: pd.DataFrame, wrap: bool = True) -> str:
+    """A table of this chapter as HTML: thousands separators, an empty cell after an
+    overflow."""
+    css_class = SIX_PATHS_TABLE if wrap else SIX_PATHS_TABLE + " ccl-nowrap"
+    return TABLE_CSS + SIX_PATHS_CSS + to_html(table, css_class=css_class)
+
+
+class NumberTable(HtmlTable):
+    """Shows a DataFrame of this chapter in a cell as `1,085`, not `1085` (HTML and text
+    alike); compute with the DataFrame itself, not with this. `wrap=False` keeps every
+    cell on one line (for a table already narrow enough, such as the explorer's)."""
+
+    def __init__(self, table: pd.DataFrame, wrap: bool = True):
+        super().__init__(table)
+        self.html = table_html(table, wrap=wrap)
+
+
+def completes(run: PathRun) -> str:
+    """ "yes", or the round whose window could not be cut below the threshold (the
+    registry's tables say the same)."""
+    return "yes" if run.completed else f"overflow at round {len(run.rounds)}"
 
 
 @lru_cache(maxsize=None)
@@ -118,6 +169,19 @@ def fact_states_table(runs: Mapping[str, PathRun]) -> pd.DataFrame:
     ).set_index("fact")
 
 
+def grounded_table(
+    runs: Mapping[str, PathRun], baseline: Optional[PathRun] = None
+) -> pd.DataFrame:
+    """Grounded runs (`run_path(key, grounded=True)`): what the final answer got right and
+    what the look-ups cost, against no compression grounded. The registry's grounded
+    columns without the setting (8.4's table has it), so the table fits a notebook."""
+    rows = comparison_rows(runs, baseline or run_baseline_probe(grounded=True))
+    columns = [(key, title) for key, title in GROUNDED_COLUMNS if key != "setting"]
+    table = pd.DataFrame(rows)[[key for key, _ in columns]]
+    table.columns = [title for _, title in columns]
+    return table.set_index("path")
+
+
 def tokens_figure(
     runs: Mapping[str, PathRun], threshold: int = ARTICLE.threshold
 ) -> go.Figure:
@@ -125,9 +189,8 @@ def tokens_figure(
     deterministic output).
 
     Until round 8 several paths send the same window, so on one chart their lines hide
-    each other. Each
-    panel draws its path in colour over the other paths in faint grey, and marks an
-    overflow with a cross.
+    each other. Each panel draws its path in colour over the other paths in faint grey,
+    and marks an overflow with a cross and, low in the panel, "overflow at round N".
     """
     keys = list(runs)
     columns = 3
@@ -188,27 +251,36 @@ def tokens_figure(
             col=col,
         )
         if run.overflow is not None:
+            at = len(run.rounds)
             figure.add_trace(
                 go.Scatter(
-                    x=[len(run.rounds)],
+                    x=[at],
                     y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
-                    mode="markers+text",
+                    mode="markers",
                     name="overflow",
                     legendgroup="overflow",
-                    showlegend=False,
-                    text=[f"overflow, round {len(run.rounds)}"],
-                    textposition="bottom center",
+                    showlegend=not any(t.name == "overflow" for t in figure.data),
                     cliponaxis=False,
-                    marker={"symbol": "x", "size": 12, "color": "#d62728"},
+                    marker={"symbol": OVERFLOW_SYMBOL, "size": 12, "color": "#d62728"},
                     hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
                     "compression, nothing more may be cut<extra></extra>",
                 ),
                 row=row,
                 col=col,
             )
+            # Low in the panel, under every line, not on the threshold or the cross.
+            figure.add_annotation(
+                x=at,
+                y=OVERFLOW_LABEL_AT,
+                text=completes(run),
+                showarrow=False,
+                font={"color": "#d62728", "size": 12},
+                row=row,
+                col=col,
+            )
     figure.update_xaxes(range=[-0.5, last_round + 0.5], dtick=2)
     figure.update_xaxes(title_text="round", row=rows)
-    figure.update_yaxes(range=[0, 1300], dtick=400)
+    figure.update_yaxes(range=[0, 1400], dtick=400, tickformat=",")
     figure.update_yaxes(title_text="tokens sent", col=1)
     figure.update_layout(
         width=FIGURE_WIDTH,
@@ -216,14 +288,16 @@ def tokens_figure(
         template="plotly_white",
         title="Tokens sent per round, each path at its default setting (grey: the other "
         "paths)",
-        margin={"t": 80, "b": 110},
+        margin={"t": 80, "b": 110, "l": 70, "r": 20},
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0},
     )
     return figure
 
 
 # an overflow's tokens can be far above the axis; its cross is drawn at most this high
-OVERFLOW_DRAWN_AT = 1250
+# (clear of the panel's title above and of the threshold line below)
+OVERFLOW_DRAWN_AT = 1330
+OVERFLOW_LABEL_AT = 150  # below every path's line from round 9 on (the lowest: 434)
 
 
 def threshold_line(last_round: int, threshold: int) -> dict:
@@ -250,31 +324,45 @@ def point(run: PathRun) -> dict:
 def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
     """Every trace of the trade-off chart for slider `values`, by name.
 
-    Per path: its sweep (facts kept at every slider value, faint dots), its current point
-    (facts kept verbatim)
-    and, above that point, a bar up to the facts kept or recallable (one `recall` away):
-    only the store has
-    any, so for the other paths the bar has no height.
+    Per path: its sweep (facts kept at every slider value, faint marks), its current
+    point (facts kept verbatim) and, above that point, a bar up to the facts kept or
+    recallable (one `recall` away): only the store has any, so for the other paths the
+    bar has no height. A run that overflowed is marked with a cross (`symbol`), in the
+    sweep and at the point.
     """
     data = {}
     for key, spec in PATHS.items():
-        sweep = [point(cached_run(key, value)) for value in spec.choices]
+        runs = [cached_run(key, value) for value in spec.choices]
+        sweep = [point(run) for run in runs]
         data[f"{key} sweep"] = {
             "x": [p["x"] for p in sweep],
             "y": [p["y"] for p in sweep],
-            "text": [f"{spec.parameter}={v}" for v in spec.choices],
+            "text": [
+                f"{spec.parameter}={v}, {completes(run)}"
+                for v, run in zip(spec.choices, runs)
+            ],
+            "symbol": [_symbol(run) for run in runs],
         }
-        now = point(cached_run(key, values[key]))
-        setting = f"{spec.parameter}={values[key]}" + (
-            "" if now["completed"] else " (overflow)"
-        )
-        data[key] = {"x": [now["x"]], "y": [now["y"]], "text": [setting]}
+        run = cached_run(key, values[key])
+        now = point(run)
+        setting = f"{spec.parameter}={values[key]}, {completes(run)}"
+        data[key] = {
+            "x": [now["x"]],
+            "y": [now["y"]],
+            "text": [setting],
+            "symbol": _symbol(run),
+        }
         data[f"{key} recallable"] = {
             "x": [now["x"], now["x"]],
             "y": [now["y"], now["y"] + now["recallable"]],
             "text": [setting, setting],
         }
     return data
+
+
+def _symbol(run: PathRun) -> str:
+    """A filled circle for a run that finishes, a cross for one that overflowed."""
+    return "circle" if run.completed else OVERFLOW_SYMBOL
 
 
 def tradeoff_x_range(threshold: int = ARTICLE.threshold) -> list:
@@ -288,12 +376,16 @@ def tradeoff_x_range(threshold: int = ARTICLE.threshold) -> list:
     return [(min(xs) - 60) // 50 * 50, max(max(xs), threshold) + 50]
 
 
+def _marks(data: Mapping) -> dict:
+    """A trace's x, y and hover text (its symbol goes on the marker)."""
+    return {name: data[name] for name in ("x", "y", "text")}
+
+
 def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
-    """Final tokens against facts: faint dots for every slider value, a bold point per
-    path (facts kept verbatim; hollow =
-    the run overflowed) and a diamond on a bar above it for the facts kept or recallable.
-    One legend entry per path instead of text labels: at these settings the points sit
-    close together."""
+    """Final tokens against facts: faint marks for every slider value, a bold point per
+    path (facts kept verbatim; a cross if the run overflowed) and a diamond on a bar above
+    it for the facts kept or recallable. One legend entry per path, below the chart,
+    instead of text labels: at these settings the points sit close together."""
     data = tradeoff_data(values)
     threshold = ARTICLE.threshold
     figure = go.FigureWidget() if widget else go.Figure()
@@ -305,12 +397,16 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
                 mode="markers",
                 showlegend=False,
                 opacity=0.35,
-                marker={"color": color, "size": 7},
+                marker={
+                    "color": color,
+                    "size": 8,
+                    "symbol": data[f"{key} sweep"]["symbol"],
+                },
                 legendgroup=key,
                 hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>"
                 + spec.title
                 + "</extra>",
-                **data[f"{key} sweep"],
+                **_marks(data[f"{key} sweep"]),
             )
         )
         figure.add_trace(
@@ -329,69 +425,70 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
         )
         figure.add_trace(
             go.Scatter(
-                name=spec.title,
+                name=SHORT_NAMES[key],
                 mode="markers",
                 legendgroup=key,
-                marker={"color": color, "size": 14, "line": {"color": color, "width": 2}},
+                marker={"color": color, "size": 14, "symbol": data[key]["symbol"]},
                 hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
                 + spec.title
                 + "</extra>",
-                **data[key],
+                **_marks(data[key]),
             )
         )
-    figure.add_trace(
-        go.Scatter(
-            name="◆ kept + recallable (store)",
-            mode="markers",
-            x=[None],
-            y=[None],
-            marker={"color": "#444", "size": 12, "symbol": "diamond"},
-            hoverinfo="skip",
+    for name, symbol in (
+        ("kept + recallable", "diamond"),
+        ("run overflowed", OVERFLOW_SYMBOL),
+    ):
+        figure.add_trace(  # legend entries only: what a diamond and a cross mean
+            go.Scatter(
+                name=name,
+                mode="markers",
+                x=[None],
+                y=[None],
+                marker={"color": "#444", "size": 12, "symbol": symbol},
+                hoverinfo="skip",
+            )
         )
-    )
     figure.add_vline(
         x=threshold,
         line={"color": "#d62728", "dash": "dash", "width": 1},
         annotation_text=f"threshold {threshold:,}",
         annotation_position="bottom left",
     )
-    _style_points(figure, values)
     figure.update_layout(
         width=FIGURE_WIDTH,
-        height=FIGURE_HEIGHT + 40,
+        height=FIGURE_HEIGHT + 80,
         template="plotly_white",
         title="Last window: tokens against facts the model can still reach (of %d)"
         % len(default_facts()),
         xaxis={
             "title": "tokens in the last window sent",
             "range": tradeoff_x_range(threshold),
+            "tickformat": ",",
         },
         yaxis={
-            "title": "facts: ● kept verbatim, ◆ kept or recallable",
+            "title": "facts: ● kept, ◆ kept + recallable",
             "range": [-0.5, len(default_facts()) + 1],
             "dtick": 2,
         },
-        legend={"orientation": "v", "x": 1.02, "y": 1, "font": {"size": 13}},
-        margin={"r": 250},
+        legend={
+            "orientation": "h",
+            "yanchor": "top",
+            "y": -0.16,
+            "x": 0,
+            "font": {"size": 13},
+        },
+        margin={"l": 70, "r": 20, "t": 60, "b": 120},
     )
     return figure
-
-
-def _style_points(figure, values: Mapping[str, int]) -> None:
-    for key in PATHS:
-        trace = next(t for t in figure.data if t.name == PATHS[key].title)
-        # A hollow marker: the loop died at that setting, the point is its last window.
-        trace.marker.symbol = (
-            "circle" if cached_run(key, values[key]).completed else "circle-open"
-        )
 
 
 def update_tradeoff_figure(figure, values: Mapping[str, int]) -> None:
     data = tradeoff_data(values)
     with figure.batch_update():
-        for key, spec in PATHS.items():
+        for key in PATHS:
             for name, trace_name in (
-                (key, spec.title),
+                (key, SHORT_NAMES[key]),
                 (f"{key} recallable", f"{key} recallable"),
             ):
                 trace = next(t for t in figure.data if t.name == trace_name)
@@ -400,24 +497,41 @@ def update_tradeoff_figure(figure, values: Mapping[str, int]) -> None:
                     data[name]["y"],
                     data[name]["text"],
                 )
-        _style_points(figure, values)
+                if name == key:
+                    trace.marker.symbol = data[key]["symbol"]
+
+
+EXPLORER_COLUMNS = (
+    "completes",
+    "kept",
+    "recallable",
+    "traceable",
+    "lost",
+    "tokens, last round",
+    "extra calls",
+    "value",
+)
 
 
 def explorer_table(values: Mapping[str, int]) -> pd.DataFrame:
+    """One row per path at its slider value: whether it finishes, its facts by state
+    (first: what the sliders move), then tokens, calls and the value (the slider's, of
+    `run_path(path, value)`; the slider's label names the parameter)."""
     rows = []
-    for key, spec in PATHS.items():
-        p = point(cached_run(key, values[key]))
+    for key in PATHS:
+        run = cached_run(key, values[key])
+        p = point(run)
         rows.append(
             {
-                "path": spec.title,
-                "setting": f"{spec.parameter}={values[key]}",
-                "completes": "yes" if p["completed"] else "overflow",
-                "tokens last round": p["x"],
-                "extra calls": p["extra_calls"],
+                "path": SHORT_NAMES[key],
+                "completes": completes(run),
                 **{state: p[state] for state in STATES},
+                "tokens, last round": p["x"],
+                "extra calls": p["extra_calls"],
+                "value": values[key],
             }
         )
-    return pd.DataFrame(rows).set_index("path")
+    return pd.DataFrame(rows, columns=("path",) + EXPLORER_COLUMNS).set_index("path")
 
 
 class SixPathsExplorer(ShownAsWidget):
@@ -455,7 +569,7 @@ class SixPathsExplorer(ShownAsWidget):
         changes."""
         values = self.values()
         update_tradeoff_figure(self.figure, values)
-        self.table_html.value = TABLE_CSS + to_html(explorer_table(values))
+        self.table_html.value = table_html(explorer_table(values), wrap=False)
 
     def _on_change(self, change) -> None:
         self.render()
