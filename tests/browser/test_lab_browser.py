@@ -12,10 +12,9 @@ What a person sees is checked against what the library computes in this process:
 
 Expected values are never written down here: they come from minilib for whatever values
 the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard at the
-article's
-settings and the stepper in the middle of a round are copied to docs/screenshots/
-(lab.png,
-state_machine.png) for the README when those files are missing or UPDATE_SCREENSHOTS=1.
+article's settings, the stepper in the middle of a round and the projector page at
+1280x720 are copied to docs/screenshots/ (lab.png, state_machine.png, present.png) for the
+README when those files are missing or UPDATE_SCREENSHOTS=1.
 """
 
 import dataclasses
@@ -44,6 +43,7 @@ DASHBOARD = ".ccl-long-session-dashboard"
 STEPPER = ".ccl-state-stepper"
 README_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "lab.png"
 STEPPER_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "state_machine.png"
+PRESENT_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "present.png"
 # the zoom under the token panel ends at 1.5 x the threshold (what a teacher is told)
 ZOOM_FACTOR = 1.5
 # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
@@ -554,7 +554,9 @@ def test_present_fits_a_projector_and_stays_still(browser, session, tmp_path):
                     )
                 legend = page.locator(f"{DASHBOARD} .legend").first.bounding_box()
                 assert legend["y"] + legend["height"] <= box["y"] + box["height"]
-                lab.shoot(page, f"present-{width}x{height}")
+                shot = lab.shoot(page, f"present-{width}x{height}")
+                if (width, height, scale) == (1280, 720, 1):
+                    update_docs_screenshot(shot, PRESENT_SCREENSHOT)
                 if (width, height) == (1280, 720):
                     # push the threshold into an overflow: the layout must not move
                     before = plot.bounding_box()
