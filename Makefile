@@ -64,7 +64,7 @@ bench: $(STAMP)
 # 100-1,000 tool calls at 32k/128k/200k: full walk, FastWindow, a counter-only lower bound
 # and LangChain's trim_messages (an extra of the benchmark only), side by side in one run
 bench-scale: $(STAMP)
-	$(BIN)/python -m pip install --quiet '.[bench]'
+	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python scripts/bench_scale.py --markdown docs/benchmark_scale.md
 
 clean:

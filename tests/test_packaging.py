@@ -217,3 +217,12 @@ def test_make_lab_serves_jupyterlab_as_root(tmp_path):
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=20)
+
+
+def test_every_make_target_installs_the_checkout_editable():
+    """A plain `pip install .` into .venv would shadow the editable install, and then
+    `minilib.data` (data/, mapped by the editable finder) no longer imports from the
+    checkout: every later `make test` fails. bench-scale did that once."""
+    makefile = (ROOT / "Makefile").read_text()
+    installs = re.findall(r"pip install[^\n]*", makefile)
+    assert installs and all(" -e " in line for line in installs if "'." in line), installs
