@@ -12,17 +12,13 @@ A. Python: `run_session` (the whole 13-call session replayed at a new setting) a
 B. Browser: JupyterLab on a free port, Debian's Chromium driven by Playwright, notebook
    06 run; then ~20 keypresses on the threshold slider. For each, a capture-phase keydown
    listener notes when the key went down and a MutationObserver on the chart notes when
-   the
-   chart first holds its final data (labdriver.LATENCY_PROBE_JS); the kernel is let go
-   idle
-   between keypresses so they do not overlap. The same is done on a notebook with a
-   trivial
-   callback (one FigureWidget trace, y set from the slider value) as the floor of the
-   stack.
+   the chart first holds its final data (labdriver.LATENCY_PROBE_JS); the kernel is let
+   go idle between keypresses so they do not overlap. The same is done on a notebook
+   with a trivial callback (one FigureWidget trace, y set from the slider value) as the
+   floor of the stack.
 
 Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw. This is a
-measurement,
-not a test: it prints numbers and never fails on them.
+measurement, not a test: it prints numbers and never fails on them.
 """
 
 import argparse
