@@ -77,11 +77,10 @@ def status_lines(run: SessionRun) -> list:
     if last is None:
         sent = "no round was sent"
     else:
-        saved = 1 - last.tokens_after / last.baseline_tokens
-        sent = (
-            f"round {last.round}: {last.tokens_after:,} tokens sent, "
-            f"{last.baseline_tokens:,} uncompressed ({saved:.0%} less)"
-        )
+        sent = f"round {last.round}: {last.tokens_after:,} tokens sent"
+        if last.baseline_tokens:  # a round past the recorded baseline has none
+            saved = 1 - last.tokens_after / last.baseline_tokens
+            sent += f", {last.baseline_tokens:,} uncompressed ({saved:.0%} less)"
     final = f"{plural(len(run.final_messages), 'message')}, {run.final_tokens:,} tokens"
     error = run.overflow
     if error is None:
@@ -142,9 +141,10 @@ def status_html(lines, problem: bool, title: str = "") -> str:
         if problem
         else "color:#1e4620;background:#edf7ed;"
     )
-    body = "<br>".join(html.escape(line) for line in lines)
-    if problem and lines:  # the reason the run stopped, first and in bold
-        body = body.replace(html.escape(lines[0]), f"<b>{html.escape(lines[0])}</b>", 1)
+    shown = [html.escape(line) for line in lines]
+    if problem and shown:  # the reason the run stopped, first and in bold
+        shown[0] = f"<b>{shown[0]}</b>"
+    body = "<br>".join(shown)
     return (
         f'<div class="ccl-status" title="{html.escape(title)}" style="{style}'
         "padding:5px 12px;border-radius:4px;font-size:14px;line-height:1.45;"

@@ -273,6 +273,8 @@ def aging_view(
 
 
 FINE_SCALE = 1000  # characters: the aging sliders' first scale
+# one colour a handle, so the three are told apart at a glance
+HANDLE_COLORS = {"head_chars": "#1f77b4", "tail_chars": "#2ca02c", "min_chars": "#d62728"}
 
 
 class AgingExplorer(ShownAsWidget):
@@ -314,23 +316,16 @@ class AgingExplorer(ShownAsWidget):
             (head_chars, tail_chars, min_chars), self.scale.value
         )
         self.update()
-        self.widget = widgets.VBox(
-            [self.scale, self.head, self.tail, self.min, self.verdict, self.view]
-        )
+        self.widget = widgets.VBox(self.parts())
         self.widget.add_class("ccl-aging-explorer")
+
+    def parts(self) -> tuple:
+        return (self.scale, self.head, self.tail, self.min, self.verdict, self.view)
 
     def sliders(self, values, maximum: int):
         """head_chars, tail_chars and min_chars on the scale 0..maximum."""
         built = []
-        for name, value, color in zip(
-            ("head_chars", "tail_chars", "min_chars"),
-            values,
-            (
-                "#1f77b4",
-                "#2ca02c",
-                "#d62728",
-            ),  # one colour a handle, told apart at a glance
-        ):
+        for (name, color), value in zip(HANDLE_COLORS.items(), values):
             slider = widgets.IntSlider(
                 min(value, maximum),
                 min=0,
@@ -355,14 +350,7 @@ class AgingExplorer(ShownAsWidget):
         for slider in (self.head, self.tail, self.min):
             slider.close()
         self.head, self.tail, self.min = self.sliders(values, maximum)
-        self.widget.children = (
-            self.scale,
-            self.head,
-            self.tail,
-            self.min,
-            self.verdict,
-            self.view,
-        )
+        self.widget.children = self.parts()
         self.update()
 
     def update(self) -> AgingView:
