@@ -162,7 +162,7 @@ def test_text_box_readout_says_one_token_in_the_singular(typed, tokens, characte
 
 def test_widgets_display_with_a_short_stable_text():
     bundle = TokenEstimateBox("x" * 500)._repr_mimebundle_()
-    assert bundle["text/plain"] == "<TokenEstimateBox>"
+    assert bundle["text/plain"] == "TokenEstimateBox (run the notebook to use it)"
     assert "application/vnd.jupyter.widget-view+json" in bundle
 
 

@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from IPython.display import HTML
 
 from ..aging import ToolResultAging, aged_content
+from ..cli import plural
 from ..markers import is_aged
 from ..messages import protected_head_length
 from ..model import first_line_of_result
@@ -143,22 +144,16 @@ def token_examples(texts: Iterable[str]) -> pd.DataFrame:
     )
 
 
-def _count(number: int, unit: str) -> str:
-    """`1 token`, `2 tokens`, `0 characters`: the unit in the singular only for exactly
-    one."""
-    return f"{number:,} {unit}" if number == 1 else f"{number:,} {unit}s"
-
-
 def estimate_readout(text: str) -> str:
     """The text box's readout (HTML): the estimate and the arithmetic behind it."""
     parts = token_breakdown(text)
     return (
-        f"<b>{_count(parts['tokens'], 'token')}</b> for "
-        f"{_count(parts['chars'], 'character')}: "
-        f"{parts['cjk']} CJK × 1 + ⌈{parts['other']} other ÷ 4⌉ = {parts['cjk']} + "
-        f"{parts['tokens'] - parts['cjk']}"
+        f"<b>{plural(parts['tokens'], 'token')}</b> for "
+        f"{plural(parts['chars'], 'character')}: "
+        f"{parts['cjk']:,} CJK × 1 + ⌈{parts['other']:,} other ÷ 4⌉ = {parts['cjk']:,} + "
+        f"{parts['tokens'] - parts['cjk']:,}"
         "<br>as one message (+4 structure): "
-        f"<b>{_count(parts['message_tokens'], 'token')}</b>"
+        f"<b>{plural(parts['message_tokens'], 'token')}</b>"
     )
 
 

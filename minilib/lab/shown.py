@@ -14,7 +14,8 @@ class ShownAsWidget:
     widget: widgets.Widget
 
     def text_form(self) -> str:
-        return f"<{type(self).__name__}>"
+        # what a page shows before the notebook is run: say how to get the widget
+        return f"{type(self).__name__} (run the notebook to use it)"
 
     def _repr_mimebundle_(self, **kwargs):
         bundle = self.widget._repr_mimebundle_(**kwargs)
