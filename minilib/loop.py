@@ -124,6 +124,11 @@ def replay(
         arrived, more = conversation.arrivals(reply, step, tracer)
         messages.extend(arrived)
         if not more:
+            if until_round is not None:  # the session ended before that round
+                raise ValueError(
+                    f"until_round {until_round} is past the end of the session "
+                    f"(rounds 0-{step})"
+                )
             return run
         step += 1
     if until_round is not None:

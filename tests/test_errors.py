@@ -690,3 +690,15 @@ def test_a_counter_of_one_message_where_a_list_counter_belongs_is_named():
         ContextWindow(1200, [], 5)
     with pytest.raises(TypeError, match="; it returned str"):
         ContextWindow(1200, [], lambda messages: "12")
+
+
+def test_a_round_past_the_session_s_end_is_named_not_walked():
+    """Chapter 5's exercise loops over rounds: round 14 of a 14-round session is no
+    round at all (it used to give the final list's walk, answer included)."""
+    for past in (14, 99):
+        with pytest.raises(
+            ValueError, match=r"past the end of the session \(rounds 0-13\)"
+        ):
+            window_before_round(load_session(), Settings(), past)
+    messages, _ = window_before_round(load_session(), Settings(), 13)
+    assert messages[-1]["role"] == "tool"  # round 13 is governed before its answer

@@ -234,7 +234,7 @@ def test_an_overflow_later_in_the_session_keeps_the_rounds_before_it(fresh, sess
         f"{expected.overflow.largest_tokens:,} tokens, by rolling_summary)",
         f"round {len(expected.rounds) - 1}: {expected.rounds[-1].tokens_after:,} tokens "
         f"sent, {expected.rounds[-1].baseline_tokens:,} uncompressed (96% less)",
-        f"stopped on (never sent): {len(expected.final_messages)} messages, "
+        f"before compression (never sent): {len(expected.final_messages)} messages, "
         f"{expected.final_tokens:,} tokens",
     ]
 

@@ -27,3 +27,11 @@ def test_the_budget_slider_reaches_small_budgets_and_keeps_them():
         f"{explorer.run.rounds} rounds governed; largest summary "
         f"{max(explorer.run.summary):,} tokens</b>"
     )
+
+
+def test_the_budget_slider_is_off_while_the_unbounded_summary_is_ticked():
+    explorer = ScaleExplorer(threshold=8_000, calls=200)
+    explorer.unbounded.value = True
+    assert explorer.budget.disabled and explorer.run.budget is None
+    explorer.unbounded.value = False
+    assert not explorer.budget.disabled and explorer.run.budget == explorer.budget.value

@@ -133,10 +133,8 @@ def test_recallable_bar_reaches_kept_plus_recallable_and_follows_the_slider(expl
         kept, recallable = run.final_count("kept"), run.final_count("recallable")
         assert recallable > 0
         assert bar("store") == ([run.final_tokens] * 2, [kept, kept + recallable])
-    truncation = run_path("truncation")
-    assert (
-        bar("truncation")[1] == [truncation.final_count("kept")] * 2
-    )  # nothing recallable: no height
+    assert run_path("truncation").final_count("recallable") == 0
+    assert bar("truncation") == ([], [])  # nothing recallable: no bar, no diamond
 
 
 def test_tradeoff_axis_holds_every_slider_value_and_the_threshold():

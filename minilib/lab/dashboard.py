@@ -101,27 +101,30 @@ def status_lines(run: SessionRun) -> list:
         f"largest left: #{error.largest_index} ({error.largest_role}, "
         f"{error.largest_tokens:,} tokens{written})",
         sent,
-        f"stopped on (never sent): {final}",
+        f"before compression (never sent): {final}",
     ]
 
 
 def answer_html(outcome) -> str:
-    """The grounded answer (chapter 4) in two short lines: facts right and what it cost,
-    then the facts looked up again. Look-ups are rounds of their own, so a grounded
-    replay's rounds run past the session's 13; the whole text is there on hover."""
+    """The grounded answer (chapter 4), short enough to wrap into its fixed box: facts
+    right and what it cost, then the facts looked up again, by round. Look-ups are
+    rounds of their own, so a grounded replay's rounds run past the session's 13."""
     first = (
         f"Grounded answer: {outcome.facts_right} facts right"
         + ("" if outcome.finished else " (the task did not finish)")
         + f"; {plural(outcome.lookup_calls, 'look-up')} in "
         + f"{plural(outcome.lookup_rounds, 'extra round')}"
         + (
-            f"; {outcome.extra_tokens:+,} tokens against the plain replay"
+            f"; {outcome.extra_tokens:+,} tokens sent"
             if outcome.extra_tokens is not None
             else ""
         )
     )
-    looked_up = ", ".join(
-        f"{lookup.fact} (round {lookup.round})" for lookup in outcome.lookups
+    by_round: Dict[int, list] = {}
+    for lookup in outcome.lookups:
+        by_round.setdefault(lookup.round, []).append(lookup.fact)
+    looked_up = "; ".join(
+        f"round {number}: {', '.join(facts)}" for number, facts in by_round.items()
     )
     second = f"looked up again: {looked_up or 'nothing'}" + (
         f"; unknown: {', '.join(fact for _, fact in outcome.unknown)}"
@@ -129,9 +132,8 @@ def answer_html(outcome) -> str:
         else ""
     )
     return (
-        f'<div title="{html.escape(first + chr(10) + second)}" style="font-size:14px;'
-        "color:#333;line-height:1.4;white-space:nowrap;overflow:hidden;"
-        f'text-overflow:ellipsis">{html.escape(first)}<br>{html.escape(second)}</div>'
+        '<div style="font-size:13px;color:#333;line-height:1.35">'
+        f"<b>{html.escape(first)}</b><br>{html.escape(second)}</div>"
     )
 
 
@@ -200,10 +202,10 @@ class LongSessionDashboard(ShownAsWidget):
             indent=False,
             layout=widgets.Layout(width="150px"),
         )
-        # two lines, fixed: switching it on moves nothing below
+        # a fixed box (up to four lines of 13 px): switching it on moves nothing below
         self.answer = widgets.HTML(
             layout=widgets.Layout(
-                height="44px", overflow="hidden", flex="1 1 0", min_width="0"
+                height="72px", overflow="auto", flex="1 1 0", min_width="0"
             )
         )
         self.answer.add_class("ccl-grounded-answer")

@@ -54,7 +54,7 @@ ZOOM_TRACES = (
 LAB_TRACE_NAMES = TRACE_NAMES + ZOOM_TRACES
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
-FIGURE_WIDTH, FIGURE_HEIGHT = 900, 500
+FIGURE_WIDTH, FIGURE_HEIGHT = 840, 500  # fits JupyterLab beside its file browser
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
 ZOOM_FACTOR = (
     1.5  # the zoom's y axis ends at 1.5 x the threshold: room to see a window go over it

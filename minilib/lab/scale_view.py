@@ -198,6 +198,7 @@ class ScaleExplorer(ShownAsWidget):
         )
 
     def render(self) -> ScaleRun:
+        self.budget.disabled = self.unbounded.value  # the article's summary has no budget
         self.run = scale_run(
             self.calls,
             self.threshold,

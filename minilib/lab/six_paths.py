@@ -352,10 +352,13 @@ def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
             "text": [setting],
             "symbol": _symbol(run),
         }
+        # a bar up to kept + recallable, only where something is recallable (the store):
+        # a diamond on every path would hide its filled circle
+        recallable = now["recallable"] > 0
         data[f"{key} recallable"] = {
-            "x": [now["x"], now["x"]],
-            "y": [now["y"], now["y"] + now["recallable"]],
-            "text": [setting, setting],
+            "x": [now["x"], now["x"]] if recallable else [],
+            "y": [now["y"], now["y"] + now["recallable"]] if recallable else [],
+            "text": [setting, setting] if recallable else [],
         }
     return data
 
