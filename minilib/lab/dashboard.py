@@ -202,10 +202,14 @@ class LongSessionDashboard(ShownAsWidget):
             indent=False,
             layout=widgets.Layout(width="150px"),
         )
-        # a fixed box (up to four lines of 13 px): switching it on moves nothing below
+        # a fixed box, so switching it on moves nothing below: two lines of 13 px on the
+        # projector page (it is wide there, and every pixel counts), four in a notebook
         self.answer = widgets.HTML(
             layout=widgets.Layout(
-                height="72px", overflow="auto", flex="1 1 0", min_width="0"
+                height="40px" if present else "72px",
+                overflow="auto",
+                flex="1 1 0",
+                min_width="0",
             )
         )
         self.answer.add_class("ccl-grounded-answer")
