@@ -110,7 +110,8 @@ def _message(text: str, problem: bool = False) -> str:
     style = "color:#a61b1b;background:#fdecea;" if problem else "background:#f6f8fa;"
     return (
         f'<pre class="ccl-log-report" style="{style}padding:6px 10px;'
-        f'white-space:pre-wrap;font-size:13px">{html.escape(text)}</pre>'
+        "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"  # whole words
+        f'font-size:13px">{html.escape(text)}</pre>'
     )
 
 
