@@ -156,13 +156,20 @@ def comparison_table(
     )
 
 
+NOT_REACHED = "not reached"  # the run died before the fact arrived
+
+
 def fact_states_table(runs: Mapping[str, PathRun]) -> pd.DataFrame:
-    """Each fact's state at the last round, one column per run."""
+    """Each fact's state at the last round, one column per run (headed by its short
+    name, which wraps: the table fits a notebook beside the file browser)."""
     return pd.DataFrame(
         [
             {
                 "fact": f.text,
-                **{key: run.final_states.get(f.id, "-") for key, run in runs.items()},
+                **{
+                    SHORT_NAMES.get(key, key): run.final_states.get(f.id, NOT_REACHED)
+                    for key, run in runs.items()
+                },
             }
             for f in default_facts()
         ]
