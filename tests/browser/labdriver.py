@@ -633,3 +633,40 @@ def points_drawn(plot_locator) -> dict:
     """{trace name: marker points drawn in the SVG}: what is on screen, not just in
     plotly's data."""
     return plot_locator.evaluate(POINTS_DRAWN_JS)
+
+
+# ------------------------------------------------------------------ fitting a projector
+
+# Every output wider than its output area (it would scroll sideways) and every table,
+# figure, text block or widget box whose right edge is past the area's: [width it needs,
+# width it has, the first words of it].
+OUTPUTS_PAST_THE_EDGE_JS = """() => {
+  const found = [];
+  const notebook = '.jp-NotebookPanel:not(.lm-mod-hidden) .jp-OutputArea-output';
+  document.querySelectorAll(notebook).forEach(area => {
+    const edge = area.getBoundingClientRect().right;
+    if (area.scrollWidth > area.clientWidth + 2)
+      found.push([area.scrollWidth, area.clientWidth, (area.innerText || '').slice(0, 60)]);
+    area.querySelectorAll('table, .js-plotly-plot, svg, pre, .widget-box').forEach(part => {
+      const box = part.getBoundingClientRect();
+      if (box.width > 0 && box.right > edge + 2)
+        found.push([Math.round(box.width), Math.round(edge - box.left),
+                    (part.innerText || part.tagName).slice(0, 60)]);
+    });
+  });
+  return found;
+}"""
+
+
+def outputs_past_the_edge(page, step: int = 450) -> list:
+    """Scroll the open notebook from top to bottom (JupyterLab lays out only the cells in
+    view) and collect OUTPUTS_PAST_THE_EDGE_JS's findings, each once."""
+    scroller = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer").first
+    found, top = {}, 0
+    while top < scroller.evaluate("el => el.scrollHeight"):
+        scroller.evaluate(f"el => el.scrollTo(0, {top})")
+        page.wait_for_timeout(250)
+        for item in page.evaluate(OUTPUTS_PAST_THE_EDGE_JS):
+            found[str(item)] = item
+        top += step
+    return list(found.values())

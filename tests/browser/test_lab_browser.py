@@ -6,6 +6,8 @@ What a person sees is checked against what the library computes in this process:
   the chart (plotly's data and the SVG points), the title, the status line and both
   tables show `run_session` at the slider's new value; Reset brings the article back.
 - 03_tool_result_aging: on the whole result's scale, End takes head_chars to its end.
+- every chapter at 1280x720 with the file browser open: no output scrolls sideways or
+  reaches past the output area's edge.
 - 05_state_machine: Next/Back step the diagram through the states `ContextWindow.walk`
   passes for the picked round.
 - `make present` (Voilà on 06): sliders and chart without code, and the slider works.
@@ -473,6 +475,31 @@ def test_aging_sliders_reach_the_whole_result_with_the_keyboard(
         assert not errors, errors
     finally:
         context.close()
+
+
+CHAPTERS = sorted(
+    path.name for path in (lab.REPO / "notebooks").glob("[0-9][0-9]_*.ipynb")
+)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_output_of_a_chapter_fits_beside_the_file_browser(
+    browser, lab_server, chapter
+):
+    """A projector at 1280x720 with JupyterLab's file browser open leaves a notebook's
+    outputs ~848 px: after Run All, no output of the chapter scrolls sideways or reaches
+    past that edge (a figure or table cut on the right is what a student cannot read)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    try:
+        lab.open_notebook(page, lab_server, f"notebooks/{chapter}")
+        lab.run_all_cells(page)
+        assert page.locator("#filebrowser").is_visible()  # as a student first sees it
+        assert lab.outputs_past_the_edge(page) == []
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
 
 
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
