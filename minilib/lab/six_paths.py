@@ -333,8 +333,8 @@ def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
 
     Per path: its sweep (facts kept at every slider value, faint marks), its current
     point (facts kept verbatim) and, above that point, a bar up to the facts kept or
-    recallable (one `recall` away): only the store has any, so for the other paths the
-    bar has no height. A run that overflowed is marked with a cross (`symbol`), in the
+    recallable (one `recall` away): only the store has any, so the other paths draw no
+    bar. A run that overflowed is marked with a cross (`symbol`), in the
     sweep and at the point.
     """
     data = {}
