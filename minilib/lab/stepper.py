@@ -461,8 +461,10 @@ class StateMachineStepper(ShownAsWidget):
                 self.stepper_style,
                 widgets.HBox([self.round_slider, self.back_button, self.next_button]),
                 self.title,
-                self.diagram,
+                # what the step did, right under Next: on a projector the table below
+                # the diagram may need a scroll, this never does
                 self.explanation,
+                self.diagram,
                 self.table,
             ]
         )
