@@ -27,7 +27,6 @@ from minilib.lab.stepper import (
     TABLE_HEIGHT,
     TITLE_CHARS,
     StateMachineStepper,
-    display_width,
     explain_step,
     last_round,
     round_walk,
@@ -36,7 +35,7 @@ from minilib.lab.stepper import (
     step_view,
     table_html,
 )
-from minilib.lab.tables import TABLE_CSS
+from minilib.lab.tables import TABLE_CSS, display_width
 from minilib.tokens import estimate_message_tokens
 
 

@@ -19,7 +19,6 @@ step (scrolling inside), so the page does not move when Next is pressed.
 
 import html
 import math
-import unicodedata
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence
 
@@ -111,26 +110,6 @@ def change_labels(previous: Optional[WindowState], state: WindowState) -> Dict[i
     start = state.compression.affected_indexes[0]
     # The moved messages keep their "was #16": already short.
     return {index: "summary" if index == start else changes[index] for index in changes}
-
-
-def display_width(text: str) -> int:
-    """Columns `text` takes in a table: two for a wide (CJK) character, one otherwise."""
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-def content_preview(content: Optional[str], columns: int = PREVIEW_COLUMNS) -> str:
-    """The start of a content on one line, at most `columns` display columns, with … when
-    cut."""
-    text = (content or "").replace("\n", " ⏎ ")
-    if display_width(text) <= columns:
-        return text
-    kept, width = [], 1  # the ellipsis takes one column
-    for ch in text:
-        width += display_width(ch)
-        if width > columns:
-            break
-        kept.append(ch)
-    return "".join(kept).rstrip() + "…"
 
 
 def explain_step(
@@ -230,10 +209,12 @@ def step_view(
     previous = walk[position - 1] if position > 0 else None
     changes = step_changes(previous, state)
     table = messages_table(
-        state.messages, settings.protect_tail, change_labels(previous, state)
+        state.messages,
+        settings.protect_tail,
+        change_labels(previous, state),
+        preview_columns=PREVIEW_COLUMNS,
     )
     contents = [message.get("content") or "" for message in state.messages]
-    table["content"] = [content_preview(content) for content in contents]
     title = (
         f"Round {round_number}, step {position + 1} of {len(walk)}: {state.state} "
         f"({len(state.messages)} messages, {state.tokens:,} tokens)"

@@ -12,6 +12,7 @@ it and goes on a page once; `HtmlTable` shows a table in a notebook cell the sam
 import html
 import json
 import numbers
+import unicodedata
 from typing import Iterable, Mapping, Optional, Sequence
 
 import numpy as np
@@ -169,19 +170,34 @@ def protection(messages: Sequence[Mapping], protect_tail: int) -> list:
     ]
 
 
-def preview(content: Optional[str], width: int = PREVIEW_CHARS) -> str:
-    """The start of a content on one line."""
+def display_width(text: str) -> int:
+    """Columns `text` takes in a table: two for a wide (CJK) character, one otherwise."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def preview(content: Optional[str], columns: int = PREVIEW_CHARS) -> str:
+    """The start of a content on one line, at most `columns` display columns (a CJK
+    character takes two), with … when cut."""
     text = (content or "").replace("\n", " ⏎ ")
-    return text if len(text) <= width else text[: width - 1] + "…"
+    if display_width(text) <= columns:
+        return text
+    kept, width = [], 1  # the ellipsis takes one column
+    for ch in text:
+        width += display_width(ch)
+        if width > columns:
+            break
+        kept.append(ch)
+    return "".join(kept).rstrip() + "…"
 
 
 def messages_table(
     messages: Sequence[Mapping],
     protect_tail: int,
     changes: Optional[Mapping[int, str]] = None,
+    preview_columns: int = PREVIEW_CHARS,
 ) -> pd.DataFrame:
     """The window one message a row: role, tokens, protected, aged, group, what changed,
-    and a preview."""
+    and a preview of at most `preview_columns` display columns."""
     changes = changes or {}
     rows = [
         {
@@ -192,7 +208,7 @@ def messages_table(
             "aged": is_aged(message),
             "group": group,
             "changed": changes.get(index, ""),
-            "content": preview(message.get("content")),
+            "content": preview(message.get("content"), preview_columns),
         }
         for index, (message, protected, group) in enumerate(
             zip(messages, protection(messages, protect_tail), message_groups(messages))
