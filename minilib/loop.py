@@ -4,7 +4,7 @@
 compression, the six paths, recorded logs, and the stepper's "window before round
 N". What differs between them is only where replies and tool results come from, a
 `Conversation`: `LiveConversation` asks a model and runs the tools it calls; a
-recorded log plays back what it holds (`minilib.transcripts`). Compression is one
+recorded log plays back what it holds (`minilib.logs.replay`). Compression is one
 optional argument: with `window=None` the list simply grows (the M1/M2 loop).
 """
 

@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from minilib.measure.facts import load_facts
+from minilib.measure.grounded_model import UNKNOWN_MARK
 from minilib.measure.grounding import evidence, literal_pattern, load_grounding
-from minilib.model import UNKNOWN_MARK
 from minilib.session import load_session
 from minilib.tokens import estimate_text_tokens
 

@@ -4,7 +4,7 @@ answer.
 The same 13 tool calls as data/session.json; then, having found that the #58 fix
 is not in the code, the agent recalls from the external store the line of the
 notes about #58 (cut out of the window since round 1) and quotes it in its answer.
-It needs a harness with an external store (minilib.paths.store): without one, `recall`
+It needs a harness with an external store (minilib.policies.store): without one, `recall`
 is an unknown tool. Deterministic; a test checks the committed file.
 """
 

@@ -2,7 +2,7 @@
 changes, and what it measures on the six paths and under the age-after-seen rule.
 
 Every number comes from running minilib (minilib.measure.grounding and
-minilib.paths.registry); a test checks the committed file. Run it after a change to
+minilib.policies.registry); a test checks the committed file. Run it after a change to
 the grounded mode, a path or the data:
 `python scripts/write_grounded.py --write docs/grounded.md`.
 """
@@ -21,13 +21,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from write_six_paths import grounded_table, markdown_table  # noqa: E402
 
 from minilib.measure.facts import window_text  # noqa: E402
+from minilib.measure.grounded_model import unknown_marker  # noqa: E402
 from minilib.measure.grounding import (  # noqa: E402
     run_grounded,
     session_grounding,
     threshold_to_finish,
 )
-from minilib.model import unknown_marker  # noqa: E402
-from minilib.paths.registry import (  # noqa: E402
+from minilib.policies.registry import (  # noqa: E402
     ARTICLE,
     PATHS,
     default_facts,

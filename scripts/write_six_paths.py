@@ -1,7 +1,7 @@
 """Write docs/six_paths.md: the six compression paths on the bundled session, as markdown
 tables.
 
-Every number comes from running `minilib.paths.registry`; the README's table is
+Every number comes from running `minilib.policies.registry`; the README's table is
 copied from the file this writes (a test checks both). Run it after a change to
 any path: `python scripts/write_six_paths.py --write docs/six_paths.md`.
 """
@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT))
 
 from minilib.measure.facts import Fact  # noqa: E402
 from minilib.measure.tokenizers import INSTALL_HINT, available  # noqa: E402
-from minilib.paths.registry import (  # noqa: E402
+from minilib.policies.registry import (  # noqa: E402
     ARTICLE,
     COMPARISON_COLUMNS,
     GROUNDED_COLUMNS,

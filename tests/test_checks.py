@@ -3,13 +3,8 @@ and checking never changes the student's own messages."""
 
 import copy
 
-from minilib import (
-    CompressionResult,
-    ToolResultAging,
-    check_strategy,
-    load_session,
-    run_baseline,
-)
+from minilib import CompressionResult, ToolResultAging, load_session, run_baseline
+from minilib.policies import check_strategy
 
 
 def session_window():

@@ -26,19 +26,18 @@ from minilib import (
     closed_range,
     estimate_tokens,
     load_session,
-    load_transcript,
     recover_tool_output,
-    replay_transcript,
     run_loop,
     run_session,
     scripted_summary,
     validate_messages,
     window_before_round,
 )
+from minilib.logs import load_transcript, replay_transcript
+from minilib.logs.replay import TranscriptFileError, parse_transcript
 from minilib.session import SessionFileError
 from minilib.tokens import estimate_message_tokens
 from minilib.trace import ToolOutputNotFound, read_jsonl
-from minilib.transcripts import TranscriptFileError, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -8,19 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from minilib import (
-    PATHS,
-    ExternalStore,
-    Fact,
-    load_facts,
-    load_session,
-    probe,
-    run_path,
-    run_session,
-)
+from minilib import load_session, run_session
+from minilib.measure import Fact, load_facts, probe
 from minilib.measure.facts import KINDS, FactsFileError, check_facts
 from minilib.measure.tokenizers import available
-from minilib.paths.registry import default_facts, load_recall_session, run_baseline_probe
+from minilib.policies import PATHS, ExternalStore, run_path
+from minilib.policies.registry import (
+    default_facts,
+    load_recall_session,
+    run_baseline_probe,
+)
 from minilib.session import SessionFileError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +195,7 @@ def test_the_store_loses_nothing_and_recall_brings_the_cut_fact_back():
 
 
 def test_budgeting_is_what_lets_the_full_prompt_finish():
-    from minilib.paths.registry import full_prompt_tokens
+    from minilib.policies.registry import full_prompt_tokens
 
     assert run_path("budgeting").completed
     assert not run_path("budgeting", full_prompt_tokens()).completed

@@ -16,7 +16,7 @@ from test_grounded import check_grounded_trace, decisions
 from test_properties import PROFILE
 
 from minilib.measure.grounding import session_grounding
-from minilib.paths.registry import PATHS, default_facts, run_path
+from minilib.policies.registry import PATHS, default_facts, run_path
 from minilib.session import load_session
 
 SESSION = load_session()

@@ -3,9 +3,10 @@
 import datetime as dt
 from pathlib import Path
 
-from minilib import Settings, load_transcript, replay_transcript
+from minilib import Settings
 from minilib.lab.log_explorer import LogExplorer, explore_file, explore_text
-from minilib.paths.on_logs import LOG_PATHS
+from minilib.logs import load_transcript, replay_transcript
+from minilib.policies.on_logs import LOG_PATHS
 
 EPOCH = dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)  # what the browser sends
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"

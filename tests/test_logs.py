@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
 from minilib.logs.base import Builder, make_call
-from minilib.transcripts import load_transcript, parse_transcript
+from minilib.logs.replay import load_transcript, parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "data" / "logs"

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from minilib import Settings, estimate_tokens, load_transcript, replay_transcript
-from minilib.logs import SHAPES
+from minilib import Settings, estimate_tokens
+from minilib.logs import SHAPES, load_transcript, replay_transcript
+from minilib.logs.replay import user_turn_advice
 from minilib.messages import validate_messages
-from minilib.transcripts import user_turn_advice
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "data" / "logs"

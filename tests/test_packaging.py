@@ -37,21 +37,6 @@ def test_environment_yml_names_the_same_packages_as_the_notebooks_extra():
     assert "      - -e ." in lines  # the library itself, from this checkout
 
 
-def test_core_modules_use_the_standard_library_only():
-    allowed = set(sys.stdlib_module_names) | {"minilib"}
-    core = [
-        p
-        for p in (ROOT / "minilib").rglob("*.py")
-        if "lab" not in p.relative_to(ROOT).parts
-    ]
-    assert len(core) > 20
-    for path in core:
-        for match in re.finditer(
-            r"^(?:from|import) ([a-zA-Z_]\w*)", path.read_text(encoding="utf-8"), re.M
-        ):
-            assert match.group(1) in allowed, f"{path.name} imports {match.group(1)}"
-
-
 def test_data_is_reproduced_byte_for_byte_by_its_script(tmp_path):
     subprocess.run(
         ["git", "clone", "--quiet", "--no-hardlinks", str(ROOT), str(tmp_path / "clone")],

@@ -29,12 +29,12 @@ from minilib import (
     estimate_tokens,
     protected_head_length,
     recover_tool_output,
-    replay_transcript,
     scripted_summary,
     validate_messages,
 )
+from minilib.logs import replay_transcript
+from minilib.logs.replay import parse_transcript
 from minilib.messages import call_ids
-from minilib.transcripts import parse_transcript
 
 # Hypothesis still caches Unicode tables and source constants on disk: keep them in
 # build/, not in the checkout.

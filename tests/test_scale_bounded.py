@@ -18,6 +18,7 @@ from minilib import (
     run_session,
     scripted_summary,
 )
+from minilib.logs.replay import RecordedConversation
 from minilib.scale import generate_history
 from minilib.scale.bounded import (
     ARTICLE_SUMMARY_TOKENS,
@@ -33,7 +34,6 @@ from minilib.scale.bounded import (
 from minilib.scale.fast import FastWindow
 from minilib.summary import summary_header
 from minilib.tokens import estimate_message_tokens, estimate_text_tokens
-from minilib.transcripts import RecordedConversation
 
 
 def as_summary(text: str, folded: int) -> dict:

@@ -8,6 +8,14 @@ from message_builders import assistant, tool, tool_call
 from minilib import (
     SUMMARY_MARK,
     ContextWindow,
+    RollingSummary,
+    Tracer,
+    closed_range,
+    estimate_tokens,
+    scripted_summary,
+)
+from minilib.markers import INDEX_MARK, STORE_MARK
+from minilib.policies import (
     ExternalStore,
     HierarchicalSummary,
     InputBudgeting,
@@ -15,21 +23,15 @@ from minilib import (
     OffloadToolResults,
     PromptSection,
     RecallTool,
-    RollingSummary,
     SlidingWindowTruncation,
-    Tracer,
-    closed_range,
-    estimate_tokens,
-    scripted_summary,
 )
-from minilib.markers import INDEX_MARK, STORE_MARK
-from minilib.paths.budgeting import declaration_section
-from minilib.paths.hierarchical import (
+from minilib.policies.budgeting import declaration_section
+from minilib.policies.hierarchical import (
     HIERARCHICAL_TITLE,
     scripted_group_summary,
     split_groups,
 )
-from minilib.paths.store import ToolsWithRecall
+from minilib.policies.store import ToolsWithRecall
 
 HEAD = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
 

@@ -4,7 +4,6 @@ its slider values."""
 import pandas as pd
 import pytest
 
-from minilib import PATHS, run_path
 from minilib.lab.six_paths import (
     EXPLORER_COLUMNS,
     SHORT_NAMES,
@@ -19,6 +18,7 @@ from minilib.lab.six_paths import (
     tradeoff_data,
 )
 from minilib.measure.facts import STATES
+from minilib.policies import PATHS, run_path
 
 
 @pytest.fixture(scope="module")
@@ -141,7 +141,7 @@ def test_recallable_bar_reaches_kept_plus_recallable_and_follows_the_slider(expl
 
 def test_tradeoff_axis_holds_every_slider_value_and_the_threshold():
     from minilib.lab.six_paths import tradeoff_figure, tradeoff_x_range
-    from minilib.paths.registry import ARTICLE
+    from minilib.policies.registry import ARTICLE
 
     low, high = tradeoff_x_range()
     xs = [
@@ -237,7 +237,7 @@ def test_tradeoff_marks_an_overflowed_run_with_a_cross_everywhere():
 
 
 def test_tokens_figure_labels_the_overflow_away_from_the_threshold():
-    from minilib.paths.registry import ARTICLE
+    from minilib.policies.registry import ARTICLE
 
     runs = {key: run_path(key) for key in PATHS}
     figure = tokens_figure(runs)
@@ -254,7 +254,7 @@ def test_tokens_figure_labels_the_overflow_away_from_the_threshold():
 
 
 def test_grounded_table_is_the_registrys_grounded_columns():
-    from minilib.paths.registry import GROUNDED_COLUMNS
+    from minilib.policies.registry import GROUNDED_COLUMNS
 
     runs = {key: run_path(key, grounded=True) for key in ("hierarchical", "store")}
     table = grounded_table(runs)

@@ -22,6 +22,12 @@ from test_properties import PROFILE, assert_pairs_intact, histories
 from minilib import (
     ContextOverflowError,
     ContextWindow,
+    ToolResultAging,
+    Tracer,
+    estimate_tokens,
+    protected_head_length,
+)
+from minilib.policies import (
     ExternalStore,
     HierarchicalSummary,
     InputBudgeting,
@@ -29,10 +35,6 @@ from minilib import (
     OffloadToolResults,
     PromptSection,
     SlidingWindowTruncation,
-    ToolResultAging,
-    Tracer,
-    estimate_tokens,
-    protected_head_length,
 )
 
 section_texts = st.text(

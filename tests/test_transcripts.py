@@ -14,15 +14,14 @@ from minilib import (
     estimate_tokens,
     is_summary,
     load_session,
-    load_transcript,
     recover_tool_output,
-    replay_transcript,
     run_baseline,
     run_session,
 )
-from minilib.cli import format_rounds
+from minilib.cli.main import format_rounds
+from minilib.logs import load_transcript, replay_transcript
+from minilib.logs.replay import parse_transcript
 from minilib.trace import read_jsonl
-from minilib.transcripts import parse_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 TRANSCRIPTS = ROOT / "data" / "transcripts"

@@ -1,11 +1,11 @@
 """Notebook 07's figure: a round that both aged and summarized shows both markers, at the
 computed values."""
 
-from minilib import load_transcript, replay_transcript
 from minilib.lab.figures import MARKER_OFFSET
 from minilib.lab.transcripts_view import (
     transcript_figure,
 )
+from minilib.logs import load_transcript, replay_transcript
 from minilib.session import DATA_DIR
 
 TRANSCRIPTS = DATA_DIR / "transcripts"

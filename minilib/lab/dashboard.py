@@ -13,7 +13,7 @@ from typing import Dict, Optional
 
 import ipywidgets as widgets
 
-from ..cli import plural
+from ..cli.main import plural
 from ..measure.grounding import run_grounded
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings

@@ -16,7 +16,7 @@ import plotly.graph_objects as go
 from IPython.display import HTML
 
 from ..aging import ToolResultAging, aged_content
-from ..cli import plural
+from ..cli.main import plural
 from ..markers import is_aged
 from ..messages import protected_head_length
 from ..model import first_line_of_result

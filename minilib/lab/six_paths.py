@@ -1,7 +1,7 @@
 """Notebook 08's views: the six paths side by side, the trade-off explorer and the
 tokenizer table.
 
-Everything shown is computed by `minilib.paths.registry` (runs, fact states, tokenizer
+Everything shown is computed by `minilib.policies.registry` (runs, fact states, tokenizer
 counts); this module only turns it into DataFrames, plotly figures and widgets.
 `NumberTable` shows a DataFrame with thousands separators, sized for a notebook at
 1280 px with JupyterLab's file browser open (an output area about 848 px wide).
@@ -19,7 +19,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from ..measure.facts import STATES
-from ..paths.registry import (
+from ..policies.registry import (
     ARTICLE,
     GROUNDED_COLUMNS,
     PATHS,

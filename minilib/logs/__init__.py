@@ -30,7 +30,15 @@ READERS = (
 )
 SHAPES = tuple(shape.name for shape in READERS)
 
-__all__ = ["LoadedLog", "LogFileError", "SHAPES", "load_log", "parse_log"]
+__all__ = [
+    "LoadedLog",
+    "LogFileError",
+    "SHAPES",
+    "load_log",
+    "load_transcript",
+    "parse_log",
+    "replay_transcript",
+]
 
 
 def parse_log(text: str, source: str = "<log>") -> LoadedLog:
@@ -67,3 +75,7 @@ def load_log(path) -> LoadedLog:
     log = parse_log(text, str(path))
     log.path = path
     return log
+
+
+# the replay reads logs with the functions above, so it is imported after them
+from .replay import load_transcript, replay_transcript  # noqa: E402

@@ -3,7 +3,7 @@ measured.
 
 The recorded replies of data/session.json are the same whatever the model is sent, so
 a plain replay cannot tell whether compression cut a fact the task needed. In grounded
-mode (`ScriptedModel(..., grounding=...)`) each reply declares the planted facts it
+mode (`GroundedModel`) each reply declares the planted facts it
 rests on (data/grounding.json, written by scripts/make_grounding.py), the model checks
 each is verbatim in its window, looks a missing one up once in an extra round, and
 marks what is still missing as `〔未知:<fact id>〕` in its reply. This module reads the
@@ -20,17 +20,7 @@ from typing import List, Optional, Sequence, Tuple
 
 from ..loop import replay
 from ..messages import read_json_file
-from ..model import (
-    LOOKUP_ID,
-    RECALL,
-    UNKNOWN_MARK,
-    UNKNOWN_RE,
-    FactUse,
-    GroundedStep,
-    Grounding,
-    ScriptedModel,
-    unknown_marker,
-)
+from ..model import ScriptedModel
 from ..session import (
     DATA_DIR,
     Session,
@@ -42,6 +32,17 @@ from ..tokens import TokenCounter, estimate_tokens
 from ..trace import Tracer
 from ..window import Settings, article_window
 from .facts import Fact, load_facts
+from .grounded_model import (
+    LOOKUP_ID,
+    RECALL,
+    UNKNOWN_MARK,
+    UNKNOWN_RE,
+    FactUse,
+    GroundedModel,
+    GroundedStep,
+    Grounding,
+    unknown_marker,
+)
 
 DEFAULT_GROUNDING = DATA_DIR / "grounding.json"
 SEARCH_TOOLS = ("search_text", RECALL)  # their first output line is a header
@@ -224,13 +225,13 @@ class GroundedOutcome:
 
 
 def grounded_outcome(
-    model: ScriptedModel,
+    model: GroundedModel,
     tracer: Tracer,
     tokens_sent: int,
     plain_tokens_sent: Optional[int] = None,
 ) -> GroundedOutcome:
     """Measure a grounded run from its model's steps and its trace."""
-    grounding = model.grounding
+    grounding = getattr(model, "grounding", None)
     if grounding is None:
         raise ValueError("the model ran without grounding: there is nothing to measure")
     final = len(model.replies) - 1
@@ -282,7 +283,11 @@ class GroundedSessionRun:
 
 
 def _replay(session, settings, count_tokens, keep_unseen, grounding):
-    model = ScriptedModel(session.replies, grounding)
+    model = (
+        ScriptedModel(session.replies)
+        if grounding is None
+        else GroundedModel(session.replies, grounding)
+    )
     window = article_pipeline(model.summarize, settings, count_tokens, keep_unseen)
     governed = replay(
         session.conversation(model), window, tracer=Tracer(), count_tokens=count_tokens
@@ -329,7 +334,8 @@ def run_grounded(
             sum(r.tokens_after for r in governed.rounds),
             sum(r.tokens_after for r in plain.rounds),
         )
-    return GroundedSessionRun(run, tuple(model.steps), outcome, keep_unseen)
+    steps = tuple(model.steps) if grounded else ()
+    return GroundedSessionRun(run, steps, outcome, keep_unseen)
 
 
 LITERAL_SPECIALS = re.compile(r"([.^$*+?{}\[\]\\|()])")

@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, List, Mapping, Tuple
 
+from ..logs.replay import RecordedConversation
 from ..messages import check_int
 from ..tokens import count_cjk, estimate_message_tokens
-from ..transcripts import RecordedConversation
 
 MIN_RESULT_CHARS = 200
 MAX_RESULT_CHARS = 60_000
@@ -170,7 +170,7 @@ class GeneratedHistory:
 
 
 class GeneratedConversation(RecordedConversation):
-    """A generated history played back like a recorded log (see `minilib.transcripts`):
+    """A generated history played back like a recorded log (see `minilib.logs.replay`):
     its assistant messages are the replies, its tool messages arrive after them."""
 
     def __init__(self, history: GeneratedHistory):

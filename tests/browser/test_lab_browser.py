@@ -29,7 +29,7 @@ import labdriver as lab
 import pytest
 
 from minilib import Settings, load_session, run_baseline, run_session, window_before_round
-from minilib.cli import format_summary
+from minilib.cli.main import format_summary
 from minilib.lab.dashboard import status_lines
 from minilib.lab.explore import AgingExplorer, aging_view
 from minilib.lab.figures import MARKER_OFFSET

@@ -13,9 +13,9 @@ import copy
 from dataclasses import dataclass
 from typing import List, Mapping, Sequence
 
-from .messages import InvalidMessagesError, protected_head_length, validate_messages
-from .strategy import CompressionResult
-from .tokens import TokenCounter, estimate_tokens
+from ..messages import InvalidMessagesError, protected_head_length, validate_messages
+from ..strategy import CompressionResult
+from ..tokens import TokenCounter, estimate_tokens
 
 
 @dataclass(frozen=True)

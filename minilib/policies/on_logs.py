@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..aging import ToolResultAging
+from ..logs.replay import RecordedConversation
 from ..loop import replay
 from ..markers import is_aged, is_offloaded
 from ..model import scripted_summary
 from ..summary import RollingSummary
 from ..trace import Tracer
-from ..transcripts import RecordedConversation
 from ..window import ContextWindow, Settings
 from .hierarchical import HierarchicalSummary
 from .store import ExternalStore, OffloadGroups, OffloadToolResults

@@ -11,21 +11,21 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
-from .measure.grounding import GroundedSessionRun, GroundingFileError, run_grounded
-from .session import (
+from ..logs.replay import (
+    TranscriptFileError,
+    load_transcript,
+    replay_transcript,
+    user_turn_advice,
+)
+from ..measure.grounding import GroundedSessionRun, GroundingFileError, run_grounded
+from ..session import (
     DEFAULT_SESSION,
     SessionFileError,
     SessionRun,
     load_session,
     run_session,
 )
-from .transcripts import (
-    TranscriptFileError,
-    load_transcript,
-    replay_transcript,
-    user_turn_advice,
-)
-from .window import Settings
+from ..window import Settings
 
 COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
 

@@ -20,6 +20,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 from ..aging import ToolResultAging
 from ..loop import replay
 from ..measure.facts import STATES, Fact, count_states, load_facts, probe
+from ..measure.grounded_model import GroundedModel
 from ..measure.grounding import LOOKUP_PREFIX as LOOKUP
 from ..measure.grounding import GroundedOutcome, grounded_outcome, session_grounding
 from ..messages import check_int
@@ -330,8 +331,9 @@ def _probed_run(
 
 
 def _grounded_model(session: Session, facts: Sequence[Fact], grounded: bool):
-    grounding = session_grounding(session, tuple(facts)) if grounded else None
-    return ScriptedModel(session.replies, grounding)
+    if not grounded:
+        return ScriptedModel(session.replies)
+    return GroundedModel(session.replies, session_grounding(session, tuple(facts)))
 
 
 def _outcome(model, tracer, rounds, plain: Optional["PathRun"]):
@@ -573,7 +575,7 @@ def tokenizer_rows(session: Optional[Session] = None) -> List[dict]:
         ),
         ("Mixed: all 13 tool outputs", "\n".join(outputs.values())),
     ]
-    from ..transcripts import TranscriptFileError, load_transcript
+    from ..logs.replay import TranscriptFileError, load_transcript
 
     # the generated transcripts, then the small logs in each agent's own shape
     for folder, kind in (

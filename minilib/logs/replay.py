@@ -1,4 +1,4 @@
-"""Recorded agent logs: load one, and replay it through the window round by round.
+"""Agent logs replayed: load one, and replay it through the window round by round.
 
 `load_transcript(path)` reads any log shape `minilib.logs` knows (OpenAI chat
 completions, the Anthropic Messages API, Claude Code, Codex CLI, SWE-agent,
@@ -13,15 +13,16 @@ import copy
 from dataclasses import replace
 from typing import List, Mapping, Sequence, Tuple
 
-from .logs import LoadedLog, LogFileError, load_log, parse_log
-from .loop import replay
-from .messages import InvalidMessagesError, validate_messages
-from .model import scripted_summary
-from .session import Baseline, SessionRun, session_run
-from .summary import Summarizer
-from .tokens import TokenCounter, estimate_tokens, tool_call_name
-from .trace import Tracer
-from .window import Settings, article_window
+from ..loop import replay
+from ..messages import InvalidMessagesError, validate_messages
+from ..model import scripted_summary
+from ..session import Baseline, SessionRun, session_run
+from ..summary import Summarizer
+from ..tokens import TokenCounter, estimate_tokens, tool_call_name
+from ..trace import Tracer
+from ..window import Settings, article_window
+from . import load_log, parse_log
+from .base import LoadedLog, LogFileError
 
 TranscriptFileError = LogFileError  # one error for every file the lab reads as a log
 
