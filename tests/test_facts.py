@@ -194,6 +194,22 @@ def test_the_store_loses_nothing_and_recall_brings_the_cut_fact_back():
     )
 
 
+def test_the_prompt_sections_file_builds_the_prompt_path_6_cuts(session):
+    from minilib.policies.registry import prompt_sections
+
+    sections = prompt_sections(session)  # data/prompt_sections.json, written by hand
+    assert sections[0].text == session.system
+    assert [(s.name, s.required, s.priority) for s in sections[1:]] == [
+        ("tool:read_file", True, 0),
+        ("tool:list_dir", True, 0),
+        ("tool:search_text", True, 0),
+        ("output_format", False, 2),
+        ("tool:recall", False, 1),
+        ("example", False, 0),
+    ]
+    assert all(s.text.strip() for s in sections)
+
+
 def test_budgeting_is_what_lets_the_full_prompt_finish():
     from minilib.policies.registry import full_prompt_tokens
 

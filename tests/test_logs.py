@@ -1,6 +1,5 @@
 """minilib.logs: every fixture's shape, messages, pairing, system prompt and skips."""
 
-import importlib.util
 import json
 from collections import Counter
 from pathlib import Path
@@ -9,22 +8,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from minilib import Settings
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
 from minilib.logs.base import Builder, make_call
-from minilib.logs.replay import load_transcript, parse_transcript
+from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "data" / "logs"
 BOOK = "bookkeeping"
-
-
-def fixture_script():
-    spec = importlib.util.spec_from_file_location(
-        "make_log_fixtures", ROOT / "scripts" / "make_log_fixtures.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def roles(log) -> str:
@@ -205,11 +196,30 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
 }
 
 
-def test_the_fixtures_are_what_the_script_writes():
-    written = fixture_script().fixtures()
-    on_disk = {path.name: path.read_text(encoding="utf-8") for path in FIXTURES.iterdir()}
-    assert on_disk == written
-    assert set(written) == set(CASES) | {"damaged.jsonl", "unknown_shape.json"}
+def test_every_fixture_on_disk_is_a_case_or_a_broken_example():
+    # the files in data/logs/ are written by hand: each must be checked here
+    on_disk = {path.name for path in FIXTURES.iterdir()}
+    assert on_disk == set(CASES) | {"damaged.jsonl", "unknown_shape.json"}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize("threshold", [600, 1200])
+def test_each_fixture_replays_keeping_every_call_paired(name, threshold):
+    messages = load_transcript(FIXTURES / name).messages
+    run = replay_transcript(messages, Settings(threshold=threshold, fold_user_turns=True))
+    # it runs to the end, or stops because what nothing may cut is over the threshold
+    assert run.overflow is not None or len(run.rounds) == sum(
+        m["role"] == "assistant" for m in messages
+    )
+    windows = [
+        call["input"]
+        for call in run.tracer.events("model_call")
+        if call["purpose"] == "decision"
+    ]
+    unanswered = name == "openai_response.json"  # the reply's calls have no results
+    for window in windows:  # each tool result in a window follows its call
+        check_pairing(window, allow_open=unanswered)
+    check_pairing(run.final_messages, allow_open=unanswered)
 
 
 def test_every_shape_has_a_fixture():

@@ -2,7 +2,6 @@
 command line."""
 
 import copy
-import importlib.util
 import json
 import subprocess
 import sys
@@ -28,15 +27,6 @@ TRANSCRIPTS = ROOT / "data" / "transcripts"
 FILES = sorted(path.name for path in TRANSCRIPTS.iterdir())
 
 
-def make_transcripts():
-    spec = importlib.util.spec_from_file_location(
-        "make_transcripts", ROOT / "scripts" / "make_transcripts.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def cli(*args, cwd):
     return subprocess.run(
         [sys.executable, "-m", "minilib", *map(str, args)],
@@ -54,20 +44,6 @@ def test_the_four_transcripts_are_there():
         "coding_agent_fix.json",
         "m3_release_check.json",
     ]
-
-
-def test_the_files_are_what_the_script_writes():
-    script = make_transcripts()
-    assert (
-        json.loads((TRANSCRIPTS / "coding_agent_fix.json").read_text(encoding="utf-8"))
-        == script.coding_agent_fix()
-    )
-    assert (
-        json.loads((TRANSCRIPTS / "agent_trajectory.json").read_text(encoding="utf-8"))
-        == script.agent_trajectory()
-    )
-    lines = (TRANSCRIPTS / "cjk_refactor.jsonl").read_text(encoding="utf-8").splitlines()
-    assert [json.loads(line) for line in lines] == script.cjk_refactor()
 
 
 def test_the_trajectory_shape_is_normalized_to_chat_completions():
