@@ -59,13 +59,13 @@ present: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/voila notebooks/present/long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
 
 bench: $(STAMP)
-	$(BIN)/python scripts/benchmark.py
+	$(BIN)/python bench/benchmark.py
 
 # 100-1,000 tool calls at 32k/128k/200k: full walk, FastWindow, a counter-only lower bound
 # and LangChain's trim_messages (an extra of the benchmark only), side by side in one run
 bench-scale: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
-	$(BIN)/python scripts/bench_scale.py --markdown docs/benchmark_scale.md
+	$(BIN)/python bench/bench_scale.py --markdown docs/benchmark_scale.md
 
 clean:
 	rm -rf $(VENV) build out artifacts

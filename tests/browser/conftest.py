@@ -3,7 +3,7 @@ Chromium.
 
 Chromium missing: the tests skip with a reason on a workstation, but fail in CI (CI=true),
 where .ci/run installs it first. The helpers themselves live in labdriver.py, which
-scripts/benchmark.py shares.
+bench/benchmark.py shares.
 """
 
 import os

@@ -2,7 +2,7 @@
 measurements.
 
 Shared by the browser tests (tests/browser, fixtures in conftest.py) and
-scripts/benchmark.py;
+bench/benchmark.py;
 it imports neither pytest nor Playwright at module level.
 
 - Servers run on free localhost ports with the token disabled; everything Jupyter, IPython

@@ -2,8 +2,8 @@
 browser.
 
     make bench                                   # both parts, printed
-    python scripts/benchmark.py --python-only    # part A only (no browser needed)
-    python scripts/benchmark.py --markdown docs/benchmark.md   # also write the results
+    python bench/benchmark.py --python-only    # part A only (no browser needed)
+    python bench/benchmark.py --markdown docs/benchmark.md   # also write the results
     page
 
 A. Python: `run_session` (the whole 13-call session replayed at a new setting) and the lab
@@ -507,8 +507,8 @@ def report(python: dict, browser: dict) -> str:
 
 
 BEGIN, END = (
-    "<!-- measured by scripts/benchmark.py: begin -->",
-    "<!-- measured by scripts/benchmark.py: end -->",
+    "<!-- measured by bench/benchmark.py: begin -->",
+    "<!-- measured by bench/benchmark.py: end -->",
 )
 
 

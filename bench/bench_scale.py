@@ -1,9 +1,9 @@
 """What governing one round costs at scale, side by side on the same generated sessions:
-the plain window, FastWindow, a lower bound and LangChain's trim_messages (issue 10).
+the plain window, FastWindow, a lower bound and LangChain's trim_messages.
 
-    python scripts/bench_scale.py                     # 100-1,000 calls at 32k/128k/200k
-    python scripts/bench_scale.py --quick             # 100 and 200 calls, one repeat
-    python scripts/bench_scale.py --markdown docs/benchmark_scale.md   # also write it
+    python bench/bench_scale.py                     # 100-1,000 calls at 32k/128k/200k
+    python bench/bench_scale.py --quick             # 100 and 200 calls, one repeat
+    python bench/bench_scale.py --markdown docs/benchmark_scale.md   # also write it
 
 For every session length (100, 200, 500, 1,000 tool calls of `generate_history`,
 seed 0) and threshold (32k, 128k, 200k tokens), one run times, round by round, with
@@ -33,7 +33,7 @@ sent, ours and LangChain's, is checked for an orphaned tool result (a tool messa
 whose call is not in the window, first message included) and for the task (the
 first user message) missing.
 
-Targets (issue 10): FastWindow's per-round median at most 0.05 ms at 200k with 1,000
+Targets: FastWindow's per-round median at most 0.05 ms at 200k with 1,000
 calls, at least 100x faster than LangChain in the same run, growth exponent of a
 non-compressing round at most 0.3. This is a measurement, not a test: it prints the
 numbers and never fails on them.
@@ -81,8 +81,8 @@ THRESHOLDS = (32_000, 128_000, 200_000)
 TARGET_MEDIAN_MS = 0.05
 TARGET_LANGCHAIN_RATIO = 100
 TARGET_EXPONENT = 0.3
-BEGIN = "<!-- measured by scripts/bench_scale.py: begin -->"
-END = "<!-- measured by scripts/bench_scale.py: end -->"
+BEGIN = "<!-- measured by bench/bench_scale.py: begin -->"
+END = "<!-- measured by bench/bench_scale.py: end -->"
 
 
 class TimedWindow:
@@ -251,8 +251,8 @@ def langchain_rounds(history, threshold: int):
 
 
 def summary_sizes(calls: int, seed: int, thresholds) -> str:
-    """Part 1 of issue 10: the 1,000-call session with the article's unbounded summary
-    and with the bounded one (both behind FastWindow: same windows, less waiting)."""
+    """The longest session's summary: the article's unbounded one against the bounded
+    one (both behind FastWindow: same windows, less waiting)."""
     history = generate_history(calls, seed)
     lines = [
         f"### The summary in a {calls:,}-call session",
