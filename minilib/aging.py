@@ -11,13 +11,22 @@ never reads the middle of a long result, not even once. `keep_unseen=True` is th
 production alternative (Anthropic's context editing and the OpenAI Agents SDK's
 trimmer keep the most recent tool results): a result is aged only after the model
 has been sent it once, that is when an assistant message follows it in the window.
+
+Example: a 300-character result keeps 12 characters of head and 8 of tail.
+
+    >>> print(aged_content("0123456789" * 30, head_chars=12, tail_chars=8,
+    ...                    tool_call_id="c1"))
+    [已老化] 原 300 字符 / 1 行
+    012345678901
+    ……(中段已省略 280 字符,完整内容见运行日志 tool_call_id=c1)……
+    23456789
 """
 
 from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
 from .markers import AGING_MARK, OMISSION_LINE, cut_content, is_aged, size_header
-from .messages import check_int, is_observation, validate_messages
+from .messages import check_int, is_observation
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
@@ -99,8 +108,9 @@ class ToolResultAging:
         return aged
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """A new list with every eligible tool message aged; the input is not changed."""
-        validate_messages(messages)
+        """A new list with every eligible tool message aged; the input is not changed.
+
+        It trusts `messages` to be valid: the window checked them on entry."""
         result: List[Mapping] = list(messages)
         affected = []
         seen = first_unseen(messages) if self.keep_unseen else len(messages)

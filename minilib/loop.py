@@ -6,6 +6,14 @@ N". What differs between them is only where replies and tool results come from, 
 `Conversation`: `LiveConversation` asks a model and runs the tools it calls; a
 recorded log plays back what it holds (`minilib.logs.replay`). Compression is one
 optional argument: with `window=None` the list simply grows (the M1/M2 loop).
+
+Example: a model that answers at once ends the loop after one round.
+
+    >>> from minilib.model import ScriptedModel
+    >>> model = ScriptedModel([{"role": "assistant", "content": "done"}])
+    >>> messages = run_loop(model, [{"role": "user", "content": "hi"}], tools=None)
+    >>> [(message["role"], message["content"]) for message in messages]
+    [('user', 'hi'), ('assistant', 'done')]
 """
 
 from dataclasses import dataclass, field
@@ -32,8 +40,8 @@ class Conversation(Protocol):
         """The assistant message answering `window`."""
 
     def arrivals(self, reply: Mapping, step: int, tracer) -> Tuple[List[dict], bool]:
-        """What arrives after `reply` (tool results, a user turn), and whether more rounds
-        follow."""
+        """What arrives after `reply` (tool results, a user turn), and whether
+        more rounds follow."""
 
 
 @dataclass(frozen=True)
@@ -51,8 +59,8 @@ class GovernedRound:
 
 @dataclass
 class Replay:
-    """What one replay produced; `messages` is the final list (or the list when it
-    stopped)."""
+    """What one replay produced; `messages` is the final list (or the list
+    when it stopped)."""
 
     rounds: List[GovernedRound]
     compressions: List[Compression]
@@ -82,22 +90,24 @@ def replay(
     if max_steps is not None:
         check_int("max_steps", max_steps, minimum=1)
     messages = conversation.opening()
-    validate_messages(messages)
+    validate_messages(messages)  # where a conversation enters; later rounds only append
     run = Replay([], [], messages, tracer)
     step = 0
     while max_steps is None or step < max_steps:
         if step == until_round:
             return run
+        # 1. Govern the window before the model sees it (the article's M3); an
+        #    overflow ends the replay and is kept, not raised.
         compressions: List[Compression] = []
-        if window is not None:  # M3: govern the window before the model sees it
+        if window is not None:
             try:
                 compressions = window.before_model_call(messages, tracer, step)
             except ContextOverflowError as error:
                 run.overflow = error
                 return run
         run.compressions.extend(compressions)
-        # Counted once a round (this runs on every slider step): what the window measured
-        # before compressing is in the first compression's record.
+        # 2. Record the round. Counted once (this runs on every slider step): what the
+        #    window measured before compressing is in the first compression's record.
         tokens = count_tokens(messages)
         first = compressions[0] if compressions else None
         run.rounds.append(
@@ -112,6 +122,7 @@ def replay(
         )
         if on_round is not None:
             on_round(step, messages, compressions)
+        # 3. Ask the model; its reply joins the history.
         reply = conversation.reply(messages, step)
         if not isinstance(reply, Mapping) or reply.get("role") != "assistant":
             raise InvalidMessagesError(
@@ -121,6 +132,7 @@ def replay(
             tracer.model_call(step, "decision", messages, reply)  # the tracer copies
         messages.append(reply)
         run.decisions.append(reply)
+        # 4. What answers it arrives (tool results, a user turn); none ends the run.
         arrived, more = conversation.arrivals(reply, step, tracer)
         messages.extend(arrived)
         if not more:

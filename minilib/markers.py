@@ -4,6 +4,14 @@ Every strategy that rewrites a message starts its text with a mark, so any later
 pass (the same strategy, another one, the fact probe, a person reading the trace)
 can tell original text from what compression wrote. Keeping all marks here is what
 lets aging stay idempotent and lets one summary fold another's output in.
+
+Example: the header aging writes, and how it is recognised again.
+
+    >>> header = size_header(AGING_MARK, "line 1\\nline 2", "E2BIG")
+    >>> header
+    '[已老化] 原 13 字符 / 2 行 / 错误码 E2BIG'
+    >>> is_aged({"role": "tool", "content": header + "\\nline 1"})
+    True
 """
 
 from typing import Mapping, Optional
@@ -43,8 +51,8 @@ def is_store_index(message: Mapping) -> bool:
 
 
 def is_marker_line(line: str) -> bool:
-    """A line compression added (a header or an omission line): sizes, not facts of the
-    task."""
+    """A line compression added (a header or an omission line): sizes, not facts
+    of the task."""
     return line.startswith((AGING_MARK, STORE_MARK, OMISSION_PREFIX))
 
 
@@ -65,7 +73,7 @@ def cut_content(
 
 
 def size_header(mark: str, content: str, error_code: Optional[str] = None) -> str:
-    """`mark` with the original size (and error code), so a cut result stays
-    classifiable."""
+    """`mark` with the original size (and error code), so a cut
+    result stays classifiable."""
     header = f"{mark} 原 {len(content)} 字符 / {len(content.splitlines())} 行"
     return header if error_code is None else f"{header} / 错误码 {error_code}"

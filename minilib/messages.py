@@ -5,6 +5,23 @@ An assistant message may carry ``tool_calls: [{"id", "type": "function",
 with the same ``tool_call_id``; a tool message may carry ``"error": {"code",
 "message"}``. A harness that compresses history must keep those pairs intact, so
 the checks here name the message index and field of anything that breaks them.
+
+Example: a tool result whose call was never made is named by its place.
+
+    >>> validate_messages([
+    ...     {"role": "user", "content": "go"},
+    ...     {"role": "tool", "tool_call_id": "c1", "content": "42"},
+    ... ])
+    Traceback (most recent call last):
+    ...
+    minilib.messages.InvalidMessagesError: messages[1].tool_call_id 'c1' answers no tool
+    call: no assistant message comes before it
+    >>> protected_head_length([
+    ...     {"role": "system", "content": "you are an agent"},
+    ...     {"role": "user", "content": "fix the build"},
+    ...     {"role": "assistant", "content": "reading the log"},
+    ... ])  # system + the first task message
+    2
 """
 
 import json
@@ -87,8 +104,8 @@ class ConversationChecker:
         return twin
 
     def add(self, message, index: int) -> None:
-        """Check the message at `index`, given every message before it; raise
-        InvalidMessagesError."""
+        """Check the message at `index`, given every message before
+        it; raise InvalidMessagesError."""
         at = f"{self.where}[{index}]"
         if not isinstance(message, dict) and not isinstance(message, Mapping):
             raise InvalidMessagesError(

@@ -9,6 +9,17 @@ not change.
 A recorded reply does not depend on what the model is sent; a model that answers the
 window it gets (it looks up a fact its window lacks) is `minilib.measure.grounded_model`,
 built on this one.
+
+Example: the summary quotes each action with its tools and each result's first line.
+
+    >>> call = {"id": "c1", "type": "function",
+    ...         "function": {"name": "read_file", "arguments": "{}"}}
+    >>> print(scripted_summary([
+    ...     {"role": "assistant", "content": "读日志", "tool_calls": [call]},
+    ...     {"role": "tool", "tool_call_id": "c1", "content": "E2BIG at link\\nmore"},
+    ... ]))
+    - 读日志 → read_file
+      read_file 回报: E2BIG at link
 """
 
 import copy
@@ -24,8 +35,8 @@ class ScriptEndedError(RuntimeError):
 
 
 def first_line_of_result(content: str) -> str:
-    """The first line of a tool result; for an aged one, the first line of its kept
-    head."""
+    """The first line of a tool result; for an aged one, the first line of
+    its kept head."""
     lines = content.splitlines()
     if lines and lines[0].startswith(AGING_MARK) and len(lines) > 1 and lines[1].strip():
         return lines[1]

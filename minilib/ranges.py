@@ -11,6 +11,24 @@ call from its answer makes the next API call fail:
   in it is answered in it, by position, parallel calls included.
 While the range is not closed its end moves one message earlier: the article's
 narrowing loop.
+
+Example: a task, three calls with their results; the last 3 messages are protected.
+The first candidate [2, 5) ends on a call whose answer is protected, so it narrows.
+
+    >>> def call(i):
+    ...     return {"id": i, "type": "function",
+    ...             "function": {"name": "read_file", "arguments": "{}"}}
+    >>> messages = [{"role": "system", "content": "s"},
+    ...             {"role": "user", "content": "task"}]
+    >>> for i in ("c1", "c2", "c3"):
+    ...     messages += [{"role": "assistant", "content": "", "tool_calls": [call(i)]},
+    ...                  {"role": "tool", "tool_call_id": i, "content": "ok"}]
+    >>> for candidate in range_candidates(messages, protect_tail=3):
+    ...     print(candidate.start, candidate.end, candidate.reason)
+    2 5 unanswered tool call c2
+    2 4 closed
+    >>> closed_range(messages, protect_tail=3)
+    range(2, 4)
 """
 
 from typing import Callable, Iterator, Mapping, NamedTuple, Optional, Sequence
@@ -21,15 +39,14 @@ from .messages import (
     check_int,
     is_observation,
     protected_head_length,
-    validate_messages,
 )
 
 CarriedTest = Callable[[Mapping], bool]
 
 
 class RangeCandidate(NamedTuple):
-    """One step of the narrowing loop: the range [start, end) and why it is (not)
-    closed."""
+    """One step of the narrowing loop: the range [start, end) and why it
+    is (not) closed."""
 
     start: int
     end: int
@@ -48,12 +65,16 @@ def why_not_closed(
     open_calls = []  # calls of the latest assistant message in the range not yet answered
     for index in range(start, end):
         message = messages[index]
+        # 1. An earlier fold right after the head is folded again: that is the rolling.
         if index == start and carried(message):
-            continue  # an earlier fold is folded again
+            continue
+        # 2. Only the agent's own work may be folded: assistant and tool messages, and
+        #    user messages that are environment output (or later turns, if allowed).
         role = message.get("role")
         foldable_user = role == "user" and (fold_user_turns or is_observation(message))
         if role not in ("assistant", "tool") and not foldable_user:
             return f"message {index} is a {role} message"
+        # 3. A tool result must answer a call made inside the range, by position.
         if role == "tool":
             if message.get("tool_call_id") not in open_calls:
                 return f"tool result without its call {message.get('tool_call_id')}"
@@ -62,6 +83,7 @@ def why_not_closed(
             break  # a valid list never gets here; a call left open is reported below
         else:
             open_calls = call_ids(message)
+    # 4. A call whose answer lies past the end would be left dangling.
     if open_calls:
         return "unanswered tool call " + ", ".join(sorted(open_calls))
     return None
@@ -77,10 +99,13 @@ def range_candidates(
 
     An empty range (nothing may be cut) is the last candidate when no closed one exists.
     """
-    validate_messages(messages)
     check_int("protect_tail", protect_tail)
+    # 1. The range starts right after the protected head (system and the task).
     start = protected_head_length(messages)
+    # 2. An earlier fold there is carried along; the range must hold something new.
     first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
+    # 3. It ends before the protected tail, then narrows one message at a time until
+    #    it is closed (the article's narrowing loop).
     end = len(messages) - protect_tail
     while end > first_new:
         reason = why_not_closed(messages, start, end, carried, fold_user_turns)

@@ -5,6 +5,15 @@ A session file holds the system prompt, the task and the scripted assistant repl
 (chat-completions shape); the tool results come from really running the tools on
 the session's workspace folder. `run_session` is what the CLI, the notebooks and
 the sliders all call, so every number they show comes from the same code.
+
+Example: the article's terminal card, round 13 of the bundled session.
+
+    >>> run = run_session(load_session())
+    >>> last = run.rounds[13]
+    >>> last.baseline_tokens, last.tokens_after, run.model_decisions
+    (17991, 1193, 14)
+    >>> sum(r.aged for r in run.rounds), sum(r.summarized for r in run.rounds)
+    (8, 1)
 """
 
 import json
@@ -75,8 +84,8 @@ class Session:
     def conversation(
         self, model=None, tools=None, system: Optional[str] = None
     ) -> LiveConversation:
-        """The session as a replayable conversation: its replies, its tools, its
-        opening."""
+        """The session as a replayable conversation: its replies, its
+        tools, its opening."""
         opening = self.opening_messages()
         if system is not None:
             opening[0] = {"role": "system", "content": system}
@@ -158,8 +167,8 @@ class Round:
 
 @dataclass
 class SessionRun:
-    """Everything one replay produced: rounds, compressions, the trace, the final
-    window."""
+    """Everything one replay produced: rounds, compressions, the trace,
+    the final window."""
 
     settings: Settings
     rounds: List[Round]

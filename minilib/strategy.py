@@ -2,7 +2,15 @@
 
 A strategy is any object with a `name` and `compress(messages) -> CompressionResult`
 that returns a new list and never changes its input. The window runs an ordered
-list of them; `minilib.check_strategy` runs the window's invariants on a new one.
+list of them; `minilib.policies.check_strategy` runs the window's invariants on a new one.
+
+Example: a result that changed something, and one that found nothing to cut.
+
+    >>> messages = [{"role": "user", "content": "go"}]
+    >>> CompressionResult("drop_all", [], affected_indexes=[0]).changed
+    True
+    >>> unchanged("tool_result_aging", messages).changed
+    False
 """
 
 from dataclasses import dataclass, field

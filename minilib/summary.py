@@ -11,6 +11,24 @@ Beyond the article: a log with several user turns (Claude Code, Codex) stops
 rolling at the second turn, since the article's range holds assistant and tool
 messages only. `fold_user_turns=True` lets the range hold later user turns too; the
 summarizer quotes them verbatim, and the first task message stays protected.
+
+Example: with the last message protected, the two closed groups fold into one
+summary (a stand-in summarizer that only counts what it folds).
+
+    >>> def call(i):
+    ...     return {"id": i, "type": "function",
+    ...             "function": {"name": "read_file", "arguments": "{}"}}
+    >>> messages = [{"role": "user", "content": "task"}]
+    >>> for i in ("c1", "c2"):
+    ...     messages += [{"role": "assistant", "content": "", "tool_calls": [call(i)]},
+    ...                  {"role": "tool", "tool_call_id": i, "content": "ok"}]
+    >>> messages.append({"role": "assistant", "content": "done"})
+    >>> summary = RollingSummary(lambda folded: f"({len(folded)} messages)", 1)
+    >>> result = summary.compress(messages)
+    >>> result.affected_indexes
+    [1, 2, 3, 4]
+    >>> [message["content"] for message in result.messages]
+    ['task', '[滚动摘要] 折叠了 4 条早期消息\\n(4 messages)', 'done']
 """
 
 from dataclasses import dataclass

@@ -3,6 +3,13 @@
 Every failure comes back as a structured error ``{"code", "message"}`` instead of an
 exception, so the loop can hand it to the model as a tool result (the article's M2);
 aging keeps the code in its header, so a failure stays classifiable after the cut.
+
+Example: a failure is a result with an error, not an exception.
+
+    >>> from minilib.session import DATA_DIR
+    >>> tools = Workspace(DATA_DIR / "workspace")
+    >>> tools.call("read_file", '{"path": "no_such_file.txt"}').error
+    {'code': 'NOT_FOUND', 'message': 'no such file: no_such_file.txt'}
 """
 
 import json
@@ -19,8 +26,8 @@ class ToolResult:
 
 
 class ToolFailure(Exception):
-    """Raised inside a tool; turned into a ToolResult with an error by
-    `Workspace.call`."""
+    """Raised inside a tool; turned into a ToolResult with an
+    error by `Workspace.call`."""
 
     def __init__(self, code: str, message: str):
         super().__init__(message)
@@ -119,8 +126,8 @@ class Workspace:
         return "\n".join([header] + shown)
 
     def call(self, name: str, arguments) -> ToolResult:
-        """Run one tool call; arguments is the chat-completions JSON string (or a
-        dict)."""
+        """Run one tool call; arguments is the chat-completions JSON string
+        (or a dict)."""
         tool = self.tools.get(name)
         if tool is None:
             return failure(
@@ -136,8 +143,8 @@ class Workspace:
 
 
 def parse_arguments(arguments, tool: str = "") -> dict:
-    """A tool call's arguments (a JSON string or a dict) as a dict, or a BAD_ARGUMENTS
-    failure."""
+    """A tool call's arguments (a JSON string or a dict) as a dict, or
+    a BAD_ARGUMENTS failure."""
     prefix = f"{tool}: " if tool else ""
     try:
         parsed = (
@@ -153,8 +160,8 @@ def parse_arguments(arguments, tool: str = "") -> dict:
 
 
 def failure(code: str, message: str) -> ToolResult:
-    """A tool result that reports a failure the model can read and the harness can
-    classify."""
+    """A tool result that reports a failure the model can read and the
+    harness can classify."""
     return ToolResult(f"error {code}: {message}", {"code": code, "message": message})
 
 

@@ -5,6 +5,14 @@ input messages and the reply) and every tool call (with its full, un-aged output
 is recorded. This is the "完整内容见运行日志" the aging line points to: whatever a
 strategy cut can be found here again. No timestamps, so the same run gives a
 byte-identical trace.
+
+Example: two records, numbered in order.
+
+    >>> tracer = Tracer()
+    >>> _ = tracer.event("context_compression", {"step": 1, "strategy": "aging"})
+    >>> _ = tracer.tool_call(1, "c1", "read_file", "{}", "the whole output", None)
+    >>> [(record["seq"], record["event"]) for record in tracer.records]
+    [(1, 'context_compression'), (2, 'tool_call')]
 """
 
 import json
@@ -105,8 +113,8 @@ def read_jsonl(path) -> List[dict]:
 
 
 class ToolOutputNotFound(KeyError):
-    """No tool_call record with that id in the trace (a KeyError, with a readable
-    text)."""
+    """No tool_call record with that id in the trace (a KeyError, with
+    a readable text)."""
 
     def __str__(self):
         return str(self.args[0])

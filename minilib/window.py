@@ -10,6 +10,25 @@ The loop never learns how many strategies there are or what they cut; it only as
 up before anything is summarized. When even that is not enough, what is left is
 protected content no strategy may touch, and pretending otherwise would only make
 the next API call fail with a less readable error: the window fails loudly instead.
+
+Example: a 2,000-character result is over a 100-token window; aging brings it under.
+
+    >>> from minilib.aging import ToolResultAging
+    >>> call = {"id": "c1", "type": "function",
+    ...         "function": {"name": "read_file", "arguments": "{}"}}
+    >>> messages = [{"role": "user", "content": "read the log"},
+    ...             {"role": "assistant", "content": "", "tool_calls": [call]},
+    ...             {"role": "tool", "tool_call_id": "c1", "content": "x" * 2000}]
+    >>> window = ContextWindow(100, [ToolResultAging(head_chars=40, tail_chars=40)])
+    >>> [(c.strategy, c.before_tokens, c.after_tokens)
+    ...  for c in window.before_model_call(messages)]
+    [('tool_result_aging', 532, 87)]
+    >>> ContextWindow(100).before_model_call([{"role": "user", "content": "x" * 800}])
+    Traceback (most recent call last):
+    ...
+    minilib.window.ContextOverflowError: context window needs 204 tokens after
+    compression, over the threshold of 100; nothing more may be cut. Largest message
+    left: #0 (user, 204 tokens), which no strategy may cut further.
 """
 
 from dataclasses import dataclass, field, replace
@@ -49,17 +68,14 @@ class ContextOverflowError(RuntimeError):
         what += ")" if written_by is None else f", written by {written_by})"
         super().__init__(
             f"context window needs {tokens:,} tokens after compression, over the "
-            "threshold of "
-            f"{threshold:,}; nothing more may be cut. Largest message left: {what}, "
-            "which no "
-            "strategy may cut further."
+            f"threshold of {threshold:,}; nothing more may be cut. "
+            f"Largest message left: {what}, which no strategy may cut further."
         )
 
 
 @dataclass(frozen=True)
 class Compression:
-    """One compression that changed the window: the trace's context_compression
-    payload."""
+    """One compression that changed the window, as the trace records it."""
 
     step: int
     strategy: str
@@ -118,71 +134,72 @@ class ContextWindow:
 
     def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
         """Every state the machine passes through for this window; changes nothing."""
+        # The window's entry: the list is checked once here, so the strategies it
+        # hands it to may trust its shape and pairing.
         validate_messages(messages)
         check_int("step", step)
         current = list(messages)
-        # id of a message a strategy wrote -> the strategy, so an overflow can say so
-        written = {}
+        written = {}  # id of a message a strategy wrote -> its name, for an overflow
+        # 1. Measure what the loop would send.
         tokens = self.count_tokens(current)
         states = [self._measure(current, tokens)]
         for strategy in self.strategies:
+            # 2. Within budget: no further strategy runs (aging first, so the cheap
+            #    cut is used up before anything is summarized).
             if tokens <= self.threshold:
                 break
-            result = strategy.compress(current)
-            compression = None
-            if result.changed:
-                after = self.count_tokens(result.messages)
-                compression = Compression(
-                    step,
-                    result.strategy,
-                    len(current),
-                    len(result.messages),
-                    tokens,
-                    after,
-                    tuple(result.affected_indexes),
-                    tuple(result.model_calls),
-                )
-                detail = (
-                    f"{result.strategy}: {tokens:,} -> {after:,} tokens, "
-                    f"{len(current)} -> {len(result.messages)} messages"
-                )
-                before = {id(message) for message in current}
-                written.update(
-                    (id(m), result.strategy)
-                    for m in result.messages
-                    if id(m) not in before
-                )
-                current, tokens = result.messages, after
-            else:
-                detail = f"{result.strategy}: nothing it may cut"
-            states.append(
-                WindowState(result.strategy, current, tokens, detail, compression)
-            )
-            states.append(self._measure(current, tokens))
+            # 3. Over budget: the next strategy compresses, then measure again.
+            state = self._compress(strategy, current, tokens, step, written)
+            current, tokens = state.messages, state.tokens
+            states += [state, self._measure(current, tokens)]
+        # 4. Send what fits; over budget after every strategy is a hard failure.
         if tokens <= self.threshold:
-            states.append(
-                WindowState(
-                    "send",
-                    current,
-                    tokens,
-                    f"send {len(current)} messages, {tokens:,} tokens",
-                )
-            )
+            detail = f"send {len(current)} messages, {tokens:,} tokens"
+            states.append(WindowState("send", current, tokens, detail))
         else:
-            sizes = [self.count_tokens([message]) for message in current]
-            largest = max(range(len(current)), key=sizes.__getitem__)
-            error = ContextOverflowError(
-                tokens,
-                self.threshold,
-                current,
-                largest,
-                sizes[largest],
-                written.get(id(current[largest])),
-            )
-            states.append(
-                WindowState("overflow", current, tokens, str(error), error=error)
-            )
+            states.append(self._overflow(current, tokens, written))
         return states
+
+    def _compress(self, strategy, current, tokens, step, written) -> WindowState:
+        """Run one strategy on the window: the state it leaves, with its Compression."""
+        result = strategy.compress(current)
+        if not result.changed:
+            detail = f"{result.strategy}: nothing it may cut"
+            return WindowState(result.strategy, current, tokens, detail)
+        after = self.count_tokens(result.messages)
+        compression = Compression(
+            step,
+            result.strategy,
+            len(current),
+            len(result.messages),
+            tokens,
+            after,
+            tuple(result.affected_indexes),
+            tuple(result.model_calls),
+        )
+        detail = (
+            f"{result.strategy}: {tokens:,} -> {after:,} tokens, "
+            f"{len(current)} -> {len(result.messages)} messages"
+        )
+        before = {id(message) for message in current}
+        written.update(
+            (id(m), result.strategy) for m in result.messages if id(m) not in before
+        )
+        return WindowState(result.strategy, result.messages, after, detail, compression)
+
+    def _overflow(self, current, tokens, written) -> WindowState:
+        """The hard-failure state: its error names the largest message left."""
+        sizes = [self.count_tokens([message]) for message in current]
+        largest = max(range(len(current)), key=sizes.__getitem__)
+        error = ContextOverflowError(
+            tokens,
+            self.threshold,
+            current,
+            largest,
+            sizes[largest],
+            written.get(id(current[largest])),
+        )
+        return WindowState("overflow", current, tokens, str(error), error=error)
 
     def _measure(self, messages: Sequence[Mapping], tokens: int) -> WindowState:
         return WindowState(
@@ -232,9 +249,8 @@ class Settings:
     tail_chars: int = 120
     min_chars: int = 240
     protect_tail: int = 4
-    fold_user_turns: bool = (
-        False  # beyond the article: let the summary fold later user turns
-    )
+    # beyond the article: let the summary fold later user turns (logs with several)
+    fold_user_turns: bool = False
 
     def __post_init__(self):
         check_int("threshold", self.threshold, minimum=1)

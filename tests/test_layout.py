@@ -59,6 +59,14 @@ def test_every_core_module_imports_only_core_modules_and_the_standard_library():
                 assert top in sys.stdlib_module_names, f"{path.name}:{line}: {module}"
 
 
+def test_each_core_module_ends_its_docstring_with_an_example_make_test_runs():
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"CORE := {' '.join(CORE)}\n" in makefile and "--doctest-modules" in makefile
+    for name in CORE:
+        docstring = ast.get_docstring(ast.parse((PACKAGE / f"{name}.py").read_text()))
+        assert ">>> " in docstring.split("Example", 1)[-1], f"{name}.py has no example"
+
+
 def test_the_package_top_holds_the_core_and_nothing_else():
     modules = {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__"}
     assert modules == set(CORE)

@@ -10,9 +10,9 @@ to the model) and `content`, a string or a list of parts `{"text": ...}` with no
 `type` key (other parts, e.g. inline data, are skipped). A `gemini` message may
 carry `thoughts` (not sent back: skipped) and `toolCalls: [{id, name, args,
 result, status, ...}]`; `result` is a list of parts whose `functionResponse
-.response` holds `output` or `error`. Each call becomes a tool message right after
-its message; status `error` or `cancelled` is a tool error. No system prompt is
-recorded.
+.response` holds `output` or `error`. Each call becomes a tool message right
+after its message; status `error` or `cancelled` is a tool error. No system
+prompt is recorded.
 """
 
 import json

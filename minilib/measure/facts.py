@@ -25,8 +25,8 @@ KINDS = ("path", "error_code", "number", "command", "status")
 
 
 class FactsFileError(ValueError):
-    """A facts file that cannot be used; the text names the file, the fact and the
-    field."""
+    """A facts file that cannot be used; the text names the file, the fact
+    and the field."""
 
 
 @dataclass(frozen=True)
@@ -79,8 +79,8 @@ def check_facts(
     """Raise FactsFileError unless each fact is in its first_call's output and in no
     earlier one.
 
-    `outputs` maps tool_call_id to the full tool output, `order` lists the ids in call
-    order.
+    `outputs` maps tool_call_id to the full tool output, `order` lists the ids
+    in call order.
     """
     position = {call_id: number for number, call_id in enumerate(order)}
     for fact in facts:
@@ -110,8 +110,8 @@ def window_text(messages: Iterable[Mapping]) -> str:
 
 
 def named_ids(messages: Sequence[Mapping], known_ids: Iterable[str]) -> set:
-    """The tool_call_ids the window still names: in pairing fields or anywhere in a
-    text."""
+    """The tool_call_ids the window still names: in pairing fields or anywhere
+    in a text."""
     text = window_text(messages)
     named = set()
     for message in messages:
@@ -156,8 +156,8 @@ def probe(
 def count_states(
     states: Mapping[str, str], total: Optional[int] = None
 ) -> Dict[str, int]:
-    """How many facts are in each state (and, with `total`, how many have not appeared
-    yet)."""
+    """How many facts are in each state (and, with `total`, how many have
+    not appeared yet)."""
     counts = {state: sum(1 for s in states.values() if s == state) for state in STATES}
     if total is not None:
         counts["not_yet"] = total - len(states)

@@ -50,8 +50,8 @@ LOOKUP_PREFIX = LOOKUP_ID.split("{")[0]
 
 
 class GroundingFileError(ValueError):
-    """A grounding file that does not fit its session or its facts; the text says
-    where."""
+    """A grounding file that does not fit its session or its facts; the
+    text says where."""
 
 
 def load_grounding(
@@ -273,8 +273,8 @@ def article_pipeline(summarize, settings: Settings, count_tokens, keep_unseen: b
 
 @dataclass
 class GroundedSessionRun:
-    """A run of the article's pipeline: the usual SessionRun, the model's steps, the
-    outcome."""
+    """A run of the article's pipeline: the usual SessionRun, the model's
+    steps, the outcome."""
 
     run: SessionRun
     steps: Tuple[GroundedStep, ...]

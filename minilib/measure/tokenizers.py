@@ -49,8 +49,8 @@ def _encoding(name: str):
 
 
 def text_counter(name: str) -> Callable[[str], int]:
-    """Tokens of one string under encoding `name` (special-token text counts as plain
-    text)."""
+    """Tokens of one string under encoding `name` (special-token text counts
+    as plain text)."""
     encoding = _encoding(name)
 
     @lru_cache(maxsize=4096)
@@ -62,8 +62,8 @@ def text_counter(name: str) -> Callable[[str], int]:
 
 @lru_cache(maxsize=None)
 def message_counter(name: str) -> TokenCounter:
-    """A drop-in for `estimate_tokens`: message lists in, tokens under encoding `name`
-    out."""
+    """A drop-in for `estimate_tokens`: message lists in, tokens under
+    encoding `name` out."""
     count_text = text_counter(name)
 
     def count_tokens(messages: Iterable[Mapping]) -> int:

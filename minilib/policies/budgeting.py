@@ -24,8 +24,8 @@ from ..tokens import TokenCounter, estimate_tokens
 
 @dataclass(frozen=True)
 class PromptSection:
-    """One part of the system prompt. Higher `priority` is kept first among optional
-    sections."""
+    """One part of the system prompt. Higher `priority` is kept first
+    among optional sections."""
 
     name: str
     text: str

@@ -63,8 +63,8 @@ def scripted_group_summary(group: Sequence[Mapping], key_lines: int = 3) -> str:
 
 
 def scripted_merge(parts: Sequence[str]) -> str:
-    """The reduce step, scripted: the parts in order, each line once (the first time it
-    appears)."""
+    """The reduce step, scripted: the parts in order, each line once (the first
+    time it appears)."""
     seen, merged = set(), []
     for part in parts:
         for line in part.splitlines():

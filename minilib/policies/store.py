@@ -99,8 +99,8 @@ class ExternalStore:
 
 
 class RecallTool:
-    """The `recall` tool over a store, answering like the workspace tools (errors as
-    codes)."""
+    """The `recall` tool over a store, answering like the workspace tools
+    (errors as codes)."""
 
     def __init__(self, store: ExternalStore):
         self.store = store
@@ -147,8 +147,8 @@ class RecallTool:
 
 
 class ToolsWithRecall:
-    """Workspace tools plus `recall`: the tool set of a harness that has an external
-    store."""
+    """Workspace tools plus `recall`: the tool set of a harness that has
+    an external store."""
 
     def __init__(self, tools, recall_tool: RecallTool):
         self.base = tools
@@ -167,8 +167,8 @@ def offloaded_content(
     tail_chars: int,
     error_code: Optional[str] = None,
 ) -> str:
-    """The window's copy of a stored tool result: header with its id, head, a recall hint,
-    tail."""
+    """The window's copy of a stored tool result: header with its id, head, a
+    recall hint, tail."""
     header = size_header(f"{STORE_MARK} id={tool_call_id}", content, error_code)
     return cut_content(content, header, head_chars, tail_chars, RECALL_LINE, tool_call_id)
 
@@ -284,8 +284,8 @@ class OffloadGroups:
         return lines
 
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
-        """Return a new list with the closed range replaced by an index; stores each
-        result."""
+        """Return a new list with the closed range replaced by an index;
+        stores each result."""
         span = closed_range(messages, self.protect_tail, is_store_index)
         if len(span) == 0:
             return unchanged(self.name, messages)

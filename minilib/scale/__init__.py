@@ -1,4 +1,4 @@
-"""Beyond the article: the same pipeline over sessions a hundred times longer (issue 10).
+"""Beyond the article: the same pipeline over sessions a hundred times longer.
 
     histories  deterministic long coding-agent sessions (1,000 tool calls and more)
     bounded    a rolling summary that stays within a token budget however long the

@@ -3,7 +3,7 @@
 The article's scripted summary quotes every folded action and the first line of
 every result, and carries an earlier summary line for line, so the summary grows
 with the session: in a 1,000-call session it becomes the largest message and the
-window overflows on it (issue 10). A real summarizer condenses instead, and so does
+window overflows on it. A real summarizer condenses instead, and so does
 `BoundedSummarizer`:
 
 - it asks the base summarizer first; while that text is within the budget it is

@@ -3,7 +3,7 @@
 Between two model calls an agent loop only appends: the assistant reply and the tool
 results that answer it. The plain `ContextWindow` still walks the whole list every
 round (it validates every message and re-counts every message), so at a 200k-token
-threshold a round costs O(window) even when nothing is compressed (issue 10).
+threshold a round costs O(window) even when nothing is compressed.
 `FastWindow` keeps what the last governed round established: the list it left (the
 same message objects), a `ConversationChecker` holding the pairing state after that
 list, and its token total. When the new list is that list plus new messages (checked

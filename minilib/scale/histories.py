@@ -11,7 +11,7 @@ facts (paths, error codes, issue numbers, counts), as real tool output does, bec
 the first line is what a quoting summary keeps.
 
 The same `seed` always gives the same messages (only `random.Random(seed)` decides),
-so a reviewer's 1,000-call measurement can be repeated exactly.
+so a 1,000-call measurement can be repeated exactly, on any machine.
 `GeneratedConversation` plays a history back through `minilib.loop.replay` like a
 recorded log, so it can be replayed through any window.
 """
