@@ -49,9 +49,13 @@ test-browser: $(STAMP)
 session: $(STAMP)
 	$(BIN)/python -m minilib run
 
+# The session first: every other data script reads it. Then the generated docs pages.
+DATA_SCRIPTS := scripts/make_session.py \
+	$(filter-out scripts/make_session.py,$(sort $(wildcard scripts/make_*.py)))
 data: $(STAMP)
-	for script in scripts/make_*.py; do $(BIN)/python $$script || exit 1; done
-	$(BIN)/python scripts/write_six_paths.py --write docs/six_paths.md
+	for script in $(DATA_SCRIPTS); do $(BIN)/python $$script || exit 1; done
+	$(BIN)/python -m minilib.reports six-paths --write docs/six_paths.md
+	$(BIN)/python -m minilib.reports grounded --write docs/grounded.md
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter nbconvert --execute --to notebook --inplace \

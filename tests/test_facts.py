@@ -18,22 +18,11 @@ from minilib.policies.registry import (
     load_recall_session,
     run_baseline_probe,
 )
+from minilib.reports import kind_rows, six_paths_page
+from minilib.reports.__main__ import main as write_page
 from minilib.session import SessionFileError
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def report_script():
-    """scripts/write_six_paths.py as a module: the report is a script, not part of the
-    library."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "write_six_paths", ROOT / "scripts" / "write_six_paths.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def tool_outputs(session):
@@ -244,7 +233,7 @@ def test_run_path_rejects_unknown_paths_and_bad_parameters():
 def test_docs_table_is_what_the_comparison_computes():
     assert (ROOT / "docs" / "six_paths.md").read_text(
         encoding="utf-8"
-    ) == report_script().build_markdown()
+    ) == six_paths_page.build_markdown()
 
 
 def test_compare_command_writes_the_markdown(tmp_path):
@@ -262,7 +251,7 @@ def test_compare_command_writes_the_markdown(tmp_path):
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert out.read_text(encoding="utf-8") == report_script().build_markdown(
+    assert out.read_text(encoding="utf-8") == six_paths_page.build_markdown(
         include_tokenizers=False
     )
 
@@ -301,11 +290,10 @@ def test_compare_command_without_the_tokenizer_package_says_how_to_get_it(
 ):
     from minilib.measure import tokenizers
 
-    report = report_script()
     monkeypatch.setitem(sys.modules, "bpe_openai", None)  # makes `import bpe_openai` fail
     tokenizers._encoding.cache_clear()
     try:
-        assert report.main([]) == 2
+        assert write_page(["six-paths"]) == 2
     finally:
         tokenizers._encoding.cache_clear()
     error = capsys.readouterr().err
@@ -319,7 +307,7 @@ def test_compare_command_without_the_tokenizer_package_says_how_to_get_it(
 def test_kind_rows_count_kept_facts_per_kind():
     rows = {
         row["kind"]: row
-        for row in report_script().kind_rows(
+        for row in kind_rows(
             {"none": run_baseline_probe(), "rolling": run_path("rolling_summary")}
         )
     }

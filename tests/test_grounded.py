@@ -34,14 +34,12 @@ from minilib.measure.grounding import (
 )
 from minilib.model import ScriptedModel
 from minilib.policies.registry import (
-    COMPARISON_COLUMNS,
-    GROUNDED_COLUMNS,
     PATHS,
-    comparison_rows,
     default_facts,
     run_baseline_probe,
     run_path,
 )
+from minilib.reports import COMPARISON_COLUMNS, GROUNDED_COLUMNS, comparison_rows
 from minilib.session import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -423,14 +421,7 @@ def test_a_bad_grounding_file_is_named(tmp_path, session, change, message):
         load_grounding(session, default_facts(), _write(tmp_path, change))
 
 
-def test_docs_grounded_is_what_the_script_computes():
-    import importlib.util
+def test_docs_grounded_is_what_the_report_computes():
+    from minilib.reports.grounded_page import build_markdown
 
-    spec = importlib.util.spec_from_file_location(
-        "write_grounded", ROOT / "scripts" / "write_grounded.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    assert (ROOT / "docs" / "grounded.md").read_text(
-        encoding="utf-8"
-    ) == module.build_markdown()
+    assert (ROOT / "docs" / "grounded.md").read_text(encoding="utf-8") == build_markdown()

@@ -254,7 +254,7 @@ def test_tokens_figure_labels_the_overflow_away_from_the_threshold():
 
 
 def test_grounded_table_is_the_registrys_grounded_columns():
-    from minilib.policies.registry import GROUNDED_COLUMNS
+    from minilib.reports import GROUNDED_COLUMNS
 
     runs = {key: run_path(key, grounded=True) for key in ("hierarchical", "store")}
     table = grounded_table(runs)

@@ -129,7 +129,7 @@ def test_the_estimate_is_unchanged_by_this_module():
 
 @needs_bpe
 def test_tokenizer_table_shows_the_estimate_undercounting_logs_and_erring_on_chinese():
-    from minilib.policies.registry import tokenizer_rows
+    from minilib.reports import tokenizer_rows
 
     rows = tokenizer_rows()
     log = next(r for r in rows if "build.log" in r["text"])

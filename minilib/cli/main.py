@@ -17,7 +17,8 @@ from ..logs.replay import (
     replay_transcript,
     user_turn_advice,
 )
-from ..measure.grounding import GroundedSessionRun, GroundingFileError, run_grounded
+from ..measure.grounding import GroundingFileError, run_grounded
+from ..reports.rounds import format_grounded, format_rounds, format_summary
 from ..session import (
     DEFAULT_SESSION,
     SessionFileError,
@@ -26,88 +27,6 @@ from ..session import (
     run_session,
 )
 from ..window import Settings
-
-COLUMNS = ("round", "baseline", "msgs", "before", "after", "msgs", "aging", "summary")
-
-
-def _cell(value) -> str:
-    """A number with thousands separators; "-" where there is none (a look-up round has
-    no baseline round)."""
-    return "-" if value is None else f"{value:,}"
-
-
-def format_rounds(run: SessionRun) -> str:
-    """The per-round table: baseline window beside the compressed one."""
-    lines = ["{:>5}  {:>9} {:>5}  {:>7} {:>6} {:>5}  {:>5}  {:>7}".format(*COLUMNS)]
-    for r in run.rounds:
-        lines.append(
-            "{:>5}  {:>9} {:>5}  {:>7,} {:>6,} {:>5}  {:>5}  {:>7}".format(
-                r.round,
-                _cell(r.baseline_tokens),
-                _cell(r.baseline_messages),
-                r.tokens_before,
-                r.tokens_after,
-                r.messages_after,
-                "yes" if r.aged else "",
-                "yes" if r.summarized else "",
-            )
-        )
-    return "\n".join(lines)
-
-
-def plural(count: int, noun: str) -> str:
-    """'1 round', '8 rounds'."""
-    return f"{count:,} {noun}" + ("" if count == 1 else "s")
-
-
-def format_summary(run: SessionRun) -> str:
-    counts = {}
-    for compression in run.compressions:
-        counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
-    last = run.rounds[-1] if run.rounds else None
-    text = [
-        f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, "
-        f"tool calls: {run.tool_calls}",
-        f"compressions: aging in {plural(counts.get('tool_result_aging', 0), 'round')}, "
-        f"summary in {counts.get('rolling_summary', 0)}",
-    ]
-    if last is not None and last.baseline_tokens:
-        saved = 1 - last.tokens_after / last.baseline_tokens
-        text.append(
-            f"round {last.round}: {last.tokens_after:,} tokens sent against "
-            f"{last.baseline_tokens:,} "
-            f"without compression ({saved:.0%} less)"
-        )
-    text.append(
-        f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
-    )
-    return "\n".join(text)
-
-
-def format_grounded(grounded: GroundedSessionRun) -> str:
-    """The grounded outcome, printed under the table."""
-    outcome = grounded.outcome
-    lines = [
-        f"round {step.call}: look-up for reply {step.reply}: "
-        + ", ".join(f"{fact} ({call_id})" for fact, call_id in step.lookups)
-        for step in grounded.steps
-        if step.is_lookup
-    ]
-    lost = f" (lost: {', '.join(outcome.lost)})" if outcome.lost else ""
-    lines += [
-        f"grounded: the final answer states {len(outcome.right)} of "
-        f"{len(outcome.declared)} facts it rests on{lost}",
-        f"look-ups: {outcome.lookup_rounds} extra rounds, {outcome.lookup_calls} extra "
-        f"tool calls; tokens sent over all rounds {outcome.tokens_sent:,} against "
-        f"{outcome.plain_tokens_sent:,} not grounded ({outcome.extra_tokens:+,})",
-        f"finished: {'yes' if outcome.finished else 'no'}",
-    ]
-    if outcome.unknown:
-        lines.append(
-            "unknown markers: "
-            + ", ".join(f"round {round_} {fact}" for round_, fact in outcome.unknown)
-        )
-    return "\n".join(lines)
 
 
 def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -> None:

@@ -13,8 +13,8 @@ from typing import Dict, Optional
 
 import ipywidgets as widgets
 
-from ..cli.main import plural
 from ..measure.grounding import run_grounded
+from ..reports import plural
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure

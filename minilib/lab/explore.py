@@ -16,11 +16,11 @@ import plotly.graph_objects as go
 from IPython.display import HTML
 
 from ..aging import ToolResultAging, aged_content
-from ..cli.main import plural
 from ..markers import is_aged
 from ..messages import protected_head_length
 from ..model import first_line_of_result
 from ..ranges import range_candidates
+from ..reports import plural
 from ..tokens import (
     count_cjk,
     estimate_message_tokens,

@@ -15,9 +15,9 @@ import ipywidgets as widgets
 import pandas as pd
 from IPython.display import HTML, display
 
-from ..cli.main import format_summary
 from ..logs.replay import TranscriptFileError, parse_transcript, replay_transcript
 from ..policies.on_logs import baseline_row, path_rows
+from ..reports import format_summary
 from ..window import Settings
 from .shown import ShownAsWidget
 from .tables import TABLE_CSS, to_html

@@ -21,15 +21,13 @@ from plotly.subplots import make_subplots
 from ..measure.facts import STATES
 from ..policies.registry import (
     ARTICLE,
-    GROUNDED_COLUMNS,
     PATHS,
     PathRun,
-    comparison_rows,
     default_facts,
     run_baseline_probe,
     run_path,
-    tokenizer_rows,
 )
+from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
 from .shown import ShownAsWidget
 from .tables import TABLE_CSS, HtmlTable, to_html
 

@@ -6,7 +6,7 @@ where the newest tool result alone is 4,000+ tokens and sits in the protected ta
 so it runs after aging (the store has its own content-level offload instead);
 aging runs alone; budgeting runs before the article's pipeline. Every run uses
 the same ContextWindow, the same threshold (the article's `Settings`) and the same
-fact probe. `scripts/write_six_paths.py` writes the tables to docs/six_paths.md.
+fact probe. `minilib.reports` turns the runs into rows and tables (docs/six_paths.md).
 With `grounded=True` a run replays the grounded script (the agent looks up what its
 window lacks; minilib.measure.grounding) and also measures what its final answer got
 right and what the look-ups cost; `keep_unseen=True` switches aging to age-after-seen.
@@ -19,7 +19,7 @@ from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..aging import ToolResultAging
 from ..loop import replay
-from ..measure.facts import STATES, Fact, count_states, load_facts, probe
+from ..measure.facts import Fact, count_states, load_facts, probe
 from ..measure.grounded_model import GroundedModel
 from ..measure.grounding import LOOKUP_PREFIX as LOOKUP
 from ..measure.grounding import GroundedOutcome, grounded_outcome, session_grounding
@@ -27,7 +27,7 @@ from ..messages import check_int
 from ..model import ScriptedModel
 from ..session import DATA_DIR, DEFAULT_SESSION, Session, load_session
 from ..summary import RollingSummary
-from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens
+from ..tokens import TokenCounter, estimate_tokens
 from ..tools import WORKSPACE_DECLARATIONS
 from ..trace import Tracer
 from ..window import ContextOverflowError, ContextWindow, Settings
@@ -47,8 +47,6 @@ from .truncation import SlidingWindowTruncation
 DEFAULT_FACTS = DATA_DIR / "facts.json"
 RECALL_SESSION = DATA_DIR / "session_recall.json"
 PROMPT_SECTIONS = DATA_DIR / "prompt_sections.json"
-TRANSCRIPTS_DIR = DATA_DIR / "transcripts"
-LOGS_DIR = DATA_DIR / "logs"
 ARTICLE = Settings()
 
 
@@ -291,7 +289,8 @@ class PathRun:
         return sum(1 for s in self.final_states.values() if s == state)
 
 
-def _probe_outputs(tracer: Tracer) -> Dict[str, str]:
+def tool_outputs(tracer: Tracer) -> Dict[str, str]:
+    """Every tool call's full output in a run, by call id: what the probe searches."""
     return {
         event["tool_call_id"]: event["output"] for event in tracer.events("tool_call")
     }
@@ -312,7 +311,7 @@ def _probed_run(
 
     def observe(step, window_messages, compressions):
         nonlocal states
-        states = probe(facts, window_messages, _probe_outputs(tracer), pipeline.store)
+        states = probe(facts, window_messages, tool_outputs(tracer), pipeline.store)
         rounds.append(
             ProbedRound(
                 step,
@@ -452,7 +451,7 @@ def load_recall_session(path=RECALL_SESSION) -> Session:
     return load_session(path, extra_tools=[RECALL_TOOL])
 
 
-# --- tables
+# --- many runs at once
 # ---------------------------------------------------------------------------------------
 
 
@@ -467,145 +466,9 @@ def sweep(path: str, session: Optional[Session] = None) -> List[PathRun]:
     return [run_path(path, value, session=session) for value in PATHS[path].choices]
 
 
-def _status(run: PathRun) -> str:
-    return "yes" if run.completed else f"overflow at round {len(run.rounds)}"
-
-
-def _grounded_cells(run: PathRun) -> dict:
-    outcome = run.grounded
-    return {
-        "facts_right": outcome.facts_right,
-        "lost_facts": (", ".join(outcome.lost) or "-")
-        if outcome.finished
-        else "no final answer",
-        "lookup_rounds": outcome.lookup_rounds,
-        "lookup_calls": outcome.lookup_calls,
-        "extra_tokens": outcome.extra_tokens,
-        "finished": "yes" if outcome.finished else "no",
-    }
-
-
-def comparison_rows(runs: Mapping[str, PathRun], baseline: PathRun) -> List[dict]:
-    """One row per run: the README table's columns; grounded runs (baseline included)
-    add the GROUNDED_COLUMNS."""
-    total = len(baseline.final_states)
-    rows = [
-        {
-            "path": "0 no compression",
-            "pipeline": "none",
-            "setting": "-",
-            "completes": "yes (over the window)",
-            "last_window": baseline.final_tokens,
-            "tokens_sent": baseline.tokens_sent,
-            "extra_calls": 0,
-            **{state: baseline.final_count(state) for state in STATES},
-            "total": total,
-            **(_grounded_cells(baseline) if baseline.grounded else {}),
-        }
-    ]
-    for key, run in runs.items():
-        spec = PATHS.get(key) or PATHS[run.path]
-        rows.append(
-            {
-                "path": spec.title if key in PATHS else key,
-                "pipeline": spec.pipeline,
-                "setting": f"{run.parameter}={run.value}",
-                "completes": _status(run),
-                "last_window": run.final_tokens,
-                "tokens_sent": run.tokens_sent,
-                "extra_calls": run.extra_model_calls + run.recall_calls,
-                **{state: run.final_count(state) for state in STATES},
-                "total": total,
-                **(_grounded_cells(run) if run.grounded else {}),
-            }
-        )
-    return rows
-
-
-COMPARISON_COLUMNS = (
-    ("path", "path"),
-    ("pipeline", "pipeline"),
-    ("setting", "main parameter"),
-    ("completes", "completes"),
-    ("last_window", "tokens, last round"),
-    ("tokens_sent", "tokens sent, all rounds"),
-    ("extra_calls", "extra calls"),
-    ("kept", "facts kept"),
-    ("recallable", "recallable"),
-    ("traceable", "traceable"),
-    ("lost", "lost"),
-)
-# The grounded table: what the final answer got right and what looking things up cost.
-GROUNDED_COLUMNS = (
-    ("path", "path"),
-    ("setting", "main parameter"),
-    ("completes", "completes"),
-    ("facts_right", "final answer: facts right"),
-    ("lost_facts", "facts it lost"),
-    ("lookup_rounds", "look-up rounds"),
-    ("lookup_calls", "look-up calls"),
-    ("tokens_sent", "tokens sent, all rounds"),
-    ("extra_tokens", "extra tokens (vs not grounded)"),
-)
-
-
 def full_prompt_tokens(
     session: Optional[Session] = None, count_tokens: TokenCounter = estimate_tokens
 ) -> int:
     """Tokens of the whole assembled prompt: the budget at which path 6 cuts nothing."""
     sections = prompt_sections(session or default_session())
     return InputBudgeting(sections, 0, count_tokens).prompt_tokens(sections)
-
-
-def tokenizer_rows(session: Optional[Session] = None) -> List[dict]:
-    """The estimate against o200k_base and cl100k_base on English, Chinese and mixed
-    text."""
-    from ..measure.tokenizers import ENCODINGS, text_counter
-
-    session = session or default_session()
-    outputs = _probe_outputs(run_baseline_probe(session).tracer)
-    replies = [r.get("content") or "" for r in session.replies]
-    samples = [
-        ("English: CI log (logs/build.log)", outputs["call_03"]),
-        ("English: prose (docs/RELEASE.md)", outputs["call_07"]),
-        ("English: config (config/agent.toml)", outputs["call_08"]),
-        (
-            "Chinese: system prompt, task, the agent's replies",
-            "\n".join([session.system, session.task] + replies),
-        ),
-        ("Mixed: all 13 tool outputs", "\n".join(outputs.values())),
-    ]
-    from ..logs.replay import TranscriptFileError, load_transcript
-
-    # the generated transcripts, then the small logs in each agent's own shape
-    for folder, kind in (
-        (TRANSCRIPTS_DIR, "generated transcript"),
-        (LOGS_DIR, "generated log"),
-    ):
-        for path in sorted(folder.glob("*.json*")):
-            try:
-                messages = load_transcript(path).messages
-            except TranscriptFileError:
-                continue  # the damaged and unknown-shape examples
-            text = "\n".join(m.get("content") or "" for m in messages)
-            samples.append((f"{kind} {path.name}", text))
-    rows = []
-    for label, text in samples:
-        row = {"text": label, "chars": len(text), "estimate": estimate_text_tokens(text)}
-        for name in ENCODINGS:
-            real = text_counter(name)(text)
-            row[name] = real
-            row[f"{name}_error"] = f"{(row['estimate'] - real) / real:+.0%}"
-        rows.append(row)
-    return rows
-
-
-TOKENIZER_COLUMNS = (
-    ("text", "text"),
-    ("chars", "characters"),
-    ("estimate", "estimate"),
-    ("o200k_base", "o200k_base"),
-    ("o200k_base_error", "estimate error vs o200k"),
-    ("cl100k_base", "cl100k_base"),
-    ("cl100k_base_error", "estimate error vs cl100k"),
-)
