@@ -1,5 +1,7 @@
 """Small builders for chat-completions messages used across the tests."""
 
+import copy
+
 
 def tool_call(call_id, name="read_file", arguments="{}"):
     return {
@@ -21,3 +23,138 @@ def tool(call_id, content, error_code=None):
     if error_code:
         message["error"] = {"code": error_code, "message": "failed"}
     return message
+
+
+def groups(*ids, size=400):
+    """One answered read_file call per id; each result's first line names its id."""
+    messages = []
+    for call_id in ids:
+        messages += [
+            assistant(f"step {call_id}", call_id),
+            tool(call_id, f"first line of {call_id}\n" + "z" * size),
+        ]
+    return messages
+
+
+# A valid conversation and the ways to break it. Every entry point that takes a message
+# list checks it the same way, so each module's tests run the same cases.
+
+OPENING = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+PAIR = [
+    {"role": "assistant", "content": "go", "tool_calls": [tool_call("c1")]},
+    {"role": "tool", "tool_call_id": "c1", "content": "out"},
+]
+
+
+def with_message(index, message):
+    """OPENING + PAIR with one message replaced (or appended at the end)."""
+    messages = copy.deepcopy(OPENING + PAIR)
+    if index == len(messages):
+        messages.append(message)
+    else:
+        messages[index] = message
+    return messages
+
+
+BAD_CONVERSATIONS = {
+    "unknown role": (
+        with_message(1, {"role": "bot", "content": "hi"}),
+        "messages[1].role is 'bot'; expected one of system, user, assistant, tool",
+    ),
+    "non-string content": (
+        with_message(1, {"role": "user", "content": 42}),
+        "messages[1].content must be a string, got int",
+    ),
+    "missing content": (
+        with_message(1, {"role": "user"}),
+        "messages[1].content is missing",
+    ),
+    "not a dict": (with_message(1, "hello"), "messages[1] must be a dict, got str"),
+    "orphan tool result": (
+        with_message(4, {"role": "tool", "tool_call_id": "zz", "content": "x"}),
+        "messages[4].tool_call_id 'zz' answers no open tool call of the most recent "
+        "assistant message (messages[2])",
+    ),
+    "answered twice": (
+        with_message(4, {"role": "tool", "tool_call_id": "c1", "content": "x"}),
+        "messages[4].tool_call_id 'c1' was already answered",
+    ),
+    "tool result without id": (
+        with_message(4, {"role": "tool", "content": "x"}),
+        "messages[4].tool_call_id is missing",
+    ),
+    "duplicate call id in one message": (
+        with_message(
+            4,
+            {
+                "role": "assistant",
+                "content": "again",
+                "tool_calls": [tool_call("c1"), tool_call("c1")],
+            },
+        ),
+        "messages[4].tool_calls[1].id 'c1' is used twice in this message",
+    ),
+    "result of an earlier turn's call": (
+        with_message(
+            4, {"role": "assistant", "content": "next", "tool_calls": [tool_call("c2")]}
+        )
+        + [{"role": "tool", "tool_call_id": "c1", "content": "late"}],
+        "messages[5].tool_call_id 'c1' answers no open tool call of the most recent "
+        "assistant message "
+        "(messages[4])",
+    ),
+    "call without id": (
+        with_message(
+            2,
+            {
+                "role": "assistant",
+                "content": "go",
+                "tool_calls": [{"type": "function", "function": {"name": "read_file"}}],
+            },
+        ),
+        "messages[2].tool_calls[0].id is missing",
+    ),
+    "call without name": (
+        with_message(
+            2,
+            {
+                "role": "assistant",
+                "content": "go",
+                "tool_calls": [{"id": "c1", "type": "function", "function": {}}],
+            },
+        ),
+        "messages[2].tool_calls[0].function.name is missing",
+    ),
+    "arguments not a string": (
+        with_message(
+            2,
+            {
+                "role": "assistant",
+                "content": "go",
+                "tool_calls": [tool_call("c1", arguments={"path": "a"})],
+            },
+        ),
+        "messages[2].tool_calls[0].function.arguments must be a JSON string, got dict",
+    ),
+    "tool_calls on a user": (
+        with_message(
+            1, {"role": "user", "content": "u", "tool_calls": [tool_call("c0")]}
+        ),
+        "messages[1].tool_calls is only allowed on assistant messages, not user",
+    ),
+    "tool_calls not a list": (
+        with_message(2, {"role": "assistant", "content": "go", "tool_calls": "c1"}),
+        "messages[2].tool_calls must be a list",
+    ),
+    "unanswered call then a user turn": (
+        OPENING + [PAIR[0], {"role": "user", "content": "and?"}, PAIR[1]],
+        "tool call 'c1' of messages[2] is never answered: messages[3] (user) comes "
+        "where its tool result should be",
+    ),
+    "bad error field": (
+        with_message(
+            3, {"role": "tool", "tool_call_id": "c1", "content": "x", "error": "boom"}
+        ),
+        "messages[3].error must be a dict with a 'code'",
+    ),
+}

@@ -1,7 +1,16 @@
+"""minilib.aging: ToolResultAging keeps a result's head and tail under a size header."""
+
 import pytest
 from message_builders import assistant, tool
 
-from minilib import AGING_MARK, ToolResultAging, aged_content, estimate_tokens, is_aged
+from minilib import (
+    AGING_MARK,
+    ToolResultAging,
+    aged_content,
+    estimate_tokens,
+    is_aged,
+)
+from minilib.aging import first_unseen
 
 LONG = "".join(f"line {n:03d}: some build output here\n" for n in range(100))
 
@@ -84,3 +93,48 @@ def test_ages_every_eligible_message_newest_included():
 def test_bad_parameters_are_named(name, value):
     with pytest.raises(ValueError, match=name):
         ToolResultAging(**{name: value})
+
+
+# --- keep_unseen: age a result only once the model has been sent it
+# ------------------------------------------------------------------
+
+
+def test_first_unseen_is_just_after_the_last_assistant_message():
+    system = {"role": "system", "content": "s"}
+    user = {"role": "user", "content": "u"}
+    call = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    }
+    result = {"role": "tool", "tool_call_id": "c1", "content": "x" * 1000}
+    assert first_unseen([system, user]) == 0
+    assert first_unseen([system, user, call, result]) == 3
+    assert first_unseen([system, user, call, result, {**call, "content": "ok"}]) == 5
+
+
+def test_off_by_default_and_checked():
+    assert ToolResultAging().keep_unseen is False
+    assert ToolResultAging() == ToolResultAging(keep_unseen=False)
+    with pytest.raises(ValueError, match="keep_unseen must be True or False"):
+        ToolResultAging(keep_unseen="yes")
+
+
+# --- errors
+# --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "make, expected",
+    [
+        (lambda: ToolResultAging(head_chars=-1), "head_chars must be >= 0, got -1"),
+        (lambda: aged_content(42, 10, 10), "content must be a string, got int"),
+        (lambda: aged_content("text", 10, -3), "tail_chars must be >= 0, got -3"),
+    ],
+)
+def test_bad_arguments_are_named_with_their_value(make, expected):
+    with pytest.raises(ValueError) as raised:
+        make()
+    assert str(raised.value) == expected

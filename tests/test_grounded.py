@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from test_properties import assert_pairs_intact
 
-from minilib import Settings, estimate_tokens, run_session
+from minilib import Settings, ToolResultAging, estimate_tokens, is_aged, run_session
+from minilib.aging import first_unseen
 from minilib.measure.facts import named_ids, window_text
 from minilib.measure.grounded_model import (
     RECALL,
@@ -27,10 +28,12 @@ from minilib.measure.grounded_model import (
 )
 from minilib.measure.grounding import (
     GroundingFileError,
+    article_pipeline,
     evidence,
     load_grounding,
     run_grounded,
     session_grounding,
+    threshold_to_finish,
 )
 from minilib.model import ScriptedModel
 from minilib.policies.registry import (
@@ -154,15 +157,6 @@ def tokens_sent(tracer):
 
 # --- off by default
 # -----------------------------------------------------------------------
-
-
-def test_off_the_model_replays_the_script_whatever_it_is_sent(session):
-    model = ScriptedModel(session.replies)
-    assert not hasattr(model, "grounding")  # the core's model knows nothing of facts
-    replies = [
-        model.complete([{"role": "user", "content": "?"}]) for _ in session.replies
-    ]
-    assert replies == session.replies
 
 
 def test_off_every_path_and_the_cli_trace_are_the_plain_replay(session):
@@ -363,6 +357,59 @@ def test_cli_keep_unseen_at_the_articles_threshold_stops_in_round_1(tmp_path):
     )
     assert done.returncode == 1 and "4,276 tokens" in done.stderr
     assert "finished: no" in done.stdout
+
+
+# --- keep_unseen: aging waits until the model has been sent a result
+# ------------------------------------------------------------------
+
+
+def test_the_pipeline_without_the_option_is_the_articles(session):
+    model = ScriptedModel(session.replies)
+    window = article_pipeline(model.summarize, Settings(), estimate_tokens, False)
+    assert window.strategies[0] == ToolResultAging()
+    plain = run_grounded(session, grounded=False).run.tracer.to_jsonl()
+    assert plain == run_session(session).tracer.to_jsonl()
+
+
+def test_every_result_is_sent_whole_in_the_round_after_it_arrives(session):
+    threshold, finished = threshold_to_finish(session, grounded=False)
+    run = finished.run
+    assert run.overflow is None and threshold > Settings().threshold
+    decisions = [c for c in run.tracer.events("model_call") if c["purpose"] == "decision"]
+    outputs = {c["tool_call_id"]: c["output"] for c in run.tracer.events("tool_call")}
+    checked = 0
+    for decision in decisions:
+        sent = decision["input"]
+        for message in sent[first_unseen(sent) :]:
+            if message["role"] == "tool":
+                assert not is_aged(message)
+                assert message["content"] == outputs[message["tool_call_id"]]
+                checked += 1
+    assert checked == len(outputs)  # every result, once, whole
+    # and aging still happens once a result has been seen
+    assert any(c.strategy == "tool_result_aging" for c in run.compressions)
+
+
+def test_at_the_articles_threshold_the_first_result_overflows_round_1(session):
+    run = run_grounded(session, keep_unseen=True, grounded=False).run
+    baseline_round_1 = run_session(session).rounds[1].baseline_tokens
+    assert baseline_round_1 == 4_276  # the article's round-1 window before aging
+    assert run.overflow is not None and len(run.rounds) == 1
+    assert run.overflow.tokens == baseline_round_1 > Settings().threshold
+    assert run.overflow.largest_role == "tool"
+
+
+def test_the_threshold_to_finish_is_the_first_one_that_fits_the_largest_result(session):
+    threshold, finished = threshold_to_finish(session, grounded=False)
+    # one token less and the run overflows, needing exactly that threshold
+    short = run_grounded(
+        session, Settings(threshold=threshold - 1), grounded=False, keep_unseen=True
+    ).run
+    assert short.overflow is not None and short.overflow.tokens == threshold
+    # it is the window of the round after the largest result arrived, sent whole
+    largest = max(finished.run.tracer.events("tool_call"), key=lambda c: len(c["output"]))
+    assert largest["tool_call_id"] == "call_03"  # logs/build.log
+    assert max(r.tokens_after for r in finished.run.rounds) == threshold
 
 
 # --- the declarations

@@ -1,5 +1,4 @@
-"""Property test: grounded runs keep the window's invariants at any threshold, on every
-path, with either aging rule.
+"""Property test: grounded runs keep the window's invariants, any path or aging rule.
 
 At random thresholds (from far below the article's to past the uncompressed session)
 each grounded run is read back from its trace by `check_grounded_trace`: every window

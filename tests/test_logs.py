@@ -7,11 +7,17 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from message_builders import OPENING, tool_call
 
 from minilib import Settings
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
 from minilib.logs.base import Builder, make_call
-from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
+from minilib.logs.replay import (
+    TranscriptFileError,
+    load_transcript,
+    parse_transcript,
+    replay_transcript,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "data" / "logs"
@@ -645,6 +651,150 @@ def test_an_unexpected_structure_deep_inside_is_still_one_line():
         "(AttributeError: 'list' object has no attribute 'get')"
     )
     assert "\n" not in str(error.value)
+
+
+# --- transcript files: the same readers, named by file and field ----------------------
+
+TRANSCRIPT_ERRORS = [
+    (
+        "list.json",
+        "[1, 2",
+        "not valid JSON (Expecting ',' delimiter, line 1 column 6)",
+    ),
+    (
+        "bad.jsonl",
+        '{"role": "user", "content": "a"}\n\n{"role": "user"\n',
+        "line 3 is not valid JSON (Expecting ',' delimiter, column 16)",
+    ),
+    # no known shape: one line naming every shape tried and what it missed
+    ("object.json", '{"conversation": []}', "not a known agent log: tried claude-code ("),
+    ("messages.json", '{"messages": "hi"}', "not a known agent log: tried claude-code ("),
+    ("empty.json", "[]", "not a known agent log: tried claude-code ("),
+    ("number.json", "42", "not a known agent log: tried claude-code ("),
+    ("item.json", '[{"role": "user", "content": "u"}, 7]', "not a known agent log"),
+    (
+        "string_calls.json",
+        json.dumps(
+            OPENING + [{"role": "assistant", "content": "", "tool_calls": "[{'id': 1}]"}]
+        ),
+        "messages[2].tool_calls is not valid JSON (Expecting property name",
+    ),
+    (
+        "calls_object.json",
+        json.dumps(
+            OPENING + [{"role": "assistant", "content": "", "tool_calls": {"id": "c1"}}]
+        ),
+        "messages[2].tool_calls must be a list, got dict",
+    ),
+    (
+        "orphan.json",
+        json.dumps(OPENING + [{"role": "tool", "tool_call_id": "c7", "content": "x"}]),
+        "messages[2]: tool result for call 'c7' answers no open call of the assistant "
+        "message before it",
+    ),
+    (
+        "orphan.jsonl",
+        "".join(
+            json.dumps(m) + "\n\n"
+            for m in OPENING + [{"role": "tool", "tool_call_id": "c7", "content": "x"}]
+        ),
+        "line 5: tool result for call 'c7' answers no open call of the assistant "
+        "message before it",
+    ),
+    (
+        "unknown_tool.json",
+        json.dumps(
+            {
+                "tools": [{"type": "function", "function": {"name": "read_file"}}],
+                "messages": OPENING
+                + [
+                    {
+                        "role": "assistant",
+                        "content": "",
+                        "tool_calls": [tool_call("c1", name="rm_rf")],
+                    }
+                ],
+            }
+        ),
+        "messages[2].tool_calls[0].function.name calls unknown tool 'rm_rf'; the file "
+        "declares read_file",
+    ),
+    (
+        "tools.json",
+        json.dumps(
+            {"tools": [{"type": "function", "function": {}}], "messages": OPENING}
+        ),
+        "tools[0].function.name is missing",
+    ),
+    (
+        "tools_object.json",
+        json.dumps({"tools": {"read_file": {}}, "messages": OPENING}),
+        "field 'tools' must be a list of tool declarations",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    "name, text, expected", TRANSCRIPT_ERRORS, ids=[case[0] for case in TRANSCRIPT_ERRORS]
+)
+def test_transcript_file_errors_name_file_and_field(tmp_path, name, text, expected):
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(TranscriptFileError) as raised:
+        load_transcript(path)
+    assert str(raised.value).startswith(f"{path}: {expected}")
+
+
+def test_unreadable_transcript_files_are_named(tmp_path):
+    with pytest.raises(TranscriptFileError, match=r"absent.json: no such log file$"):
+        load_transcript(tmp_path / "absent.json")
+    with pytest.raises(TranscriptFileError, match=r": is a folder, not a log file$"):
+        load_transcript(tmp_path)
+    latin = tmp_path / "latin.json"
+    latin.write_bytes(b'[{"role": "user", "content": "caf\xe9"}]')
+    with pytest.raises(
+        TranscriptFileError, match=r"latin.json: not UTF-8 text \(byte 33\)$"
+    ):
+        load_transcript(latin)
+
+
+def test_parse_names_its_source():
+    with pytest.raises(
+        TranscriptFileError, match=r"^pasted: not a known agent log: tried claude-code"
+    ):
+        parse_transcript("[]", "pasted")
+
+
+def test_the_unknown_shape_line_says_what_each_shape_missed(tmp_path):
+    path = tmp_path / "item.json"
+    path.write_text('[{"role": "user", "content": "u"}, 7]', encoding="utf-8")
+    with pytest.raises(TranscriptFileError) as raised:
+        load_transcript(path)
+    text = str(raised.value)
+    assert "\n" not in text and "openai-chat (no 'role' in item[1])" in text
+    assert "swe-agent (no 'history' list)" in text
+
+
+def test_two_messages_a_line_in_a_json_file_load_by_content(tmp_path):
+    # the shape is read from the content, not the file name
+    path = tmp_path / "lines.json"
+    path.write_text(
+        '{"role": "user", "content": "a"}\n{"role": "user", "content": "b"}\n'
+    )
+    assert [m["content"] for m in load_transcript(path).messages] == ["a", "b"]
+
+
+def test_an_image_part_is_skipped_and_said_so(tmp_path):
+    path = tmp_path / "image.json"
+    image = {"type": "image_url", "image_url": {"url": "x"}}
+    path.write_text(
+        json.dumps(
+            [{"role": "user", "content": [{"type": "text", "text": "see"}, image]}]
+        )
+    )
+    log = load_transcript(path)
+    assert log.messages == [{"role": "user", "content": "see"}]
+    assert any("image" in why for _, why in log.skipped + log.notes)
 
 
 # --- the builder's pairing rule, on generated turns -------------------------------

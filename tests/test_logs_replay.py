@@ -1,12 +1,14 @@
 """Every log shape loads, replays and compresses, through the library and the CLI."""
 
+import copy
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from message_builders import BAD_CONVERSATIONS
 
-from minilib import Settings, estimate_tokens
+from minilib import InvalidMessagesError, Settings, estimate_tokens
 from minilib.logs import SHAPES, load_transcript, replay_transcript
 from minilib.logs.replay import user_turn_advice
 from minilib.messages import validate_messages
@@ -131,3 +133,13 @@ def test_a_head_over_the_threshold_gets_the_clean_overflow_line(tmp_path):
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("python -m minilib: stopped: context window needs ")
     assert done.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("case", BAD_CONVERSATIONS)
+def test_a_bad_conversation_is_named_and_left_as_it_was(case):
+    messages, expected = BAD_CONVERSATIONS[case]
+    before = copy.deepcopy(messages)
+    with pytest.raises(InvalidMessagesError) as raised:
+        replay_transcript(messages)
+    assert str(raised.value).startswith(expected)
+    assert messages == before

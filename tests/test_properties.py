@@ -1,5 +1,4 @@
-"""Property-based tests: the invariants of the window hold on any conversation, at any
-settings.
+"""Property tests: the window's invariants hold on any conversation, at any settings.
 
 Histories are generated with parallel tool calls (answered in any order), tool errors,
 CJK and ASCII text, empty and huge contents, later user turns and an earlier rolling
@@ -32,6 +31,7 @@ from minilib import (
     scripted_summary,
     validate_messages,
 )
+from minilib.aging import first_unseen
 from minilib.logs import replay_transcript
 from minilib.logs.replay import parse_transcript
 from minilib.messages import call_ids
@@ -286,6 +286,29 @@ def test_aging_is_idempotent(case):
     once = aging.compress(history)
     twice = aging.compress(once.messages)
     assert twice.messages == once.messages and not twice.changed
+
+
+@settings(PROFILE)
+@given(
+    histories(),
+    st.integers(0, 300),
+    st.integers(0, 300),
+    st.integers(0, 600),
+)
+def test_keep_unseen_never_ages_a_result_the_model_has_not_been_sent(
+    history, head, tail, minimum
+):
+    kept = ToolResultAging(head, tail, minimum, keep_unseen=True).compress(
+        copy.deepcopy(history)
+    )
+    article = ToolResultAging(head, tail, minimum).compress(copy.deepcopy(history))
+    start = first_unseen(history)
+    assert all(a != "assistant" for a in (m["role"] for m in history[start:]))
+    # what arrived after the model's latest reply is as it came
+    assert kept.messages[start:] == history[start:]
+    assert all(index < start for index in kept.affected_indexes)
+    # what the model has seen is aged exactly as the article's rule ages it
+    assert kept.messages[:start] == article.messages[:start]
 
 
 @settings(PROFILE)

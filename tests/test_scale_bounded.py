@@ -1,5 +1,7 @@
-"""The bounded rolling summary: within budget, never inventing, the base text when it
-fits; and the 1,000-call sessions of issue 10 completing with it."""
+"""minilib.scale.bounded: the bounded summary keeps its budget and never invents.
+
+It is the base text when that fits, and with it 1,000-call sessions complete.
+"""
 
 import pytest
 from hypothesis import given

@@ -1,5 +1,4 @@
-"""Notebook 08's views, headless: the explorer redraws exactly what run_path computes for
-its slider values."""
+"""Notebook 08's views, headless: the explorer redraws what run_path computes."""
 
 import pandas as pd
 import pytest

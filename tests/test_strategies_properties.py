@@ -1,5 +1,4 @@
-"""The window's invariants, held against the four new paths, alone and in the comparison's
-pipelines.
+"""Property tests: the window's invariants hold for the four new paths and pipelines.
 
 Histories come from tests/test_properties.py (parallel calls answered in any order,
 tool errors, CJK and ASCII, huge contents, later user turns, an earlier summary), so

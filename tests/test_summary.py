@@ -1,26 +1,17 @@
-from message_builders import assistant, tool
+"""minilib.summary: RollingSummary folds the closed range into one quoting summary."""
+
+import pytest
+from message_builders import groups
 
 from minilib import (
     SUMMARY_MARK,
     RollingSummary,
-    closed_range,
     is_summary,
-    range_candidates,
     scripted_summary,
     validate_messages,
 )
 
 HEAD = [{"role": "system", "content": "sys"}, {"role": "user", "content": "task"}]
-
-
-def groups(*ids, size=400):
-    messages = []
-    for call_id in ids:
-        messages += [
-            assistant(f"step {call_id}", call_id),
-            tool(call_id, f"first line of {call_id}\n" + "z" * size),
-        ]
-    return messages
 
 
 def summarizer():
@@ -35,43 +26,6 @@ def test_replaces_the_closed_range_between_head_and_tail():
     assert result.messages[3:] == messages[6:]
     assert is_summary(result.messages[2]) and result.messages[2]["role"] == "user"
     validate_messages(result.messages)
-
-
-def test_narrows_until_no_tool_call_is_left_unanswered():
-    # protect_tail=3 would cut between the call "c" and its answer: the range must shrink.
-    messages = HEAD + groups("a", "b", "c", "d")
-    candidates = list(range_candidates(messages, protect_tail=3))
-    assert [c.end for c in candidates] == [7, 6]
-    assert "unanswered tool call c" in candidates[0].reason and candidates[-1].closed
-    assert closed_range(messages, 3) == range(2, 6)
-
-
-def test_parallel_calls_stay_with_all_their_answers():
-    parallel = [
-        assistant("two at once", "p1", "p2"),
-        tool("p1", "one\n" + "z" * 300),
-        tool("p2", "two\n" + "z" * 300),
-    ]
-    messages = HEAD + groups("a") + parallel + groups("b", "c")
-    for tail in range(0, 8):
-        span = closed_range(messages, tail)
-        folded = messages[span.start : span.stop]
-        ids = {c["id"] for m in folded for c in m.get("tool_calls") or []}
-        answers = {m["tool_call_id"] for m in folded if m["role"] == "tool"}
-        assert ids == answers, f"protect_tail={tail} split a group"
-        kept = messages[: span.start] + messages[span.stop :]
-        validate_messages(kept)
-
-
-def test_protected_head_and_a_user_message_in_the_range():
-    messages = (
-        HEAD + groups("a") + [{"role": "user", "content": "and also"}] + groups("b", "c")
-    )
-    span = closed_range(messages, protect_tail=4)
-    assert span == range(2, 4)  # stops before the later user message
-    assert closed_range(HEAD + groups("a"), protect_tail=4) == range(
-        2, 2
-    )  # nothing outside the tail
 
 
 def test_summary_quotes_actions_and_first_lines_verbatim():
@@ -102,3 +56,13 @@ def test_never_inflates():
     )  # a wordy real model
     result = verbose.compress(messages)
     assert result.affected_indexes == [] and result.messages == messages
+
+
+# --- errors
+# --------------------------------------------------------------------------------
+
+
+def test_a_protect_tail_that_is_not_an_integer_is_named():
+    with pytest.raises(ValueError) as raised:
+        RollingSummary(scripted_summary, protect_tail="4")
+    assert str(raised.value) == "protect_tail must be an integer, got '4'"

@@ -1,5 +1,8 @@
-"""Real tokenizers: known counts, offline, the same structure costs as the estimate, a
-clear error without them."""
+"""minilib.measure.tokenizers: real token counts, offline, beside the estimate.
+
+Known counts, the same structure costs as the estimate, and a clear error without the
+package.
+"""
 
 import subprocess
 import sys

@@ -1,7 +1,9 @@
+"""minilib.tokens: the deterministic token estimate, and what a token counter must be."""
+
 import pytest
 from message_builders import assistant, tool
 
-from minilib import estimate_tokens
+from minilib import ContextWindow, Settings, estimate_tokens, load_session, run_session
 from minilib.tokens import (
     count_cjk,
     estimate_message_tokens,
@@ -101,3 +103,17 @@ def test_arguments_are_not_counted_and_emoji_fall_under_other():
     message = {"role": "assistant", "content": None, "tool_calls": [call]}
     assert estimate_message_tokens(message) == 4 + 8 + len("read_file")
     assert estimate_text_tokens("😀😀😀😀") == 1 and estimate_text_tokens("окно") == 1
+
+
+def test_a_counter_of_one_message_where_a_list_counter_belongs_is_named():
+    """Chapter 2's exercise 4: a per-message counter passed as count_tokens."""
+    with pytest.raises(TypeError) as raised:
+        run_session(load_session(), Settings(), count_tokens=estimate_message_tokens)
+    assert str(raised.value).startswith(
+        "count_tokens must take a list of messages and return an int, like "
+        "estimate_tokens; given a one-message list it raised TypeError"
+    )
+    with pytest.raises(TypeError, match="count_tokens must be a function, got int"):
+        ContextWindow(1200, [], 5)
+    with pytest.raises(TypeError, match="; it returned str"):
+        ContextWindow(1200, [], lambda messages: "12")

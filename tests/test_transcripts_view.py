@@ -1,5 +1,4 @@
-"""Notebook 07's figure: a round that both aged and summarized shows both markers, at the
-computed values."""
+"""Notebook 07's figure: a round aging and summarizing shows both markers, as computed."""
 
 from minilib.lab.figures import MARKER_OFFSET
 from minilib.lab.transcripts_view import (

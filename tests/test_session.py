@@ -1,4 +1,4 @@
-"""The article's published figures, reproduced by running the CLI on the bundled session.
+"""minilib.session: the bundled session gives the article's figures; bad files are named.
 
 Every number on the right-hand side is the article's; everything on the left is read
 from the files `python -m minilib run` writes (trace.jsonl, rounds.json).
@@ -10,8 +10,10 @@ import sys
 from pathlib import Path
 
 import pytest
+from message_builders import tool_call
 
-from minilib.session import DATA_DIR
+from minilib import Settings, load_session, window_before_round
+from minilib.session import DATA_DIR, SessionFileError
 from minilib.trace import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -154,21 +156,85 @@ def test_table_is_printed_like_the_terminal_card(cli_run):
     )
 
 
-def test_cli_bad_value_is_one_line_and_exit_2(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "minilib",
-            "run",
-            "--threshold",
-            "-5",
-            "--out",
-            str(tmp_path),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
-    assert done.returncode == 2
-    assert done.stderr.strip().count("\n") == 0 and "--threshold" in done.stderr
+# --- errors
+# --------------------------------------------------------------------------------
+
+
+def write_session(tmp_path, **changes):
+    document = json.loads((ROOT / "data" / "session.json").read_text(encoding="utf-8"))
+    document["workspace"] = str((ROOT / "data" / "workspace").resolve())
+    document.update(changes)
+    path = tmp_path / f"session_{len(list(tmp_path.iterdir()))}.json"
+    path.write_text(json.dumps(document, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
+def test_session_file_errors_name_file_and_field(tmp_path):
+    cases = [
+        (write_session(tmp_path, task=None), "field 'task' is missing or not a str"),
+        (
+            write_session(tmp_path, replies=[{"role": "user", "content": "x"}]),
+            "replies[0] must be an assistant message",
+        ),
+        (
+            write_session(
+                tmp_path,
+                replies=[
+                    {
+                        "role": "assistant",
+                        "content": "b",
+                        "tool_calls": [tool_call("c1"), tool_call("c1")],
+                    }
+                ],
+            ),
+            "replies[0].tool_calls[1].id 'c1' is used twice in this message",
+        ),
+        (
+            write_session(
+                tmp_path,
+                replies=[
+                    {
+                        "role": "assistant",
+                        "content": "a",
+                        "tool_calls": [tool_call("c1", name="rm_rf")],
+                    }
+                ],
+            ),
+            "replies[0].tool_calls[0] calls unknown tool 'rm_rf'",
+        ),
+        (
+            write_session(tmp_path, workspace="nowhere"),
+            "field 'workspace' names nowhere, which is not a folder",
+        ),
+    ]
+    for path, expected in cases:
+        with pytest.raises(SessionFileError) as raised:
+            load_session(path)
+        assert str(raised.value) == f"{path}: {expected}"
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"name": ', encoding="utf-8")
+    with pytest.raises(
+        SessionFileError,
+        match=r"broken.json: not valid JSON \(Expecting value, line 1 column 10\)",
+    ):
+        load_session(broken)
+    with pytest.raises(SessionFileError, match=r"absent.json: no such session file$"):
+        load_session(tmp_path / "absent.json")
+
+
+def test_a_negative_round_number_is_named():
+    with pytest.raises(ValueError) as raised:
+        window_before_round(load_session(), Settings(), -2)
+    assert str(raised.value) == "round_number must be >= 0, got -2"
+
+
+def test_a_round_past_the_session_s_end_is_named_not_walked():
+    """Chapter 5's exercise loops over rounds: round 14 of a 14-round session is no
+    round at all (it used to give the final list's walk, answer included)."""
+    for past in (14, 99):
+        with pytest.raises(
+            ValueError, match=r"past the end of the session \(rounds 0-13\)"
+        ):
+            window_before_round(load_session(), Settings(), past)
+    messages, _ = window_before_round(load_session(), Settings(), 13)
+    assert messages[-1]["role"] == "tool"  # round 13 is governed before its answer

@@ -1,18 +1,14 @@
+"""minilib.loop: run_loop asks the model, runs its tool calls and traces every step."""
+
+import copy
 import json
 
 import pytest
+from message_builders import BAD_CONVERSATIONS, OPENING
 
-from minilib import ScriptedModel, Tracer, Workspace, run_loop
+from minilib import InvalidMessagesError, ScriptedModel, Tracer, run_loop
 from minilib.loop import MaxStepsExceeded
 from minilib.model import ScriptEndedError
-
-
-@pytest.fixture
-def workspace(tmp_path):
-    (tmp_path / "notes.txt").write_text("alpha\nbeta timeout\n", encoding="utf-8")
-    (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "a.md").write_text("timeout again\n", encoding="utf-8")
-    return Workspace(tmp_path)
 
 
 def call(tool, **arguments):
@@ -21,43 +17,6 @@ def call(tool, **arguments):
         "type": "function",
         "function": {"name": tool, "arguments": json.dumps(arguments)},
     }
-
-
-def test_tools_read_list_and_search(workspace):
-    assert (
-        workspace.call("read_file", '{"path": "notes.txt"}').content
-        == "alpha\nbeta timeout\n"
-    )
-    assert workspace.call("list_dir", {"path": "."}).content.splitlines() == [
-        "notes.txt  19 bytes",
-        "sub/",
-    ]
-    found = workspace.call("search_text", {"pattern": "timeout"}).content.splitlines()
-    assert found == [
-        "2 matches for 'timeout' in .",
-        "notes.txt:2: beta timeout",
-        "sub/a.md:1: timeout again",
-    ]
-
-
-@pytest.mark.parametrize(
-    "name,arguments,code",
-    [
-        ("read_file", {"path": "missing.txt"}, "NOT_FOUND"),
-        ("read_file", {"path": "../etc/passwd"}, "OUTSIDE_WORKSPACE"),
-        ("read_file", {"path": "sub"}, "IS_A_DIRECTORY"),
-        ("read_file", {}, "BAD_ARGUMENTS"),
-        ("read_file", "{not json", "BAD_ARGUMENTS"),
-        ("search_text", {"pattern": "("}, "BAD_ARGUMENTS"),
-        ("list_dir", {"path": "nope"}, "NOT_FOUND"),
-        ("rm_rf", {}, "UNKNOWN_TOOL"),
-    ],
-)
-def test_tool_errors_are_structured(workspace, name, arguments, code):
-    result = workspace.call(name, arguments)
-    assert result.error["code"] == code
-    assert result.content.startswith(f"error {code}: ")
-    assert result.error["message"] in result.content
 
 
 def test_loop_without_a_window_just_grows_and_traces_everything(workspace):
@@ -113,4 +72,38 @@ def test_loop_limits(workspace):
             [{"role": "user", "content": "u"}],
             workspace,
             max_steps=10,
+        )
+
+
+# --- errors
+# --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("case", BAD_CONVERSATIONS)
+def test_a_bad_conversation_is_named_and_left_as_it_was(case):
+    messages, expected = BAD_CONVERSATIONS[case]
+    before = copy.deepcopy(messages)
+    with pytest.raises(InvalidMessagesError) as raised:
+        run_loop(
+            ScriptedModel([{"role": "assistant", "content": "done"}]),
+            messages,
+            tools=None,
+        )
+    assert str(raised.value).startswith(expected)
+    assert messages == before
+
+
+def test_max_steps_below_one_is_named():
+    with pytest.raises(ValueError) as raised:
+        run_loop(ScriptedModel([]), list(OPENING), tools=None, max_steps=0)
+    assert str(raised.value) == "max_steps must be >= 1, got 0"
+
+
+def test_a_model_reply_that_is_not_an_assistant_message_is_named():
+    with pytest.raises(
+        InvalidMessagesError,
+        match=r"^model reply at step 0 must be an assistant message$",
+    ):
+        run_loop(
+            ScriptedModel([{"role": "user", "content": "?"}]), list(OPENING), tools=None
         )

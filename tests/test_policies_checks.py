@@ -1,5 +1,4 @@
-"""check_strategy: each rule a student's strategy can break is named in plain words,
-and checking never changes the student's own messages."""
+"""minilib.policies.checks: check_strategy names each rule a strategy breaks."""
 
 import copy
 
