@@ -18,19 +18,21 @@ from minilib.lab.dashboard import (
     status_lines,
 )
 from minilib.lab.figures import (
-    LAB_TRACE_NAMES,
-    MARKER_OFFSET,
-    TOKEN_TRACES,
-    TRACE_NAMES,
-    ZOOM_FACTOR,
     lab_figure,
     lab_traces,
     session_figure,
     token_axis_range,
     trace_data,
 )
-from minilib.lab.tables import (
+from minilib.lab.style import (
+    LAB_TRACE_NAMES,
+    MARKER_OFFSET,
     TABLE_CSS,
+    TOKEN_TRACES,
+    TRACE_NAMES,
+    ZOOM_FACTOR,
+)
+from minilib.lab.tables import (
     HtmlTable,
     messages_table,
     rounds_table,

@@ -21,11 +21,6 @@ from minilib import (
 )
 from minilib.lab.stepper import (
     EDGES,
-    EXPLANATION_HEIGHT,
-    PREVIEW_COLUMNS,
-    STATE_COLORS,
-    TABLE_HEIGHT,
-    TITLE_CHARS,
     StateMachineStepper,
     explain_step,
     last_round,
@@ -35,7 +30,15 @@ from minilib.lab.stepper import (
     step_view,
     table_html,
 )
-from minilib.lab.tables import TABLE_CSS, display_width
+from minilib.lab.style import (
+    EXPLANATION_HEIGHT,
+    PREVIEW_COLUMNS,
+    STATE_COLORS,
+    TABLE_CSS,
+    TABLE_HEIGHT,
+    TITLE_CHARS,
+)
+from minilib.lab.tables import display_width
 from minilib.tokens import estimate_message_tokens
 
 

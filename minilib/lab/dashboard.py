@@ -19,7 +19,19 @@ from ..session import Session, SessionRun, load_session, run_baseline, run_sessi
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
 from .shown import ShownAsWidget
-from .tables import TABLE_CSS, rounds_table, to_html, trace_events_table
+from .style import (
+    ANSWER_TEXT_COLOR,
+    FINE_CSS,
+    PRESENT_HEIGHT,
+    PRESENT_SLIDER_WIDTH,
+    PROBLEM_CSS,
+    SLIDER_LABEL_WIDTH,
+    SLIDER_WIDTH,
+    STATUS_HEIGHT,
+    STATUS_MIN_WIDTH,
+    TABLE_CSS,
+)
+from .tables import rounds_table, to_html, trace_events_table
 
 
 @dataclass(frozen=True)
@@ -62,11 +74,22 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
     return Settings(**{spec.name: values[spec.name] for spec in SLIDERS})
 
 
-# The status box has a fixed size, so crossing into an overflow moves nothing: five
-# lines of at most ~64 characters, which fit its narrowest width (480 px at 14 px).
-STATUS_HEIGHT = "112px"
-STATUS_MIN_WIDTH = "480px"  # narrower, it goes under the sliders instead of wrapping
-PRESENT_HEIGHT = 480  # pixels: sliders and the whole figure fit a 1280 x 720 projector
+def slider_widget(spec: SliderSpec, value: int, present: bool) -> widgets.IntSlider:
+    """The slider of one knob, marked with its name for browser tests."""
+    slider = widgets.IntSlider(
+        value=value,
+        min=spec.minimum,
+        max=spec.maximum,
+        readout_format=",d",  # 8,000 as the prose writes it
+        step=spec.step,
+        description=spec.name,
+        tooltip=spec.tooltip,
+        continuous_update=True,
+        style={"description_width": SLIDER_LABEL_WIDTH},
+        layout=widgets.Layout(width=PRESENT_SLIDER_WIDTH if present else SLIDER_WIDTH),
+    )
+    slider.add_class(f"ccl-slider-{spec.name}")
+    return slider
 
 
 def status_lines(run: SessionRun) -> list:
@@ -132,17 +155,13 @@ def answer_html(outcome) -> str:
         else ""
     )
     return (
-        '<div style="font-size:13px;color:#333;line-height:1.35">'
+        f'<div style="font-size:13px;color:{ANSWER_TEXT_COLOR};line-height:1.35">'
         f"<b>{html.escape(first)}</b><br>{html.escape(second)}</div>"
     )
 
 
 def status_html(lines, problem: bool, title: str = "") -> str:
-    style = (
-        "color:#a61b1b;background:#fdecea;"
-        if problem
-        else "color:#1e4620;background:#edf7ed;"
-    )
+    style = PROBLEM_CSS if problem else FINE_CSS
     shown = [html.escape(line) for line in lines]
     if problem and shown:  # the reason the run stopped, first and in bold
         shown[0] = f"<b>{shown[0]}</b>"
@@ -171,22 +190,23 @@ class LongSessionDashboard(ShownAsWidget):
         self.run: Optional[SessionRun] = None
         self._holding = False
         self.sliders = {
-            spec.name: widgets.IntSlider(
-                value=getattr(settings, spec.name),
-                min=spec.minimum,
-                max=spec.maximum,
-                readout_format=",d",  # 8,000 as the prose writes it
-                step=spec.step,
-                description=spec.name,
-                tooltip=spec.tooltip,
-                continuous_update=True,
-                style={"description_width": "90px"},
-                layout=widgets.Layout(width="360px" if present else "400px"),
-            )
+            spec.name: slider_widget(spec, getattr(settings, spec.name), present)
             for spec in SLIDERS
         }
-        for name, slider in self.sliders.items():
-            slider.add_class(f"ccl-slider-{name}")
+        self._add_controls(present)
+        self._add_outputs()
+        first_run = run_session(self.session, settings)
+        size = dict(width=None, height=PRESENT_HEIGHT) if present else {}
+        self.figure = lab_figure(first_run, self.baseline, widget=True, **size)
+        for control in [*self.sliders.values(), self.log_axis, self.grounded]:
+            control.observe(self._on_change, names="value")
+        self.reset_button.on_click(lambda _: self.reset())
+        self.widget = self._arranged()
+        self.widget.add_class("ccl-long-session-dashboard")
+        self.render()
+
+    def _add_controls(self, present: bool) -> None:
+        """The log-axis and grounded switches, the grounded answer's panel and Reset."""
         self.log_axis = widgets.Checkbox(
             value=False,
             description="log token axis",
@@ -218,6 +238,9 @@ class LongSessionDashboard(ShownAsWidget):
             icon="undo",
             layout=widgets.Layout(width="230px"),
         )
+
+    def _add_outputs(self) -> None:
+        """The status box and the two tables (the figure needs a run)."""
         # A fixed height (scrolling inside when an overflow makes the text longer), so
         # crossing the threshold's boundary never moves the sliders or the chart.
         self.status = widgets.HTML(
@@ -234,46 +257,32 @@ class LongSessionDashboard(ShownAsWidget):
         self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
-        first_run = run_session(self.session, settings)
-        size = dict(width=None, height=PRESENT_HEIGHT) if present else {}
-        self.figure = lab_figure(first_run, self.baseline, widget=True, **size)
-        for slider in self.sliders.values():
-            slider.observe(self._on_change, names="value")
-        self.log_axis.observe(self._on_change, names="value")
-        self.grounded.observe(self._on_change, names="value")
-        self.reset_button.on_click(lambda _: self.reset())
+
+    def _arranged(self) -> widgets.VBox:
+        """Controls, figure and tables, top to bottom. The status box sits beside the
+        sliders when the width allows: the chart then starts higher on a screen."""
         sliders = list(self.sliders.values())
-        # The status box beside the sliders when the width allows: the chart then starts
-        # higher on a screen.
-        self.widget = widgets.VBox(
+        controls = widgets.HBox(
             [
-                self.table_style,
-                widgets.HBox(
-                    [
-                        widgets.VBox(sliders[:3]),
-                        widgets.VBox(
-                            sliders[3:]
-                            + [widgets.HBox([self.reset_button, self.log_axis])]
-                        ),
-                        self.status,
-                    ],
-                    layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+                widgets.VBox(sliders[:3]),
+                widgets.VBox(
+                    sliders[3:] + [widgets.HBox([self.reset_button, self.log_axis])]
                 ),
-                # the grounded switch beside its panel, a row of its own: the controls
-                # above keep their width
-                widgets.HBox([self.grounded, self.answer]),
-                self.figure,
-                widgets.HBox(
-                    [
-                        self._titled("Per round", self.rounds_html),
-                        self._titled("Compression events in the trace", self.events_html),
-                    ],
-                    layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px"),
-                ),
-            ]
+                self.status,
+            ],
+            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
         )
-        self.widget.add_class("ccl-long-session-dashboard")
-        self.render()
+        tables = widgets.HBox(
+            [
+                self._titled("Per round", self.rounds_html),
+                self._titled("Compression events in the trace", self.events_html),
+            ],
+            layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px"),
+        )
+        # the grounded switch beside its panel, a row of its own: the controls above
+        # keep their width
+        grounded = widgets.HBox([self.grounded, self.answer])
+        return widgets.VBox([self.table_style, controls, grounded, self.figure, tables])
 
     @staticmethod
     def _titled(title: str, body: widgets.Widget) -> widgets.VBox:

@@ -29,14 +29,13 @@ from ..tokens import (
     tool_call_name,
 )
 from .shown import ShownAsWidget
-
-ROLE_COLORS = {
-    "system": "#7f7f7f",
-    "user": "#2ca02c",
-    "assistant": "#1f77b4",
-    "tool": "#d62728",
-}
-ROLES = tuple(ROLE_COLORS)
+from .style import (
+    AGING_SLIDER_WIDTH,
+    HANDLE_COLORS,
+    PANE_MIN_WIDTH,
+    ROLE_COLORS,
+    SLIDER_LABEL_WIDTH,
+)
 
 
 def _one_line(text: str, width: int = 48) -> str:
@@ -82,7 +81,7 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
     by_role = table.groupby("role").agg(
         messages=("tokens", "size"), tokens=("tokens", "sum")
     )
-    by_role = by_role.reindex([role for role in ROLES if role in by_role.index])
+    by_role = by_role.reindex([role for role in ROLE_COLORS if role in by_role.index])
     by_role["share"] = (by_role["tokens"] / by_role["tokens"].sum()).round(3)
     return by_role
 
@@ -94,7 +93,7 @@ def message_tokens_figure(
     role)."""
     table = message_table(messages)
     figure = go.Figure()
-    for role in ROLES:
+    for role, color in ROLE_COLORS.items():
         rows = table[table["role"] == role]
         if rows.empty:
             continue
@@ -102,7 +101,7 @@ def message_tokens_figure(
             x=rows.index.tolist(),
             y=rows["tokens"].tolist(),
             name=role,
-            marker_color=ROLE_COLORS[role],
+            marker_color=color,
             customdata=rows[["link", "chars"]].values.tolist(),
             hovertemplate="message %{x}: %{y} "
             "tokens<br>%{customdata[0]}<br>%{customdata[1]} chars",
@@ -181,11 +180,6 @@ class TokenEstimateBox(ShownAsWidget):
 
 
 # ---------------------------------------------------------------- 03: tool-result aging
-
-
-# A pane wide enough for an 81-column log line at 12 px monospace: narrower, the panes
-# stack instead of wrapping the rows (a chapter about where text is cut must not cut it).
-PANE_MIN_WIDTH = "610px"
 
 
 def text_panels(panels: Sequence[Tuple[str, str]], height: str = "22em") -> str:
@@ -268,8 +262,6 @@ def aging_view(
 
 
 FINE_SCALE = 1000  # characters: the aging sliders' first scale
-# one colour a handle, so the three are told apart at a glance
-HANDLE_COLORS = {"head_chars": "#1f77b4", "tail_chars": "#2ca02c", "min_chars": "#d62728"}
 
 
 class AgingExplorer(ShownAsWidget):
@@ -302,7 +294,7 @@ class AgingExplorer(ShownAsWidget):
             if max(head_chars, tail_chars, min_chars) <= FINE_SCALE
             else self.longest,
             description="slider scale",
-            style={"description_width": "90px", "button_width": "200px"},
+            style={"description_width": SLIDER_LABEL_WIDTH, "button_width": "200px"},
         )
         self.scale.observe(lambda change: self.rescale(change["new"]), "value")
         self.verdict = widgets.HTML()
@@ -328,8 +320,8 @@ class AgingExplorer(ShownAsWidget):
                 readout_format=",d",
                 step=10,
                 description=name,
-                style={"description_width": "90px", "handle_color": color},
-                layout=widgets.Layout(width="640px"),
+                style={"description_width": SLIDER_LABEL_WIDTH, "handle_color": color},
+                layout=widgets.Layout(width=AGING_SLIDER_WIDTH),
             )
             slider.observe(lambda change: self.update(), "value")
             built.append(slider)

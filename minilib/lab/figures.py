@@ -3,22 +3,22 @@ threshold.
 
 `session_figure`: the article's figure as a static chart (chapter 7 draws real transcripts
 with it). Left: baseline (grey), compressed (blue), the threshold (red dashed), aging
-rounds
-(orange down-triangles), summary rounds (purple stars) and, when a setting cannot be
-governed, the round that overflowed (red cross). Right: messages per round, baseline
+rounds (orange down-triangles), summary rounds (purple stars) and, when a setting cannot
+be governed, the round that overflowed (red cross). Right: messages per round, baseline
 against compressed.
 
 `lab_figure`: the same two panels on top, sized for a projector, and under them a zoom on
 the compressed window (y from 0 to 1.5 x the threshold): per round the window before
 compression (top of a drop) and the window sent (bottom), joined into the sawtooth the
 article describes, breathing just under the threshold line. On the 0-18,000 axis of the
-top panel
-that sawtooth is a flat line near zero. Values above the zoom's top are labelled at its
-edge.
+top panel that sawtooth is a flat line near zero. Values above the zoom's top are
+labelled at its edge.
 
-`figure_traces(run, baseline)` computes every trace's data; building a figure and
-updating it both go through it, so a slider change draws exactly what a fresh figure
-for that setting would show.
+Both are built panel by panel from plain data: `figure_traces(run, baseline)` (and
+`zoom_traces`) compute every trace's data, the styles say how each trace looks, and
+`add_panel` puts one panel's traces and axes in place. Building a figure and updating it
+both go through the same data, so a slider change draws exactly what a fresh figure for
+that setting would show.
 """
 
 import math
@@ -29,49 +29,41 @@ from plotly.basedatatypes import Undefined
 from plotly.subplots import make_subplots
 
 from ..session import Baseline, SessionRun
-
-BASELINE_COLOR = "#8c8c8c"
-COMPRESSED_COLOR = "#1f77b4"
-THRESHOLD_COLOR = "#d62728"
-AGING_COLOR = "#ff7f0e"
-SUMMARY_COLOR = "#9467bd"
-OVERFLOW_COLOR = "#d62728"
-
-# Trace names in figure order; updates and tests find traces by these names.
-TOKEN_TRACES = ("baseline", "compressed", "threshold", "aging", "summary", "overflow")
-MESSAGE_TRACES = ("baseline messages", "compressed messages")
-TRACE_NAMES = TOKEN_TRACES + MESSAGE_TRACES  # session_figure
-# The zoom under them (lab_figure); each named after the trace of the token panel it
-# repeats.
-ZOOM_TRACES = (
-    "window (zoom)",
-    "threshold (zoom)",
-    "aging (zoom)",
-    "summary (zoom)",
-    "overflow (zoom)",
-    "off the scale (zoom)",
+from .style import (
+    AGING_COLOR,
+    BASELINE_COLOR,
+    BEFORE,
+    COMPRESSED_COLOR,
+    FONT_SIZE,
+    GRID_COLOR,
+    HEADROOM,
+    LAB_AXIS_STYLE,
+    LAB_HEIGHT,
+    LAB_LINES_ONLY,
+    LAB_WIDTH,
+    LEGEND_SIZE,
+    LOG_AXIS_FLOOR,
+    LOG_TICKS,
+    MARKER_OFFSET,
+    MESSAGE_TRACES,
+    MESSAGES_PANEL_TITLE,
+    OFF_SCALE_AT,
+    OVERFLOW_COLOR,
+    OVERFLOW_SYMBOL,
+    SENT,
+    SESSION_FIGURE_HEIGHT,
+    SESSION_FIGURE_WIDTH,
+    SESSION_TITLE_SIZE,
+    SUMMARY_COLOR,
+    TEXT_COLOR,
+    THRESHOLD_COLOR,
+    TITLE_SIZE,
+    TOKEN_TRACES,
+    TOKENS_PANEL_TITLE,
+    ZOOM_FACTOR,
+    ZOOM_PANEL_TITLE,
+    ZOOM_TRACES,
 )
-LAB_TRACE_NAMES = TRACE_NAMES + ZOOM_TRACES
-
-HEADROOM = 1.06  # room above the highest point, so markers are not clipped
-FIGURE_WIDTH, FIGURE_HEIGHT = 840, 500  # fits JupyterLab beside its file browser
-LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
-ZOOM_FACTOR = (
-    1.5  # the zoom's y axis ends at 1.5 x the threshold: room to see a window go over it
-)
-OFF_SCALE_AT = (
-    0.95  # where, as a fraction of the zoom's top, a value above it is drawn and labelled
-)
-BEFORE, SENT = (
-    "before compression",
-    "sent",
-)  # the two points of a round in the zoom, in its hover text
-
-
-# How far, in rounds, the aging and summary markers of one round are drawn apart: in a
-# round where both fired the star would hide the triangle (a student counts one aging
-# too few).
-MARKER_OFFSET = 0.2
 
 
 def marker_rounds(rounds, side: int) -> list:
@@ -235,9 +227,6 @@ def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> 
     return [0, top]
 
 
-LOG_TICKS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
-
-
 def token_axis_ticks(log: bool, switching: bool = False) -> dict:
     """A log axis labels every minor tick by default (50, 60, 70...): list readable ones
     instead.
@@ -256,22 +245,105 @@ def message_axis_range(baseline: Baseline) -> list:
     return [0, max(baseline.messages) * HEADROOM + 1]
 
 
-def _trace_styles() -> Dict[str, dict]:
-    """Mode, colour, marker and hover text of every trace of session_figure, by name."""
-    token_styles = {
-        "baseline": dict(
-            mode="lines+markers",
-            line=dict(color=BASELINE_COLOR, width=2),
-            marker=dict(size=5),
-            hovertemplate="round %{x}<br>%{y:,} tokens without "
-            "compression<extra></extra>",
+# ---- the axes and panels both figures are built from -----------------------------------
+
+
+def round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
+    """An x axis: every round of the session in view, a tick every `dtick` rounds."""
+    return dict(range=[-0.5, len(baseline.tokens) - 0.5], dtick=dtick, **settings)
+
+
+def token_axis(
+    run: SessionRun, baseline: Baseline, log: bool, title: str, **settings
+) -> dict:
+    """The token panel's y axis: a fixed range (see token_axis_range), log or linear."""
+    return dict(
+        title_text=title,
+        tickformat=",",
+        type="log" if log else "linear",
+        range=token_axis_range(run, baseline, log),
+        **token_axis_ticks(log),
+        **settings,
+    )
+
+
+def message_axis(baseline: Baseline, **settings) -> dict:
+    """The message panel's y axis."""
+    return dict(title_text="messages", range=message_axis_range(baseline), **settings)
+
+
+def panel_traces(names, data: Dict[str, dict], styles: Dict[str, dict]) -> dict:
+    """The named traces, in that order, each its data with its style."""
+    return {name: {**data[name], **styles[name]} for name in names}
+
+
+def add_panel(figure, cell, traces: Dict[str, dict], xaxis: dict, yaxis: dict) -> None:
+    """One panel from plain data: its traces (name -> go.Scatter properties) in `cell`
+    (row, column) of `figure`, and the settings of its x and y axes."""
+    row, col = cell
+    for name, properties in traces.items():
+        figure.add_trace(go.Scatter(name=name, **properties), row=row, col=col)
+    figure.update_xaxes(xaxis, row=row, col=col)
+    figure.update_yaxes(yaxis, row=row, col=col)
+
+
+def add_session_panels(
+    figure,
+    run: SessionRun,
+    baseline: Baseline,
+    styles: Dict[str, dict],
+    *,
+    log_tokens: bool,
+    token_title: str,
+    xaxis: dict,
+    yaxis: Optional[dict] = None,
+) -> None:
+    """The article's two panels in the top row: tokens (left) and messages (right) per
+    round. `xaxis` goes on both; `yaxis` is added to each panel's own y axis."""
+    data, yaxis = figure_traces(run, baseline), yaxis or {}
+    tokens = token_axis(run, baseline, log_tokens, token_title, **yaxis)
+    add_panel(figure, (1, 1), panel_traces(TOKEN_TRACES, data, styles), xaxis, tokens)
+    messages = message_axis(baseline, **yaxis)
+    add_panel(figure, (1, 2), panel_traces(MESSAGE_TRACES, data, styles), xaxis, messages)
+
+
+# ---- the traces' look -----------------------------------------------------------------
+
+
+def _line_style(color: str, width: int, marker_size: int, hover: str, **more) -> dict:
+    """A line with a marker per round."""
+    return dict(
+        mode="lines+markers",
+        line=dict(color=color, width=width),
+        marker=dict(size=marker_size),
+        hovertemplate=hover,
+        **more,
+    )
+
+
+def _mark_style(symbol: str, size: int, color: str, hover: str, outline=True) -> dict:
+    """Markers alone; a white outline keeps markers that touch apart."""
+    marker = dict(symbol=symbol, size=size, color=color)
+    if outline:
+        marker["line"] = dict(color="white", width=1)
+    return dict(mode="markers", marker=marker, hovertemplate=hover)
+
+
+def _token_styles() -> Dict[str, dict]:
+    """The token panel's traces; each is its own legend group, which in the lab's figure
+    its copy in the zoom joins."""
+    styles = {
+        "baseline": _line_style(
+            BASELINE_COLOR,
+            2,
+            5,
+            "round %{x}<br>%{y:,} tokens without compression<extra></extra>",
         ),
-        "compressed": dict(
-            mode="lines+markers",
-            line=dict(color=COMPRESSED_COLOR, width=3),
-            marker=dict(size=6),
-            hovertemplate="round %{x}<br>%{y:,} tokens sent<br>%{customdata:,} before "
-            "compression"
+        "compressed": _line_style(
+            COMPRESSED_COLOR,
+            3,
+            6,
+            "round %{x}<br>%{y:,} tokens sent<br>%{customdata:,} before compression"
             "<extra></extra>",
         ),
         "threshold": dict(
@@ -279,56 +351,68 @@ def _trace_styles() -> Dict[str, dict]:
             line=dict(color=THRESHOLD_COLOR, width=2, dash="dash"),
             hovertemplate="threshold %{y:,} tokens<extra></extra>",
         ),
-        "aging": dict(
-            mode="markers",
-            marker=dict(
-                symbol="triangle-down",
-                size=13,
-                color=AGING_COLOR,
-                line=dict(color="white", width=1),
-            ),
-            hovertemplate="round %{text}: aging<br>%{customdata:,} → %{y:,} "
-            "tokens<extra></extra>",
+        "aging": _mark_style(
+            "triangle-down",
+            13,
+            AGING_COLOR,
+            "round %{text}: aging<br>%{customdata:,} → %{y:,} tokens<extra></extra>",
         ),
-        "summary": dict(
-            mode="markers",
-            marker=dict(
-                symbol="star",
-                size=18,
-                color=SUMMARY_COLOR,
-                line=dict(color="white", width=1),
-            ),
-            hovertemplate="round %{text}: rolling summary<br>%{customdata} messages "
-            "before, %{y:,} tokens after<extra></extra>",
+        "summary": _mark_style(
+            "star",
+            18,
+            SUMMARY_COLOR,
+            "round %{text}: rolling summary<br>%{customdata} messages before, %{y:,} "
+            "tokens after<extra></extra>",
         ),
-        "overflow": dict(
-            mode="markers",
-            marker=dict(symbol="x", size=16, color=OVERFLOW_COLOR),
-            hovertemplate="round %{x}: overflow<br>%{y:,} tokens left, nothing more may "
-            "be cut"
+        "overflow": _mark_style(
+            OVERFLOW_SYMBOL,
+            16,
+            OVERFLOW_COLOR,
+            "round %{x}: overflow<br>%{y:,} tokens left, nothing more may be cut"
             "<extra></extra>",
+            outline=False,
         ),
     }
+    return {name: dict(style, legendgroup=name) for name, style in styles.items()}
+
+
+def _trace_styles() -> Dict[str, dict]:
+    """Mode, colour, marker, hover text and legend group of every trace of session_figure,
+    by name; the message panel's lines share the legend entries of the token panel's."""
     message_styles = {
-        "baseline messages": dict(
-            mode="lines+markers",
-            line=dict(color=BASELINE_COLOR, width=2),
-            marker=dict(size=5),
+        "baseline messages": _line_style(
+            BASELINE_COLOR,
+            2,
+            5,
+            "round %{x}<br>%{y} messages without compression<extra></extra>",
             legendgroup="baseline",
             showlegend=False,
-            hovertemplate="round %{x}<br>%{y} messages without "
-            "compression<extra></extra>",
         ),
-        "compressed messages": dict(
-            mode="lines+markers",
-            line=dict(color=COMPRESSED_COLOR, width=3),
-            marker=dict(size=6),
+        "compressed messages": _line_style(
+            COMPRESSED_COLOR,
+            3,
+            6,
+            "round %{x}<br>%{y} messages sent<extra></extra>",
             legendgroup="compressed",
             showlegend=False,
-            hovertemplate="round %{x}<br>%{y} messages sent<extra></extra>",
         ),
     }
-    return {**token_styles, **message_styles}
+    return {**_token_styles(), **message_styles}
+
+
+def _session_layout(run: SessionRun) -> dict:
+    # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the
+    # output area.
+    return dict(
+        title=dict(
+            text=figure_title(run), x=0.01, y=0.97, font=dict(size=SESSION_TITLE_SIZE)
+        ),
+        width=SESSION_FIGURE_WIDTH,
+        height=SESSION_FIGURE_HEIGHT,
+        margin=dict(l=70, r=20, t=70, b=100),
+        template="plotly_white",
+        legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0),
+    )
 
 
 def session_figure(
@@ -341,81 +425,31 @@ def session_figure(
         cols=2,
         column_widths=[0.62, 0.38],
         horizontal_spacing=0.09,
-        subplot_titles=("Tokens sent to the model, per round", "Messages per round"),
+        subplot_titles=(TOKENS_PANEL_TITLE, MESSAGES_PANEL_TITLE),
     )
-    data, styles = figure_traces(run, baseline), _trace_styles()
-    for name in TOKEN_TRACES:
-        figure.add_trace(
-            go.Scatter(name=name, legendgroup=name, **data[name], **styles[name]),
-            row=1,
-            col=1,
-        )
-    for name in MESSAGE_TRACES:
-        figure.add_trace(
-            go.Scatter(name=name, **data[name], **styles[name]), row=1, col=2
-        )
-    rounds = len(baseline.tokens)
-    figure.update_xaxes(title_text="round", range=[-0.5, rounds - 0.5], dtick=1)
-    figure.update_yaxes(
-        title_text="tokens (estimate)",
-        row=1,
-        col=1,
-        tickformat=",",
-        type="log" if log_tokens else "linear",
-        range=token_axis_range(run, baseline, log_tokens),
-        **token_axis_ticks(log_tokens),
+    add_session_panels(
+        figure,
+        run,
+        baseline,
+        _trace_styles(),
+        log_tokens=log_tokens,
+        token_title="tokens (estimate)",
+        xaxis=round_axis(baseline, 1, title_text="round"),
     )
-    figure.update_yaxes(
-        title_text="messages", row=1, col=2, range=message_axis_range(baseline)
-    )
-    # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the
-    # output area.
-    figure.update_layout(
-        title=dict(text=figure_title(run), x=0.01, y=0.97, font=dict(size=15)),
-        width=FIGURE_WIDTH,
-        height=FIGURE_HEIGHT,
-        margin=dict(l=70, r=20, t=70, b=100),
-        template="plotly_white",
-        legend=dict(orientation="h", yanchor="top", y=-0.16, x=0.0),
-    )
+    figure.update_layout(_session_layout(run))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
     # they are at construction (or at its own display), and a page built from that state
     # (Voila, a reload) would otherwise draw an empty chart.
     return go.FigureWidget(figure) if widget else figure
 
 
-# ---- the lab's figure: the two panels, sized for a projector, and the zoom under them
-# -------------------
-
-# 840 px: JupyterLab at 1280 px with the file browser open leaves the notebook 848 px,
-# and a FigureWidget there does not follow its box (width=None is for the Voila page).
-LAB_WIDTH, LAB_HEIGHT = 840, 720
-FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = (
-    14,
-    16,
-    15,
-)  # pixels: readable from the back of a classroom
-GRID_COLOR, TEXT_COLOR = "#EBF0F8", "#2a3f5f"  # plotly_white's grid and text colours
-# Every axis of the lab's figure: what plotly_white set, and labels that are not re-
-# measured (see lab_figure).
-LAB_AXIS_STYLE = dict(
-    ticks="", linecolor=GRID_COLOR, zeroline=False, ticklabeloverflow="allow"
-)
-# Plain lines in the lab's figure: every marker is styled again on each redraw, and these
-# ones mark nothing a round did (the baseline does not depend on the settings; the message
-# counts are read from the lines and the table). The compressed tokens keep a marker per
-# round.
-LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
-ZOOM_TITLE = (
-    "Zoom on the threshold: each drop is one round's compression (measured → sent)"
-)
+# ---- the lab's figure: the two panels, sized for a projector, and the zoom under them --
 
 
-def _zoom_styles() -> Dict[str, dict]:
+def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
     """Styles of the zoom's traces; each joins the legend group of the trace it repeats,
-    so a
-    click on "aging" in the legend hides the triangles in both panels."""
-    styles = _trace_styles()
+    so a click on "aging" in the legend hides the triangles in both panels."""
+    repeated = ("threshold", "aging", "summary", "overflow")
     return {
         "window (zoom)": dict(
             mode="lines+markers",
@@ -425,16 +459,7 @@ def _zoom_styles() -> Dict[str, dict]:
             marker=dict(size=7, color=COMPRESSED_COLOR),
             hovertemplate="round %{x}<br>%{y:,} tokens %{customdata}<extra></extra>",
         ),
-        "threshold (zoom)": dict(
-            styles["threshold"], legendgroup="threshold", showlegend=False
-        ),
-        "aging (zoom)": dict(styles["aging"], legendgroup="aging", showlegend=False),
-        "summary (zoom)": dict(
-            styles["summary"], legendgroup="summary", showlegend=False
-        ),
-        "overflow (zoom)": dict(
-            styles["overflow"], legendgroup="overflow", showlegend=False
-        ),
+        **{f"{name} (zoom)": dict(styles[name], showlegend=False) for name in repeated},
         "off the scale (zoom)": dict(
             mode="markers+text",
             legendgroup="compressed",
@@ -446,6 +471,80 @@ def _zoom_styles() -> Dict[str, dict]:
             hovertemplate="round %{x}: %{text} tokens, above this scale<extra></extra>",
         ),
     }
+
+
+def _lab_styles() -> Dict[str, dict]:
+    """Every trace of lab_figure: markers where something happens, plain lines
+    elsewhere (LAB_LINES_ONLY), and the zoom's."""
+    styles = _trace_styles()
+    lab = {
+        name: dict(style, mode="lines") if name in LAB_LINES_ONLY else style
+        for name, style in styles.items()
+    }
+    return {**lab, **_zoom_styles(styles)}
+
+
+def _lab_round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
+    """An x axis of the lab's figure. plotly redraws every axis on each data change, so
+    the axes carry only what is read:
+    - every round labelled in the wide zoom, every other one on top: tick labels are much
+      of what plotly redraws per change (about 3 ms of a keypress for the 14 saved);
+    - ticklabeloverflow="allow" (LAB_AXIS_STYLE): the default ("hide past div") measures
+      every tick label's box again for each label drawn, about 6 ms of a keypress; these
+      labels never overflow the figure;
+    - no vertical grid lines or zero lines (the rounds are labelled; a line at round 0
+      says nothing)."""
+    return round_axis(
+        baseline,
+        dtick,
+        tickfont_size=FONT_SIZE,
+        showgrid=False,
+        **LAB_AXIS_STYLE,
+        **settings,
+    )
+
+
+def _lab_value_axis() -> dict:
+    """What every y axis of the lab's figure adds to its own settings."""
+    return dict(
+        tickfont_size=FONT_SIZE,
+        title_font_size=FONT_SIZE,
+        gridcolor=GRID_COLOR,
+        **LAB_AXIS_STYLE,
+    )
+
+
+def _lab_layout(width: Optional[int], height: int) -> dict:
+    """A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the
+    output area (width=None: the figure follows the page's width, for the projector page
+    or any zoom). uirevision: a legend click or a zoom by hand survives the slider's
+    updates. No template: plotly_white's look (white background, light grid, slate text)
+    set directly, so the browser does not merge a template into every trace and axis on
+    each redraw. Fixed margins (no automargin on the axes, so no margin is recomputed per
+    redraw), with room for the round axis's title above the legend."""
+    return dict(
+        width=width,
+        height=height,
+        autosize=width is None,
+        margin=dict(l=80, r=30, t=40, b=110),
+        template="none",
+        paper_bgcolor="white",
+        plot_bgcolor="white",
+        hoverlabel_align="left",
+        font=dict(size=FONT_SIZE, color=TEXT_COLOR),
+        uirevision="lab",
+        modebar_orientation="v",  # on the right edge, off the right panel's title
+        # at the figure's bottom edge, under the round axis's title (a legend placed in
+        # plot fractions met that title once the overflow mark joined it)
+        legend=dict(
+            orientation="h",
+            yref="container",
+            yanchor="bottom",
+            y=0.0,
+            x=0.0,
+            font=dict(size=LEGEND_SIZE),
+        ),
+    )
 
 
 def lab_figure(
@@ -470,99 +569,33 @@ def lab_figure(
         horizontal_spacing=0.08,
         vertical_spacing=0.13,
         specs=[[{}, {}], [{"colspan": 2}, None]],
-        subplot_titles=(
-            "Tokens sent to the model, per round",
-            "Messages per round",
-            ZOOM_TITLE,
+        subplot_titles=(TOKENS_PANEL_TITLE, MESSAGES_PANEL_TITLE, ZOOM_PANEL_TITLE),
+    )
+    styles = _lab_styles()
+    add_session_panels(
+        figure,
+        run,
+        baseline,
+        styles,
+        log_tokens=log_tokens,
+        token_title="tokens",
+        xaxis=_lab_round_axis(baseline, 2),
+        yaxis=_lab_value_axis(),
+    )
+    add_panel(
+        figure,
+        (2, 1),
+        panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
+        _lab_round_axis(baseline, 1, title_text="round"),
+        dict(
+            title_text="tokens",
+            tickformat=",",
+            range=zoom_axis_range(run),
+            **_lab_value_axis(),
         ),
-    )
-    data, styles = lab_traces(run, baseline), {**_trace_styles(), **_zoom_styles()}
-    cells = {
-        **{name: (1, 1) for name in TOKEN_TRACES},
-        **{name: (1, 2) for name in MESSAGE_TRACES},
-        **{name: (2, 1) for name in ZOOM_TRACES},
-    }
-    for name in LAB_TRACE_NAMES:
-        style = (
-            dict(styles[name], legendgroup=name) if name in TOKEN_TRACES else styles[name]
-        )
-        if (
-            name in LAB_LINES_ONLY
-        ):  # markers where something happens; the others are plain lines
-            style = dict(style, mode="lines")
-        row, col = cells[name]
-        figure.add_trace(go.Scatter(name=name, **data[name], **style), row=row, col=col)
-    rounds = len(baseline.tokens)
-    # Every round labelled in the wide zoom, every other one on top: tick labels are much
-    # of what plotly redraws per change (about 3 ms of a keypress for the 14 labels
-    # saved). plotly redraws every axis on each data change, so the axes carry only what
-    # is read:
-    # - ticklabeloverflow="allow": the default ("hide past div") measures every tick
-    # label's box again for each label drawn, about 6 ms of a keypress; these labels never
-    # overflow the figure;
-    # - no vertical grid lines or zero lines (the rounds are labelled; a line at round 0
-    # says nothing).
-    figure.update_xaxes(
-        range=[-0.5, rounds - 0.5],
-        dtick=2,
-        tickfont_size=FONT_SIZE,
-        showgrid=False,
-        **LAB_AXIS_STYLE,
-    )
-    figure.update_xaxes(dtick=1, row=2, col=1)
-    figure.update_xaxes(title_text="round", row=2, col=1)
-    figure.update_yaxes(
-        tickfont_size=FONT_SIZE,
-        title_font_size=FONT_SIZE,
-        gridcolor=GRID_COLOR,
-        **LAB_AXIS_STYLE,
-    )
-    figure.update_yaxes(
-        title_text="tokens",
-        row=1,
-        col=1,
-        tickformat=",",
-        type="log" if log_tokens else "linear",
-        range=token_axis_range(run, baseline, log_tokens),
-        **token_axis_ticks(log_tokens),
-    )
-    figure.update_yaxes(
-        title_text="messages", row=1, col=2, range=message_axis_range(baseline)
-    )
-    figure.update_yaxes(
-        title_text="tokens", row=2, col=1, tickformat=",", range=zoom_axis_range(run)
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
-    # A fixed width: inside an ipywidgets box a FigureWidget does not stretch to the
-    # output area. uirevision: a legend click or a zoom by hand survives the slider's
-    # updates. No template: plotly_white's look (white background, light grid, slate text)
-    # set directly, so the browser does not merge a template into every trace and axis on
-    # each redraw. Fixed margins (no automargin on the axes, so no margin is recomputed
-    # per redraw), with room for the round axis's title above the legend.
-    # width=None: the figure follows the page's width (the projector page, any zoom).
-    figure.update_layout(
-        width=width,
-        height=height,
-        autosize=width is None,
-        margin=dict(l=80, r=30, t=40, b=110),
-        template="none",
-        paper_bgcolor="white",
-        plot_bgcolor="white",
-        hoverlabel_align="left",
-        font=dict(size=FONT_SIZE, color=TEXT_COLOR),
-        uirevision="lab",
-        modebar_orientation="v",  # on the right edge, off the right panel's title
-        # at the figure's bottom edge, under the round axis's title (a legend placed in
-        # plot fractions met that title once the overflow mark joined it)
-        legend=dict(
-            orientation="h",
-            yref="container",
-            yanchor="bottom",
-            y=0.0,
-            x=0.0,
-            font=dict(size=LEGEND_SIZE),
-        ),
-    )
+    figure.update_layout(_lab_layout(width, height))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
     # they are at construction, and a page built from that state (Voila, a reload) would
     # otherwise draw an empty chart.
@@ -582,7 +615,17 @@ def update_lab_figure(
     every value twice on the way (they are plain ints and strings computed here): about a
     third of the figure's time per slider change.
     """
-    data = lab_traces(run, baseline)
+    restyle, indexes = _changed_traces(figure, lab_traces(run, baseline))
+    relayout = _changed_axes(figure, run, baseline, log_tokens)
+    if restyle or relayout:
+        figure.plotly_update(
+            restyle_data=restyle, relayout_data=relayout, trace_indexes=indexes
+        )
+
+
+def _changed_traces(figure, data: Dict[str, dict]):
+    """(restyle data, indexes of the traces it changes): per key, one value per updated
+    trace; Undefined leaves that trace's value as it is."""
     shown = figure._data  # the raw trace dicts behind figure.data, in figure order
     restyle, indexes = {}, []
     for index, (name, values) in enumerate(data.items()):
@@ -595,11 +638,15 @@ def update_lab_figure(
             indexes.append(index)
             for key, value in changed.items():
                 restyle.setdefault(key, {})[index] = value
-    # Per key, one value per updated trace; Undefined leaves that trace's value as it is.
     restyle = {
         key: [per_trace.get(index, Undefined) for index in indexes]
         for key, per_trace in restyle.items()
     }
+    return restyle, indexes
+
+
+def _changed_axes(figure, run: SessionRun, baseline: Baseline, log_tokens: bool) -> dict:
+    """The relayout data for the token axis and the zoom's, when they change."""
     relayout = {}
     yaxis, axis_type = figure.layout.yaxis, "log" if log_tokens else "linear"
     token_range, zoom_range = (
@@ -617,10 +664,7 @@ def update_lab_figure(
         )
     if list(figure.layout.yaxis3.range) != zoom_range:
         relayout["yaxis3.range"] = zoom_range
-    if restyle or relayout:
-        figure.plotly_update(
-            restyle_data=restyle, relayout_data=relayout, trace_indexes=indexes
-        )
+    return relayout
 
 
 def trace_data(figure, name: str) -> dict:

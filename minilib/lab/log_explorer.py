@@ -20,7 +20,8 @@ from ..policies.on_logs import baseline_row, path_rows
 from ..reports import format_summary
 from ..window import Settings
 from .shown import ShownAsWidget
-from .tables import TABLE_CSS, to_html
+from .style import PROBLEM_CSS, REPORT_CSS, TABLE_CSS
+from .tables import to_html
 from .transcripts_view import transcript_figure, what_was_cut
 
 PATH_COLUMNS = [
@@ -107,7 +108,7 @@ def show_report(report: LogReport) -> None:
 
 
 def _message(text: str, problem: bool = False) -> str:
-    style = "color:#a61b1b;background:#fdecea;" if problem else "background:#f6f8fa;"
+    style = PROBLEM_CSS if problem else REPORT_CSS
     return (
         f'<pre class="ccl-log-report" style="{style}padding:6px 10px;'
         "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"  # whole words

@@ -25,6 +25,17 @@ from ..scale.histories import GeneratedConversation, generate_history
 from ..tokens import estimate_message_tokens
 from ..window import ContextOverflowError, Settings, article_window
 from .shown import ShownAsWidget
+from .style import (
+    COMPRESSED_COLOR,
+    OVERFLOW_COLOR,
+    OVERFLOW_SYMBOL,
+    SCALE_FIGURE_HEIGHT,
+    SCALE_FIGURE_WIDTH,
+    SUMMARY_COLOR,
+    THRESHOLD_COLOR,
+    TOKENS_PANEL_TITLE,
+    WIDE_SLIDER_WIDTH,
+)
 
 
 @dataclass
@@ -103,52 +114,19 @@ def scale_run(
     return ScaleRun(threshold, budget, sent, summary, rounds, run.overflow)
 
 
-def scale_figure(run: ScaleRun, width: int = 840, height: int = 560) -> go.Figure:
+def scale_figure(
+    run: ScaleRun, width: int = SCALE_FIGURE_WIDTH, height: int = SCALE_FIGURE_HEIGHT
+) -> go.Figure:
     """Tokens sent against the threshold, the summary against its budget, per round."""
     figure = make_subplots(
         rows=2,
         cols=1,
         shared_xaxes=True,
         vertical_spacing=0.12,
-        subplot_titles=(
-            "Tokens sent to the model, per round",
-            "The summary in the window, per round",
-        ),
+        subplot_titles=(TOKENS_PANEL_TITLE, "The summary in the window, per round"),
     )
-    rounds = list(range(len(run.sent)))
-    figure.add_scatter(
-        x=rounds, y=run.sent, name="sent", line=dict(color="#1f77b4"), row=1, col=1
-    )
-    figure.add_scatter(
-        x=[0, run.rounds - 1],
-        y=[run.threshold] * 2,
-        name="threshold",
-        line=dict(color="#d62728", dash="dash"),
-        row=1,
-        col=1,
-    )
-    figure.add_scatter(
-        x=rounds, y=run.summary, name="summary", line=dict(color="#9467bd"), row=2, col=1
-    )
-    # The same five traces for every run (empty when there is no budget or no overflow),
-    # so the explorer updates them in place.
-    figure.add_scatter(
-        x=[0, run.rounds - 1] if run.budget is not None else [],
-        y=[run.budget] * 2 if run.budget is not None else [],
-        name="budget",
-        line=dict(color="#9467bd", dash="dot"),
-        row=2,
-        col=1,
-    )
-    figure.add_scatter(
-        x=[len(run.sent)] if run.overflow is not None else [],
-        y=[run.overflow.tokens] if run.overflow is not None else [],
-        name="overflow",
-        mode="markers",
-        marker=dict(symbol="x", size=14, color="#d62728"),
-        row=1,
-        col=1,
-    )
+    for trace in scale_traces(run):
+        figure.add_scatter(**trace, col=1)
     figure.update_xaxes(title_text="round", range=[0, run.rounds], row=2, col=1)
     figure.update_yaxes(title_text="tokens", tickformat=",", row=1, col=1)
     figure.update_yaxes(title_text="tokens", tickformat=",", row=2, col=1)
@@ -160,6 +138,42 @@ def scale_figure(run: ScaleRun, width: int = 840, height: int = 560) -> go.Figur
         legend=dict(orientation="h", y=-0.12),
     )
     return figure
+
+
+def scale_traces(run: ScaleRun) -> list:
+    """The figure's five traces, each with the row of its panel: the same five for every
+    run (empty when there is no budget or no overflow), so the explorer updates them in
+    place."""
+    rounds, every_round = list(range(len(run.sent))), [0, run.rounds - 1]
+    budget, overflow = run.budget, run.overflow
+    return [
+        dict(row=1, x=rounds, y=run.sent, name="sent", line=dict(color=COMPRESSED_COLOR)),
+        dict(
+            row=1,
+            x=every_round,
+            y=[run.threshold] * 2,
+            name="threshold",
+            line=dict(color=THRESHOLD_COLOR, dash="dash"),
+        ),
+        dict(
+            row=2, x=rounds, y=run.summary, name="summary", line=dict(color=SUMMARY_COLOR)
+        ),
+        dict(
+            row=2,
+            x=every_round if budget is not None else [],
+            y=[budget] * 2 if budget is not None else [],
+            name="budget",
+            line=dict(color=SUMMARY_COLOR, dash="dot"),
+        ),
+        dict(
+            row=1,
+            x=[len(run.sent)] if overflow is not None else [],
+            y=[overflow.tokens] if overflow is not None else [],
+            name="overflow",
+            mode="markers",
+            marker=dict(symbol=OVERFLOW_SYMBOL, size=14, color=OVERFLOW_COLOR),
+        ),
+    ]
 
 
 def status_html(run: ScaleRun) -> str:
@@ -180,7 +194,7 @@ class ScaleExplorer(ShownAsWidget):
             step=500,
             description="budget",
             continuous_update=False,
-            layout=widgets.Layout(width="520px"),
+            layout=widgets.Layout(width=WIDE_SLIDER_WIDTH),
         )
         self.unbounded = widgets.Checkbox(
             False, description="the article's unbounded summary", indent=False

@@ -29,43 +29,24 @@ from ..policies.registry import (
 )
 from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
 from .shown import ShownAsWidget
-from .tables import TABLE_CSS, HtmlTable, to_html
-
-# One colour per path, the same in every figure of the chapter.
-PATH_COLORS = {
-    "truncation": "#7f7f7f",
-    "aging": "#ff7f0e",
-    "rolling_summary": "#1f77b4",
-    "hierarchical": "#9467bd",
-    "store": "#2ca02c",
-    "budgeting": "#8c564b",
-}
-# Short names for the legend and the explorer's table (the figures' panels use the title).
-SHORT_NAMES = {
-    "truncation": "1 truncation",
-    "aging": "2 aging",
-    "rolling_summary": "3 rolling summary",
-    "hierarchical": "4 hierarchical",
-    "store": "5 store + recall",
-    "budgeting": "6 budgeting",
-}
-# JupyterLab at 1280 px with the file browser open leaves a notebook output ~848 px wide.
-FIGURE_WIDTH, FIGURE_HEIGHT = 820, 460
-OVERFLOW_SYMBOL = "x"  # a run that overflowed: its last window, drawn as a cross
-
-# The chapter's tables: thousands separators (tables.to_html), numbers right-aligned,
-# and text that may wrap at its spaces, so a wide table narrows before it scrolls. The
-# explorer's cells do not wrap (`wrap=False`): its rows keep their height as sliders move.
-SIX_PATHS_CSS = """<style>
-.ccl-table.ccl-six { font-size: 14px; }
-.ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
-  padding: 3px 6px; text-align: right; white-space: normal; vertical-align: bottom; }
-.ccl-table.ccl-six tbody th:nth-child(n), .ccl-table.ccl-six thead th:first-child {
-  text-align: left; }
-.ccl-table.ccl-six.ccl-nowrap tbody th:nth-child(n),
-.ccl-table.ccl-six.ccl-nowrap td:nth-child(n) { white-space: nowrap; }
-</style>"""
-SIX_PATHS_TABLE = "ccl-table ccl-six"
+from .style import (
+    OTHER_PATHS_COLOR,
+    OVERFLOW_COLOR,
+    OVERFLOW_DRAWN_AT,
+    OVERFLOW_LABEL_AT,
+    OVERFLOW_SYMBOL,
+    PATH_COLORS,
+    SIX_PATHS_CSS,
+    SIX_PATHS_FIGURE_HEIGHT,
+    SIX_PATHS_FIGURE_WIDTH,
+    SIX_PATHS_TABLE,
+    SYMBOL_KEY_COLOR,
+    TABLE_CSS,
+    THRESHOLD_COLOR,
+    WIDE_SLIDER_WIDTH,
+)
+from .style import PATH_SHORT_NAMES as SHORT_NAMES
+from .tables import HtmlTable, to_html
 
 
 def table_html(table: pd.DataFrame, wrap: bool = True) -> str:
@@ -210,86 +191,24 @@ def tokens_figure(
         subplot_titles=[PATHS[key].title for key in keys],
     )
     last_round = max(r.round for run in runs.values() for r in run.rounds)
+    # one legend entry for the crosses: the first path that overflowed has it
+    first_overflow = next((key for key in keys if runs[key].overflow is not None), None)
     for index, key in enumerate(keys):
-        row, col = index // columns + 1, index % columns + 1
-        for other in keys:
-            if other != key:
-                figure.add_trace(
-                    go.Scatter(
-                        x=[r.round for r in runs[other].rounds],
-                        y=[r.tokens for r in runs[other].rounds],
-                        mode="lines",
-                        name="other paths",
-                        legendgroup="other paths",
-                        showlegend=index == 0 and other == keys[1],
-                        hoverinfo="skip",
-                        line={"color": "#d0d0d0", "width": 1},
-                    ),
-                    row=row,
-                    col=col,
-                )
-        figure.add_trace(
-            go.Scatter(
-                threshold_line(last_round, threshold),
-                mode="lines",
-                name="threshold",
-                legendgroup="threshold",
-                showlegend=index == 0,
-                line={"color": "#d62728", "dash": "dash", "width": 1},
-            ),
-            row=row,
-            col=col,
-        )
-        run = runs[key]
-        figure.add_trace(
-            go.Scatter(
-                x=[r.round for r in run.rounds],
-                y=[r.tokens for r in run.rounds],
-                mode="lines+markers",
-                name=PATHS[key].title,
-                showlegend=False,
-                line={"color": PATH_COLORS[key], "width": 3},
-                marker={"size": 5},
-                hovertemplate="round %{x}: %{y:,} tokens sent<extra>" + key + "</extra>",
-            ),
-            row=row,
-            col=col,
-        )
-        if run.overflow is not None:
-            at = len(run.rounds)
-            figure.add_trace(
-                go.Scatter(
-                    x=[at],
-                    y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
-                    mode="markers",
-                    name="overflow",
-                    legendgroup="overflow",
-                    showlegend=not any(t.name == "overflow" for t in figure.data),
-                    cliponaxis=False,
-                    marker={"symbol": OVERFLOW_SYMBOL, "size": 12, "color": "#d62728"},
-                    hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
-                    "compression, nothing more may be cut<extra></extra>",
-                ),
-                row=row,
-                col=col,
-            )
+        cell = dict(row=index // columns + 1, col=index % columns + 1)
+        panel = path_panel(runs, key, threshold, last_round, legend=index == 0)
+        for trace in panel:
+            figure.add_trace(trace, **cell)
+        if runs[key].overflow is not None:
+            figure.add_trace(overflow_mark(runs[key], key == first_overflow), **cell)
             # Low in the panel, under every line, not on the threshold or the cross.
-            figure.add_annotation(
-                x=at,
-                y=OVERFLOW_LABEL_AT,
-                text=completes(run),
-                showarrow=False,
-                font={"color": "#d62728", "size": 12},
-                row=row,
-                col=col,
-            )
+            figure.add_annotation(overflow_label(runs[key]), **cell)
     figure.update_xaxes(range=[-0.5, last_round + 0.5], dtick=2)
     figure.update_xaxes(title_text="round", row=rows)
     figure.update_yaxes(range=[0, 1400], dtick=400, tickformat=",")
     figure.update_yaxes(title_text="tokens sent", col=1)
     figure.update_layout(
-        width=FIGURE_WIDTH,
-        height=FIGURE_HEIGHT + 60,
+        width=SIX_PATHS_FIGURE_WIDTH,
+        height=SIX_PATHS_FIGURE_HEIGHT + 60,
         template="plotly_white",
         title="Tokens sent per round, each path at its default setting (grey: the other "
         "paths)",
@@ -299,18 +218,79 @@ def tokens_figure(
     return figure
 
 
-# an overflow's tokens can be far above the axis; its cross is drawn at most this high
-# (clear of the panel's title above and of the threshold line below)
-OVERFLOW_DRAWN_AT = 1330
-OVERFLOW_LABEL_AT = 150  # below every path's line from round 9 on (the lowest: 434)
+def path_panel(
+    runs: Mapping[str, PathRun], key: str, threshold: int, last_round: int, legend: bool
+) -> list:
+    """The traces of path `key`'s panel, back to front: the other paths in faint grey,
+    the threshold, and the path itself in its colour. `legend`: the panel that puts the
+    grey lines and the threshold in the legend (once for all panels)."""
+    others = [
+        go.Scatter(
+            x=[r.round for r in runs[other].rounds],
+            y=[r.tokens for r in runs[other].rounds],
+            mode="lines",
+            name="other paths",
+            legendgroup="other paths",
+            showlegend=legend and number == 0,
+            hoverinfo="skip",
+            line={"color": OTHER_PATHS_COLOR, "width": 1},
+        )
+        for number, other in enumerate(other for other in runs if other != key)
+    ]
+    threshold_trace = go.Scatter(
+        threshold_line(last_round, threshold),
+        mode="lines",
+        name="threshold",
+        legendgroup="threshold",
+        showlegend=legend,
+        line={"color": THRESHOLD_COLOR, "dash": "dash", "width": 1},
+    )
+    run = runs[key]
+    path = go.Scatter(
+        x=[r.round for r in run.rounds],
+        y=[r.tokens for r in run.rounds],
+        mode="lines+markers",
+        name=PATHS[key].title,
+        showlegend=False,
+        line={"color": PATH_COLORS[key], "width": 3},
+        marker={"size": 5},
+        hovertemplate="round %{x}: %{y:,} tokens sent<extra>" + key + "</extra>",
+    )
+    return [*others, threshold_trace, path]
+
+
+def overflow_mark(run: PathRun, legend: bool) -> go.Scatter:
+    """A cross at the round that overflowed, drawn no higher than OVERFLOW_DRAWN_AT."""
+    return go.Scatter(
+        x=[len(run.rounds)],
+        y=[min(run.overflow.tokens, OVERFLOW_DRAWN_AT)],
+        mode="markers",
+        name="overflow",
+        legendgroup="overflow",
+        showlegend=legend,
+        cliponaxis=False,
+        marker={"symbol": OVERFLOW_SYMBOL, "size": 12, "color": OVERFLOW_COLOR},
+        hovertemplate=f"round %{{x}}: {run.overflow.tokens:,} tokens after "
+        "compression, nothing more may be cut<extra></extra>",
+    )
+
+
+def overflow_label(run: PathRun) -> dict:
+    """ "overflow at round N", under the cross at OVERFLOW_LABEL_AT."""
+    return dict(
+        x=len(run.rounds),
+        y=OVERFLOW_LABEL_AT,
+        text=completes(run),
+        showarrow=False,
+        font={"color": OVERFLOW_COLOR, "size": 12},
+    )
 
 
 def threshold_line(last_round: int, threshold: int) -> dict:
     return {"x": [0, last_round], "y": [threshold, threshold]}
 
 
-# --- the trade-off explorer
-# -------------------------------------------------------------------------
+# ---- the trade-off explorer -----------------------------------------------------------
 
 
 def point(run: PathRun) -> dict:
@@ -397,78 +377,22 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
     data = tradeoff_data(values)
     threshold = ARTICLE.threshold
     figure = go.FigureWidget() if widget else go.Figure()
-    for key, spec in PATHS.items():
-        color = PATH_COLORS[key]
-        figure.add_trace(
-            go.Scatter(
-                name=f"{key} sweep",
-                mode="markers",
-                showlegend=False,
-                opacity=0.35,
-                marker={
-                    "color": color,
-                    "size": 8,
-                    "symbol": data[f"{key} sweep"]["symbol"],
-                },
-                legendgroup=key,
-                hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>"
-                + spec.title
-                + "</extra>",
-                **_marks(data[f"{key} sweep"]),
-            )
-        )
-        figure.add_trace(
-            go.Scatter(
-                name=f"{key} recallable",
-                mode="lines+markers",
-                showlegend=False,
-                legendgroup=key,
-                line={"color": color, "width": 3},
-                marker={"color": color, "size": [0, 14], "symbol": "diamond"},
-                hovertemplate="%{text}<br>kept or recallable: %{y}<extra>"
-                + spec.title
-                + "</extra>",
-                **data[f"{key} recallable"],
-            )
-        )
-        figure.add_trace(
-            go.Scatter(
-                name=SHORT_NAMES[key],
-                mode="markers",
-                legendgroup=key,
-                marker={"color": color, "size": 14, "symbol": data[key]["symbol"]},
-                hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
-                + spec.title
-                + "</extra>",
-                **_marks(data[key]),
-            )
-        )
-    for name, symbol in (
-        ("kept + recallable", "diamond"),
-        ("run overflowed", OVERFLOW_SYMBOL),
-    ):
-        figure.add_trace(  # legend entries only: what a diamond and a cross mean
-            go.Scatter(
-                name=name,
-                mode="markers",
-                x=[None],
-                y=[None],
-                marker={"color": "#444", "size": 12, "symbol": symbol},
-                hoverinfo="skip",
-            )
-        )
+    for key in PATHS:
+        figure.add_traces(tradeoff_path_traces(key, data))
+    figure.add_traces(symbol_keys())
     figure.add_vline(
         x=threshold,
-        line={"color": "#d62728", "dash": "dash", "width": 1},
+        line={"color": THRESHOLD_COLOR, "dash": "dash", "width": 1},
         annotation_text=f"threshold {threshold:,}",
         annotation_position="bottom left",
     )
+    facts = len(default_facts())
     figure.update_layout(
-        width=FIGURE_WIDTH,
-        height=FIGURE_HEIGHT + 80,
+        width=SIX_PATHS_FIGURE_WIDTH,
+        height=SIX_PATHS_FIGURE_HEIGHT + 80,
         template="plotly_white",
         title="Last window: tokens against facts the model can still reach (of %d)"
-        % len(default_facts()),
+        % facts,
         xaxis={
             "title": "tokens in the last window sent",
             "range": tradeoff_x_range(threshold),
@@ -476,7 +400,7 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
         },
         yaxis={
             "title": "facts: ● kept, ◆ kept + recallable",
-            "range": [-0.5, len(default_facts()) + 1],
+            "range": [-0.5, facts + 1],
             "dtick": 2,
         },
         legend={
@@ -489,6 +413,61 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
         margin={"l": 70, "r": 20, "t": 60, "b": 120},
     )
     return figure
+
+
+def tradeoff_path_traces(key: str, data: Mapping[str, dict]) -> list:
+    """One path's traces in the trade-off chart (see `tradeoff_data`): its sweep, the bar
+    up to kept + recallable, and its current point, all in one legend group."""
+    color, title = PATH_COLORS[key], PATHS[key].title
+    sweep = go.Scatter(
+        name=f"{key} sweep",
+        mode="markers",
+        showlegend=False,
+        opacity=0.35,
+        marker={"color": color, "size": 8, "symbol": data[f"{key} sweep"]["symbol"]},
+        legendgroup=key,
+        hovertemplate="%{text}: %{x:,} tokens, %{y} kept<extra>" + title + "</extra>",
+        **_marks(data[f"{key} sweep"]),
+    )
+    recallable = go.Scatter(
+        name=f"{key} recallable",
+        mode="lines+markers",
+        showlegend=False,
+        legendgroup=key,
+        line={"color": color, "width": 3},
+        marker={"color": color, "size": [0, 14], "symbol": "diamond"},
+        hovertemplate="%{text}<br>kept or recallable: %{y}<extra>" + title + "</extra>",
+        **data[f"{key} recallable"],
+    )
+    now = go.Scatter(
+        name=SHORT_NAMES[key],
+        mode="markers",
+        legendgroup=key,
+        marker={"color": color, "size": 14, "symbol": data[key]["symbol"]},
+        hovertemplate="%{text}<br>%{x:,} tokens, %{y} facts kept verbatim<extra>"
+        + title
+        + "</extra>",
+        **_marks(data[key]),
+    )
+    return [sweep, recallable, now]
+
+
+def symbol_keys() -> list:
+    """Legend entries only: what a diamond and a cross mean."""
+    return [
+        go.Scatter(
+            name=name,
+            mode="markers",
+            x=[None],
+            y=[None],
+            marker={"color": SYMBOL_KEY_COLOR, "size": 12, "symbol": symbol},
+            hoverinfo="skip",
+        )
+        for name, symbol in (
+            ("kept + recallable", "diamond"),
+            ("run overflowed", OVERFLOW_SYMBOL),
+        )
+    ]
 
 
 def update_tradeoff_figure(figure, values: Mapping[str, int]) -> None:
@@ -554,7 +533,7 @@ class SixPathsExplorer(ShownAsWidget):
                 description=f"{key}: {spec.parameter}",
                 continuous_update=True,
                 style={"description_width": "220px"},
-                layout=widgets.Layout(width="520px"),
+                layout=widgets.Layout(width=WIDE_SLIDER_WIDTH),
             )
             for key, spec in PATHS.items()
         }

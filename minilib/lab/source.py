@@ -14,7 +14,7 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-_FORMATTER = HtmlFormatter(noclasses=True, nowrap=True, style="friendly")
+from .style import CODE_HIGHLIGHT_STYLE
 
 
 class SourceView:
@@ -36,7 +36,8 @@ class SourceView:
         return f"{self.file} · {self.name}"
 
     def _repr_html_(self) -> str:
-        code = highlight(self.source, PythonLexer(), _FORMATTER)
+        formatter = HtmlFormatter(noclasses=True, nowrap=True, style=CODE_HIGHLIGHT_STYLE)
+        code = highlight(self.source, PythonLexer(), formatter)
         return (
             '<div class="ccl-source" style="max-width:100%;overflow-x:auto">'
             f'<div style="font-size:13px;color:#555;margin-bottom:2px">'

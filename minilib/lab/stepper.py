@@ -30,15 +30,26 @@ from ..session import Session, load_session, run_session, window_before_round
 from ..tokens import estimate_message_tokens
 from ..window import Settings, WindowState
 from .shown import ShownAsWidget
-from .tables import TABLE_CSS, messages_table, to_html
+from .style import (
+    DIAGRAM_ARROW_COLOR,
+    DIAGRAM_EDGE_COLOR,
+    DIAGRAM_INK,
+    DIAGRAM_LABEL_COLOR,
+    DIAGRAM_MAX_WIDTH,
+    DIAGRAM_NOTE_COLOR,
+    DIAGRAM_VIEW_BOX,
+    EXPLANATION_HEIGHT,
+    NODE_CENTERS,
+    NODE_HALF,
+    PREVIEW_COLUMNS,
+    STATE_COLORS,
+    STEPPER_CSS,
+    TABLE_CSS,
+    TABLE_HEIGHT,
+    TITLE_CHARS,
+)
+from .tables import messages_table, to_html
 
-STATE_COLORS = {
-    "measure": "#1f77b4",
-    "tool_result_aging": "#ff7f0e",
-    "rolling_summary": "#9467bd",
-    "send": "#2ca02c",
-    "overflow": "#d62728",
-}
 # What each state does, one line under its name in the diagram.
 STATE_SUBTITLES = {
     "measure": "tokens ≤ threshold?",
@@ -47,21 +58,6 @@ STATE_SUBTITLES = {
     "send": "call the model",
     "overflow": "ContextOverflowError",
 }
-# The message table's content preview, in display columns: a CJK character takes two.
-PREVIEW_COLUMNS = 34
-# The hover text of a content cell: the message's text, up to this many characters.
-TITLE_CHARS = 600
-# Fixed heights (px): the explanation holds 4 lines, the table about 11 rows; more scrolls
-# inside them, so the widget's height is the same on every step and every round.
-EXPLANATION_HEIGHT = 100
-TABLE_HEIGHT = 330
-# Only inside the stepper: rows as tight as text (not the widgets' 28 px line height), and
-# a header row that stays in view while the table scrolls.
-STEPPER_CSS = """<style>
-.ccl-state-stepper .ccl-table { line-height: 1.35; }
-.ccl-state-stepper .ccl-table thead th { position: sticky; top: 0; z-index: 1;
-  background: var(--jp-layout-color0, white); box-shadow: inset 0 -2px 0 #888; }
-</style>"""
 
 
 def round_walk(
@@ -249,17 +245,8 @@ def table_html(view: StepView) -> str:
     return to_html(view.table, view.changes, cell_titles={"content": titles})
 
 
-# ---- the diagram -----------------------------------------------------------------------
-# --------------------
+# ---- the diagram ----------------------------------------------------------------------
 
-NODE_CENTERS = {  # (x, y) in the SVG's 720 x 300 view box
-    "measure": (360, 150),
-    "tool_result_aging": (150, 52),
-    "rolling_summary": (570, 52),
-    "send": (150, 250),
-    "overflow": (570, 250),
-}
-NODE_HALF = (92, 27)  # half width, half height of every node
 EDGES = (  # (from, to, label, sideways offset so two-way pairs do not overlap)
     ("measure", "tool_result_aging", "over budget", -8),
     ("tool_result_aging", "measure", "", 8),
@@ -293,88 +280,96 @@ def _edge_points(source: str, target: str, offset: float):
     return _border_point(a, b), _border_point(b, a)
 
 
+def _arrowhead(marker_id: str, size: int, color: str) -> str:
+    return (
+        f'<marker id="{marker_id}" viewBox="0 0 10 10" refX="9" refY="5" '
+        f'markerWidth="{size}" markerHeight="{size}" orient="auto-start-reverse">'
+        f'<path d="M0,0 L10,5 L0,10 z" fill="{color}"/></marker>'
+    )
+
+
+def _svg_start() -> str:
+    """The SVG element, its two arrowheads (a transition, the one just taken) and the
+    entry: the message list as the loop hands it over."""
+    width, height = DIAGRAM_VIEW_BOX
+    return (
+        f'<svg class="ccl-state-diagram" viewBox="0 0 {width} {height}" width="100%" '
+        f'style="max-width:{DIAGRAM_MAX_WIDTH};height:auto" '
+        'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">'
+        "<defs>"
+        + _arrowhead("ccl-arrow", 7, DIAGRAM_ARROW_COLOR)
+        + _arrowhead("ccl-arrow-taken", 6, DIAGRAM_INK)
+        + "</defs>"
+        f'<text x="10" y="146" font-size="12" fill="{DIAGRAM_NOTE_COLOR}">window</text>'
+        f'<text x="10" y="161" font-size="12" fill="{DIAGRAM_NOTE_COLOR}">'
+        "before round</text>"
+        f'<line x1="90" y1="150" x2="266" y2="150" stroke="{DIAGRAM_ARROW_COLOR}" '
+        'stroke-width="1.5" marker-end="url(#ccl-arrow)"/>'
+    )
+
+
+def _edge_svg(source: str, target: str, label: str, offset: float, taken: bool) -> str:
+    """One transition: an arrow, bold if it was just taken, and its label beside it."""
+    (x1, y1), (x2, y2) = _edge_points(source, target, offset)
+    stroke, width, marker = (
+        (DIAGRAM_INK, 3.5, "ccl-arrow-taken")
+        if taken
+        else (DIAGRAM_EDGE_COLOR, 1.5, "ccl-arrow")
+    )
+    svg = (
+        f'<line class="ccl-edge{" ccl-taken" if taken else ""}" data-from="{source}" '
+        f'data-to="{target}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+        f'stroke="{stroke}" stroke-width="{width}" marker-end="url(#{marker})"/>'
+    )
+    if not label:
+        return svg
+    # the label away from the middle of the diagram, where the nodes are
+    mx, my, middle = (x1 + x2) / 2, (y1 + y2) / 2, DIAGRAM_VIEW_BOX[0] / 2
+    anchor = "end" if mx < middle else "start" if mx > middle else "middle"
+    dx = -10 if anchor == "end" else 10 if anchor == "start" else 0
+    return svg + (
+        f'<text x="{mx + dx:.1f}" y="{my + 4:.1f}" font-size="12" '
+        f'fill="{DIAGRAM_LABEL_COLOR}" text-anchor="{anchor}">{html.escape(label)}</text>'
+    )
+
+
+def _node_svg(name: str, current: str, visited: set) -> str:
+    """One state: filled when current, tinted when already passed, white otherwise."""
+    color = STATE_COLORS[name]
+    if name == current:
+        fill, text, css, border = color, "white", "ccl-state ccl-current", 3
+    elif name in visited:  # a 20% opacity tint
+        fill, text, css, border = color + "33", DIAGRAM_INK, "ccl-state ccl-visited", 1.5
+    else:
+        fill, text, css, border = "white", DIAGRAM_INK, "ccl-state", 1.5
+    (cx, cy), (w, h) = NODE_CENTERS[name], NODE_HALF
+    return (
+        f'<g class="{css}" data-state="{name}">'
+        f'<rect x="{cx - w}" y="{cy - h}" width="{2 * w}" height="{2 * h}" rx="10" '
+        f'fill="{fill}" stroke="{color}" stroke-width="{border}"/>'
+        f'<text x="{cx}" y="{cy - 3}" font-size="14" font-weight="bold" fill="{text}" '
+        f'text-anchor="middle">{name}</text>'
+        f'<text x="{cx}" y="{cy + 15}" font-size="11.5" fill="{text}" '
+        f'text-anchor="middle">{html.escape(STATE_SUBTITLES[name])}</text></g>'
+    )
+
+
 def state_diagram(walk: Sequence[WindowState], position: int) -> str:
     """The state machine as inline SVG: the current state filled, states already passed
-    tinted,
-    the transition just taken drawn bold. Nodes carry `data-state` for browser tests."""
+    tinted, the transition just taken drawn bold. Nodes carry `data-state` for browser
+    tests."""
     current = walk[position].state
     visited = {state.state for state in walk[:position]}
     taken = (walk[position - 1].state, current) if position > 0 else None
-    parts = [
-        # Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a
-        # projector.
-        # At most that: in a narrower output area it shrinks to the area's width.
-        '<svg class="ccl-state-diagram" viewBox="0 0 720 300" width="100%" '
-        'style="max-width:900px;height:auto" '
-        'xmlns="http://www.w3.org/2000/svg" font-family="sans-serif">',
-        "<defs>"
-        '<marker id="ccl-arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" '
-        'markerHeight="7" '
-        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#777"/></marker>'
-        '<marker id="ccl-arrow-taken" viewBox="0 0 10 10" refX="9" refY="5" '
-        'markerWidth="6" markerHeight="6" '
-        'orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker>'
-        "</defs>",
+    edges = [
+        _edge_svg(source, target, label, offset, taken == (source, target))
+        for source, target, label, offset in EDGES
     ]
-    # The entry: the message list as the loop hands it over.
-    parts.append(
-        '<text x="10" y="146" font-size="12" fill="#555">window</text>'
-        '<text x="10" y="161" font-size="12" fill="#555">before round</text>'
-        '<line x1="90" y1="150" x2="266" y2="150" stroke="#777" stroke-width="1.5" '
-        'marker-end="url(#ccl-arrow)"/>'
-    )
-    for source, target, label, offset in EDGES:
-        (x1, y1), (x2, y2) = _edge_points(source, target, offset)
-        is_taken = taken == (source, target)
-        stroke, width, marker = (
-            ("#222", 3.5, "ccl-arrow-taken") if is_taken else ("#999", 1.5, "ccl-arrow")
-        )
-        parts.append(
-            f'<line class="ccl-edge{" ccl-taken" if is_taken else ""}" '
-            f'data-from="{source}" '
-            f'data-to="{target}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-            f'stroke="{stroke}" stroke-width="{width}" marker-end="url(#{marker})"/>'
-        )
-        if label:
-            mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-            anchor = "end" if mx < 360 else "start" if mx > 360 else "middle"
-            dx = -10 if anchor == "end" else 10 if anchor == "start" else 0
-            parts.append(
-                f'<text x="{mx + dx:.1f}" y="{my + 4:.1f}" font-size="12" fill="#444" '
-                f'text-anchor="{anchor}">{html.escape(label)}</text>'
-            )
-    for name, (cx, cy) in NODE_CENTERS.items():
-        color = STATE_COLORS[name]
-        if name == current:
-            fill, text, css, border = color, "white", "ccl-state ccl-current", 3
-        elif name in visited:
-            fill, text, css, border = (
-                color + "33",
-                "#222",
-                "ccl-state ccl-visited",
-                1.5,
-            )  # 20% opacity tint
-        else:
-            fill, text, css, border = "white", "#222", "ccl-state", 1.5
-        w, h = NODE_HALF
-        parts.append(
-            f'<g class="{css}" data-state="{name}">'
-            f'<rect x="{cx - w}" y="{cy - h}" width="{2 * w}" height="{2 * h}" rx="10" '
-            f'fill="{fill}" '
-            f'stroke="{color}" stroke-width="{border}"/>'
-            f'<text x="{cx}" y="{cy - 3}" font-size="14" font-weight="bold" '
-            f'fill="{text}" '
-            f'text-anchor="middle">{name}</text>'
-            f'<text x="{cx}" y="{cy + 15}" font-size="11.5" fill="{text}" '
-            'text-anchor="middle">'
-            f"{html.escape(STATE_SUBTITLES[name])}</text></g>"
-        )
-    parts.append("</svg>")
-    return "".join(parts)
+    nodes = [_node_svg(name, current, visited) for name in NODE_CENTERS]
+    return "".join([_svg_start(), *edges, *nodes, "</svg>"])
 
 
 # ---- the widget ------------------------------------------------------------------------
-# --------------------
 
 
 class StateMachineStepper(ShownAsWidget):
@@ -398,41 +393,10 @@ class StateMachineStepper(ShownAsWidget):
                 f"round_number must be between 0 and {final} at these settings, got "
                 f"{round_number}"
             )
-        self._walks: Dict[
-            int, List[WindowState]
-        ] = {}  # walks are pure, so a round is walked once
+        self._walks: Dict[int, List[WindowState]] = {}  # pure: walked once
         self.position = 0
-        self.round_slider = widgets.IntSlider(
-            value=round_number,
-            min=0,
-            max=final,
-            description="round",
-            continuous_update=False,
-        )
-        self.back_button = widgets.Button(
-            description="Back", icon="arrow-left", tooltip="previous state"
-        )
-        self.next_button = widgets.Button(
-            description="Next",
-            icon="arrow-right",
-            tooltip="next state",
-            button_style="primary",
-        )
-        self.title = widgets.HTML()
-        self.diagram = widgets.HTML()
-        # Fixed heights, scrolling inside: the page below stays still while stepping.
-        self.explanation = widgets.HTML(
-            layout=widgets.Layout(height=f"{EXPLANATION_HEIGHT}px", overflow="auto")
-        )
-        self.table = widgets.HTML(
-            layout=widgets.Layout(height=f"{TABLE_HEIGHT}px", overflow="auto")
-        )
-        # The table's CSS, on the page once rather than in every table update (a style
-        # recalculation each).
-        self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
-        self.stepper_style = widgets.HTML(
-            STEPPER_CSS, layout=widgets.Layout(display="none")
-        )
+        self._add_controls(round_number, final)
+        self._add_views()
         self.round_slider.observe(self._on_round, names="value")
         self.back_button.on_click(lambda _: self.go(self.position - 1))
         self.next_button.on_click(lambda _: self.go(self.position + 1))
@@ -451,6 +415,41 @@ class StateMachineStepper(ShownAsWidget):
         )
         self.widget.add_class("ccl-state-stepper")
         self.go(0)
+
+    def _add_controls(self, round_number: int, final: int) -> None:
+        self.round_slider = widgets.IntSlider(
+            value=round_number,
+            min=0,
+            max=final,
+            description="round",
+            continuous_update=False,
+        )
+        self.back_button = widgets.Button(
+            description="Back", icon="arrow-left", tooltip="previous state"
+        )
+        self.next_button = widgets.Button(
+            description="Next",
+            icon="arrow-right",
+            tooltip="next state",
+            button_style="primary",
+        )
+
+    def _add_views(self) -> None:
+        self.title = widgets.HTML()
+        self.diagram = widgets.HTML()
+        # Fixed heights, scrolling inside: the page below stays still while stepping.
+        self.explanation = widgets.HTML(
+            layout=widgets.Layout(height=f"{EXPLANATION_HEIGHT}px", overflow="auto")
+        )
+        self.table = widgets.HTML(
+            layout=widgets.Layout(height=f"{TABLE_HEIGHT}px", overflow="auto")
+        )
+        # The tables' CSS, on the page once rather than in every table update (a style
+        # recalculation each).
+        self.table_style = widgets.HTML(TABLE_CSS, layout=widgets.Layout(display="none"))
+        self.stepper_style = widgets.HTML(
+            STEPPER_CSS, layout=widgets.Layout(display="none")
+        )
 
     def walk(self, round_number: Optional[int] = None) -> List[WindowState]:
         round_number = self.round_slider.value if round_number is None else round_number

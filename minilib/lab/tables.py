@@ -3,10 +3,9 @@ window.
 
 Each builder returns a pandas DataFrame of plain values (tests compare those);
 `to_html` renders one for an ipywidgets.HTML with thousands separators and ✓ marks,
-without
-pandas' random element ids, so the same table always gives the same HTML. `TABLE_CSS`
-styles
-it and goes on a page once; `HtmlTable` shows a table in a notebook cell the same way.
+without pandas' random element ids, so the same table always gives the same HTML.
+`TABLE_CSS` (from `style`) styles it and goes on a page once; `HtmlTable` shows a table
+in a notebook cell the same way.
 """
 
 import html
@@ -22,9 +21,9 @@ from ..markers import is_aged, is_summary
 from ..messages import protected_head_length
 from ..session import SessionRun
 from ..tokens import estimate_message_tokens, tool_call_name
+from .style import PREVIEW_CHARS, TABLE_CSS
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
-PREVIEW_CHARS = 40
 
 
 def rounds_table(run: SessionRun) -> pd.DataFrame:
@@ -282,20 +281,6 @@ def _title(titles: Mapping[int, list], column: int, row: int) -> str:
     return f' title="{html.escape(text)}"' if text else ""
 
 
-# 14 px and narrow padding: the per-round table (9 columns) fits JupyterLab's notebook at
-# 1280 px with the file browser open (848 px).
-TABLE_CSS = """<style>
-.ccl-table { border-collapse: collapse; font-size: 14px;
-  font-variant-numeric: tabular-nums; }
-.ccl-table th, .ccl-table td { padding: 3px 7px; border-bottom: 1px solid #ddd;
-  text-align: right; white-space: nowrap; }
-.ccl-table thead th { border-bottom: 2px solid #888; }
-.ccl-table th:nth-last-child(-n+2) { text-align: left; }
-.ccl-table td:nth-last-child(-n+2) { text-align: left; }
-.ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
-</style>"""
-
-
 class HtmlTable:
     """A table as the dashboard shows it (✓ marks, thousands separators), for a notebook
     cell.
@@ -310,7 +295,6 @@ class HtmlTable:
     def _repr_html_(self) -> str:
         return self.html
 
-    def __repr__(
-        self,
-    ) -> str:  # the text form nbval compares and a viewer without HTML shows
+    def __repr__(self) -> str:
+        # the text form nbval compares and a viewer without HTML shows
         return self.table.map(_text).rename(index=_text).to_string()

@@ -35,10 +35,8 @@ def transcript_baseline(
 
 def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
     """The two-panel figure of chapter 6 for a replayed transcript, as a static figure; a
-    round that both
-    aged and summarized shows its two markers side by side."""
-    figure = session_figure(run, transcript_baseline(messages), widget=False)
-    return figure
+    round that both aged and summarized shows its two markers side by side."""
+    return session_figure(run, transcript_baseline(messages), widget=False)
 
 
 def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
@@ -48,24 +46,9 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     Agents reuse call ids in later turns, so a result is matched by its id *and* its
     text: the window's copy of a result is the one whose kept lines its output holds.
     """
-    names = {}  # (position of the result) -> tool name, paired by position
-    calls = {}
-    for index, message in enumerate(messages):
-        if message["role"] == "assistant":
-            calls = {c["id"]: tool_call_name(c) for c in message.get("tool_calls") or ()}
-        elif message["role"] == "tool":
-            names[index] = calls.get(message["tool_call_id"], "?")
+    names = _tool_names(messages)
     records = run.tracer.records
-    in_window = {}  # (id, full output) -> the window's copy
-    for kept in run.final_messages:
-        if kept["role"] == "tool":
-            try:
-                full = recover_tool_output(
-                    records, kept["tool_call_id"], like=kept["content"]
-                )
-            except KeyError:
-                full = kept["content"]
-            in_window.setdefault((kept["tool_call_id"], full), kept)
+    in_window = _window_copies(run)
     folded = any(is_summary(message) for message in run.final_messages)
     rows = []
     for index, message in enumerate(messages):
@@ -100,6 +83,32 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
             }
         )
     return pd.DataFrame(rows).set_index("tool_call_id")
+
+
+def _tool_names(messages: Sequence[Mapping]) -> dict:
+    """The tool name of each result, by its position, from the call it answers."""
+    names, calls = {}, {}
+    for index, message in enumerate(messages):
+        if message["role"] == "assistant":
+            calls = {c["id"]: tool_call_name(c) for c in message.get("tool_calls") or ()}
+        elif message["role"] == "tool":
+            names[index] = calls.get(message["tool_call_id"], "?")
+    return names
+
+
+def _window_copies(run: SessionRun) -> dict:
+    """The last window's tool results, by (id, the full output the trace holds)."""
+    in_window = {}
+    for kept in run.final_messages:
+        if kept["role"] == "tool":
+            try:
+                full = recover_tool_output(
+                    run.tracer.records, kept["tool_call_id"], like=kept["content"]
+                )
+            except KeyError:
+                full = kept["content"]
+            in_window.setdefault((kept["tool_call_id"], full), kept)
+    return in_window
 
 
 def keep_last(messages: Sequence[Mapping], count: int) -> List[Mapping]:

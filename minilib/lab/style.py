@@ -1,0 +1,218 @@
+"""How the lab looks: colours, sizes, CSS and trace names, in one place.
+
+Every figure, table and widget of `minilib.lab` takes them from here, so a colour means
+the same thing in every chapter and a size is changed once. Sizes are pixels unless the
+name says otherwise. Most widths follow from one screen: a 1280 x 720 projector with
+JupyterLab's file browser open leaves a notebook's output area 848 px wide.
+"""
+
+# ---- colours ---------------------------------------------------------------------------
+
+# plotly's default palette: the same hue for the same thing in every chapter.
+BLUE = "#1f77b4"
+ORANGE = "#ff7f0e"
+GREEN = "#2ca02c"
+RED = "#d62728"
+PURPLE = "#9467bd"
+BROWN = "#8c564b"
+GREY = "#7f7f7f"
+
+BASELINE_COLOR = "#8c8c8c"  # the session without compression: the backdrop, not the news
+COMPRESSED_COLOR = BLUE
+THRESHOLD_COLOR = RED
+AGING_COLOR = ORANGE
+SUMMARY_COLOR = PURPLE
+OVERFLOW_COLOR = RED
+OTHER_PATHS_COLOR = "#d0d0d0"  # chapter 8: the paths a panel is not about, faint
+SYMBOL_KEY_COLOR = "#444"  # a legend entry that explains a symbol, not a path
+GRID_COLOR, TEXT_COLOR = "#EBF0F8", "#2a3f5f"  # plotly_white's grid and text colours
+
+STATE_COLORS = {  # chapter 5's state machine
+    "measure": BLUE,
+    "tool_result_aging": AGING_COLOR,
+    "rolling_summary": SUMMARY_COLOR,
+    "send": GREEN,
+    "overflow": OVERFLOW_COLOR,
+}
+ROLE_COLORS = {"system": GREY, "user": GREEN, "assistant": BLUE, "tool": RED}
+# the aging sliders: one colour a handle, so the three are told apart at a glance
+HANDLE_COLORS = {"head_chars": BLUE, "tail_chars": GREEN, "min_chars": RED}
+PATH_COLORS = {  # chapter 8: one colour per path, the same in every figure
+    "truncation": GREY,
+    "aging": ORANGE,
+    "rolling_summary": BLUE,
+    "hierarchical": PURPLE,
+    "store": GREEN,
+    "budgeting": BROWN,
+}
+
+# Boxes of text: a run that stopped (or a file that cannot be read), one that went
+# through, and a plain report.
+PROBLEM_CSS = "color:#a61b1b;background:#fdecea;"
+FINE_CSS = "color:#1e4620;background:#edf7ed;"
+REPORT_CSS = "background:#f6f8fa;"
+ANSWER_TEXT_COLOR = "#333"
+
+# The state diagram's ink: the transition just taken and the text, the other
+# transitions, their arrowheads, their labels, and the note at the entry.
+DIAGRAM_INK = "#222"
+DIAGRAM_EDGE_COLOR = "#999"
+DIAGRAM_ARROW_COLOR = "#777"
+DIAGRAM_LABEL_COLOR = "#444"
+DIAGRAM_NOTE_COLOR = "#555"
+
+CODE_HIGHLIGHT_STYLE = "friendly"  # pygments' style for the library's source
+
+# ---- trace and panel names -------------------------------------------------------------
+
+# The session figure's traces in figure order; updates and tests find traces by name.
+TOKEN_TRACES = ("baseline", "compressed", "threshold", "aging", "summary", "overflow")
+MESSAGE_TRACES = ("baseline messages", "compressed messages")
+TRACE_NAMES = TOKEN_TRACES + MESSAGE_TRACES
+# The zoom under them in the lab's figure; each named after the token trace it repeats.
+ZOOM_TRACES = (
+    "window (zoom)",
+    "threshold (zoom)",
+    "aging (zoom)",
+    "summary (zoom)",
+    "overflow (zoom)",
+    "off the scale (zoom)",
+)
+LAB_TRACE_NAMES = TRACE_NAMES + ZOOM_TRACES
+# Plain lines in the lab's figure: every marker is styled again on each redraw, and these
+# ones mark nothing a round did (the baseline does not depend on the settings; the message
+# counts are read from the lines and the table). The compressed tokens keep a marker per
+# round.
+LAB_LINES_ONLY = ("baseline", "baseline messages", "compressed messages")
+# The two points of a round in the zoom, as its hover text names them.
+BEFORE, SENT = "before compression", "sent"
+
+TOKENS_PANEL_TITLE = "Tokens sent to the model, per round"
+MESSAGES_PANEL_TITLE = "Messages per round"
+ZOOM_PANEL_TITLE = (
+    "Zoom on the threshold: each drop is one round's compression (measured → sent)"
+)
+
+# Chapter 8: the paths' short names, for the legend and the explorer's table (the
+# figures' panels use the registry's titles).
+PATH_SHORT_NAMES = {
+    "truncation": "1 truncation",
+    "aging": "2 aging",
+    "rolling_summary": "3 rolling summary",
+    "hierarchical": "4 hierarchical",
+    "store": "5 store + recall",
+    "budgeting": "6 budgeting",
+}
+
+# ---- figure sizes and scales -----------------------------------------------------------
+
+SESSION_FIGURE_WIDTH, SESSION_FIGURE_HEIGHT = 840, 500  # beside the file browser
+# 840 px: a FigureWidget in JupyterLab does not follow its box, and the notebook is
+# 848 px beside the file browser (width=None, on the projector page, follows the page).
+LAB_WIDTH, LAB_HEIGHT = 840, 720
+PRESENT_HEIGHT = 480  # the sliders and the whole figure fit a 1280 x 720 projector
+SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
+SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
+FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
+SESSION_TITLE_SIZE = 15
+
+HEADROOM = 1.06  # room above the highest point, so markers are not clipped
+LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
+LOG_TICKS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]  # readable log labels
+ZOOM_FACTOR = 1.5  # the zoom ends at 1.5 x the threshold: room to see a window go over
+OFF_SCALE_AT = 0.95  # a value above the zoom's top is drawn at this fraction of it
+# How far, in rounds, the aging and summary markers of one round are drawn apart: in a
+# round where both fired the star would hide the triangle (a student counts one aging
+# too few).
+MARKER_OFFSET = 0.2
+# Every axis of the lab's figure: what plotly_white set, and tick labels that are not
+# measured again on each redraw (`ticklabeloverflow="allow"`: these never overflow).
+LAB_AXIS_STYLE = dict(
+    ticks="", linecolor=GRID_COLOR, zeroline=False, ticklabeloverflow="allow"
+)
+
+OVERFLOW_SYMBOL = "x"  # a run that overflowed: its last window, drawn as a cross
+# Chapter 8's panels (tokens): an overflow's tokens can be far above the axis, so its
+# cross is drawn at most this high (clear of the panel's title above and of the threshold
+# line below), and its label low, below every path's line from round 9 on (lowest: 434).
+OVERFLOW_DRAWN_AT = 1330
+OVERFLOW_LABEL_AT = 150
+
+# ---- widget sizes ----------------------------------------------------------------------
+
+# The dashboard's status box has a fixed size, so crossing into an overflow moves
+# nothing: five lines of at most ~64 characters, which fit its narrowest width (480 px at
+# 14 px); narrower, it goes under the sliders instead of wrapping.
+STATUS_HEIGHT = "112px"
+STATUS_MIN_WIDTH = "480px"
+SLIDER_LABEL_WIDTH = "90px"
+# The dashboard's sliders: three a column, two columns beside the status box (narrower
+# on the projector page, where the box needs the room).
+SLIDER_WIDTH, PRESENT_SLIDER_WIDTH = "400px", "360px"
+WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 8 and 9), its label included
+AGING_SLIDER_WIDTH = "640px"  # chapter 3: a long track for a fine scale of characters
+# Chapter 3's panes: wide enough for an 81-column log line at 12 px monospace; narrower,
+# they stack instead of wrapping the rows (a chapter about where text is cut must not cut
+# it).
+PANE_MIN_WIDTH = "610px"
+# The stepper's fixed heights: the explanation holds 4 lines, the table about 11 rows;
+# more scrolls inside them, so the widget's height is the same on every step and round.
+EXPLANATION_HEIGHT = 100
+TABLE_HEIGHT = 330
+
+# Text cut to fit, in characters: a table's content preview in display columns (a CJK
+# character takes two), the stepper's narrower one, and a cut cell's hover text.
+PREVIEW_CHARS = 40
+PREVIEW_COLUMNS = 34
+TITLE_CHARS = 600
+
+# ---- the state diagram (an SVG) -------------------------------------------------------
+
+# Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a projector.
+# At most that: in a narrower output area it shrinks to the area's width.
+DIAGRAM_VIEW_BOX = (720, 300)
+DIAGRAM_MAX_WIDTH = "900px"
+NODE_CENTERS = {  # (x, y) in the view box
+    "measure": (360, 150),
+    "tool_result_aging": (150, 52),
+    "rolling_summary": (570, 52),
+    "send": (150, 250),
+    "overflow": (570, 250),
+}
+NODE_HALF = (92, 27)  # half width, half height of every node
+
+# ---- CSS -------------------------------------------------------------------------------
+
+# 14 px and narrow padding: the per-round table (9 columns) fits the 848-px notebook.
+TABLE_CSS = """<style>
+.ccl-table { border-collapse: collapse; font-size: 14px;
+  font-variant-numeric: tabular-nums; }
+.ccl-table th, .ccl-table td { padding: 3px 7px; border-bottom: 1px solid #ddd;
+  text-align: right; white-space: nowrap; }
+.ccl-table thead th { border-bottom: 2px solid #888; }
+.ccl-table th:nth-last-child(-n+2) { text-align: left; }
+.ccl-table td:nth-last-child(-n+2) { text-align: left; }
+.ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
+</style>"""
+
+# Only inside the stepper: rows as tight as text (not the widgets' 28 px line height), and
+# a header row that stays in view while the table scrolls.
+STEPPER_CSS = """<style>
+.ccl-state-stepper .ccl-table { line-height: 1.35; }
+.ccl-state-stepper .ccl-table thead th { position: sticky; top: 0; z-index: 1;
+  background: var(--jp-layout-color0, white); box-shadow: inset 0 -2px 0 #888; }
+</style>"""
+
+# Chapter 8's tables: numbers right-aligned, and text that may wrap at its spaces, so a
+# wide table narrows before it scrolls. The explorer's cells do not wrap (`ccl-nowrap`):
+# its rows keep their height as the sliders move.
+SIX_PATHS_CSS = """<style>
+.ccl-table.ccl-six { font-size: 14px; }
+.ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
+  padding: 3px 6px; text-align: right; white-space: normal; vertical-align: bottom; }
+.ccl-table.ccl-six tbody th:nth-child(n), .ccl-table.ccl-six thead th:first-child {
+  text-align: left; }
+.ccl-table.ccl-six.ccl-nowrap tbody th:nth-child(n),
+.ccl-table.ccl-six.ccl-nowrap td:nth-child(n) { white-space: nowrap; }
+</style>"""
+SIX_PATHS_TABLE = "ccl-table ccl-six"
