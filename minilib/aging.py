@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
 from .markers import AGING_MARK, OMISSION_LINE, cut_content, is_aged, size_header
-from .messages import check_int, is_observation
+from .messages import check_int, is_observation, named_if_malformed
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
@@ -38,7 +38,9 @@ def aged_content(
     tool_call_id: str = "",
     error_code: Optional[str] = None,
 ) -> str:
-    """The aged form of a tool result: header, head, omission line, tail."""
+    """The aged form of a tool result: header, head, omission line, tail.
+
+    The entry point for a text of your own, so it checks its arguments."""
     if not isinstance(content, str):
         raise ValueError(f"content must be a string, got {type(content).__name__}")
     check_int("head_chars", head_chars)
@@ -95,12 +97,11 @@ class ToolResultAging:
         if not is_output or is_aged(message) or len(content) <= self.min_chars:
             return None
         error = message.get("error") or {}
-        aged_text = aged_content(
-            content,
-            self.head_chars,
-            self.tail_chars,
-            message.get("tool_call_id", ""),
-            error.get("code"),
+        # what aged_content does, without re-checking what __post_init__ checked
+        header = size_header(AGING_MARK, content, error.get("code"))
+        tool_call_id = message.get("tool_call_id", "")
+        aged_text = cut_content(
+            content, header, self.head_chars, self.tail_chars, OMISSION_LINE, tool_call_id
         )
         aged = dict(message, content=aged_text)
         if self.count_tokens([aged]) >= self.count_tokens([message]):
@@ -110,13 +111,14 @@ class ToolResultAging:
     def compress(self, messages: Sequence[Mapping]) -> CompressionResult:
         """A new list with every eligible tool message aged; the input is not changed.
 
-        It trusts `messages` to be valid: the window checked them on entry."""
-        result: List[Mapping] = list(messages)
-        affected = []
-        seen = first_unseen(messages) if self.keep_unseen else len(messages)
-        for index, message in enumerate(messages[:seen]):
-            aged = self.age_message(message)
-            if aged is not None:
-                result[index] = aged
-                affected.append(index)
+        It trusts `messages`: the window checked them on entry."""
+        with named_if_malformed(messages):
+            result: List[Mapping] = list(messages)
+            affected = []
+            seen = first_unseen(messages) if self.keep_unseen else len(messages)
+            for index, message in enumerate(messages[:seen]):
+                aged = self.age_message(message)
+                if aged is not None:
+                    result[index] = aged
+                    affected.append(index)
         return CompressionResult(self.name, result, affected)

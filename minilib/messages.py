@@ -25,6 +25,7 @@ Example: a tool result whose call was never made is named by its place.
 """
 
 import json
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Dict, Iterable, List, Mapping, Sequence
 
@@ -195,6 +196,21 @@ class ConversationChecker:
         error = message.get("error")
         if error is not None and not (isinstance(error, Mapping) and "code" in error):
             raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")
+
+
+@contextmanager
+def named_if_malformed(messages: Sequence[Mapping], where: str = "messages"):
+    """Trust `messages`, but name the bad message if working on them fails.
+
+    The window checks every list on entry, so a strategy need not check it again each
+    round. A strategy called directly on a hand-made list still gets a clear error:
+    when a wrong type breaks it, the full check runs and names the message and field.
+    """
+    try:
+        yield
+    except (AttributeError, TypeError, KeyError, IndexError):
+        validate_messages(messages, where)
+        raise
 
 
 def validate_messages(

@@ -38,6 +38,7 @@ from .messages import (
     call_ids,
     check_int,
     is_observation,
+    named_if_malformed,
     protected_head_length,
 )
 
@@ -98,21 +99,25 @@ def range_candidates(
     """The narrowing loop, one candidate at a time, ending at the first closed range.
 
     An empty range (nothing may be cut) is the last candidate when no closed one exists.
+    It trusts `messages` (the window checked them); a malformed list is still named.
     """
     check_int("protect_tail", protect_tail)
-    # 1. The range starts right after the protected head (system and the task).
-    start = protected_head_length(messages)
-    # 2. An earlier fold there is carried along; the range must hold something new.
-    first_new = start + 1 if start < len(messages) and carried(messages[start]) else start
-    # 3. It ends before the protected tail, then narrows one message at a time until
-    #    it is closed (the article's narrowing loop).
-    end = len(messages) - protect_tail
-    while end > first_new:
-        reason = why_not_closed(messages, start, end, carried, fold_user_turns)
-        yield RangeCandidate(start, end, reason is None, reason or "closed")
-        if reason is None:
-            return
-        end -= 1
+    with named_if_malformed(messages):
+        # 1. The range starts right after the protected head (system and the task).
+        start = protected_head_length(messages)
+        # 2. An earlier fold there is carried along; the range must hold something new.
+        first_new = (
+            start + 1 if start < len(messages) and carried(messages[start]) else start
+        )
+        # 3. It ends before the protected tail, then narrows one message at a time
+        #    until it is closed (the article's narrowing loop).
+        end = len(messages) - protect_tail
+        while end > first_new:
+            reason = why_not_closed(messages, start, end, carried, fold_user_turns)
+            yield RangeCandidate(start, end, reason is None, reason or "closed")
+            if reason is None:
+                return
+            end -= 1
     yield RangeCandidate(start, start, False, "nothing left to summarize")
 
 

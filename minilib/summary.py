@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from typing import Callable, List, Mapping, Sequence
 
 from .markers import SUMMARY_MARK
-from .messages import check_int
+from .messages import check_int, named_if_malformed
 from .ranges import closed_range
 from .strategy import CompressionResult, unchanged
 from .tokens import TokenCounter, estimate_tokens
@@ -73,15 +73,14 @@ class RollingSummary:
         if len(span) == 0:
             return unchanged(self.name, messages)
         folded = list(messages[span.start : span.stop])
-        text = self.summarize(folded)
-        summary = {
-            "role": "user",
-            "content": summary_header(len(folded)) + text,
-        }
-        result: List[Mapping] = (
-            list(messages[: span.start]) + [summary] + list(messages[span.stop :])
-        )
-        if self.count_tokens(result) >= self.count_tokens(messages):
+        with named_if_malformed(messages):
+            text = self.summarize(folded)
+            summary = {"role": "user", "content": summary_header(len(folded)) + text}
+            result: List[Mapping] = (
+                list(messages[: span.start]) + [summary] + list(messages[span.stop :])
+            )
+            inflates = self.count_tokens(result) >= self.count_tokens(messages)
+        if inflates:
             return unchanged(self.name, messages)  # a summary must never inflate
         call = {"purpose": "summary", "input": folded, "reply": text}
         return CompressionResult(self.name, result, list(span), [call])
