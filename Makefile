@@ -7,9 +7,6 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
 NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_session_lab.ipynb
-# The article's system, in reading order; each module's docstring ends in a worked example
-# that make test runs as a doctest.
-CORE := tokens messages markers ranges strategy aging summary window trace loop tools model session
 # Jupyter writes under HOME; keep it inside the project so runs do not depend on the machine.
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
@@ -40,8 +37,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 test: lint
-	$(JUPYTER_ENV) $(BIN)/python -m pytest -m "not browser" tests $(NOTEBOOKS) $(NBVAL) \
-		--doctest-modules $(CORE:%=minilib/%.py)
+	$(JUPYTER_ENV) $(BIN)/python -m pytest -m "not browser" tests $(NOTEBOOKS) $(NBVAL)
 
 test-browser: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest -m browser tests -v
