@@ -1,6 +1,7 @@
 """Small builders for chat-completions messages used across the tests."""
 
 import copy
+import json
 
 
 def tool_call(call_id, name="read_file", arguments="{}"):
@@ -158,3 +159,14 @@ BAD_CONVERSATIONS = {
         "messages[3].error must be a dict with a 'code'",
     ),
 }
+
+
+def flat_tool_calls():
+    """A list whose calls are flat ({id, name, arguments}) and JSON-encoded, as some
+    exporters write them; the readers nest them."""
+    calls = [{"id": "c1", "name": "bash", "arguments": {"command": "ls"}}]
+    return [
+        {"role": "user", "content": "u"},
+        {"role": "assistant", "content": "", "tool_calls": json.dumps(calls)},
+        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
+    ]

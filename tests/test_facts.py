@@ -241,7 +241,9 @@ def test_compare_command_writes_the_markdown(tmp_path):
     done = subprocess.run(
         [
             sys.executable,
-            "scripts/write_six_paths.py",
+            "-m",
+            "minilib.reports",
+            "six-paths",
             "--no-tokenizers",
             "--write",
             str(out),

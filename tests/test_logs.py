@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from message_builders import OPENING, tool_call
+from message_builders import OPENING, flat_tool_calls, tool_call
 
 from minilib import Settings
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
@@ -497,17 +497,7 @@ def test_the_openai_reader_normalizes_like_today():
         "type": "function",
         "function": {"name": "shell", "arguments": '{"cmd": "grep -rn strftime src"}'},
     }
-    flat = [
-        {"role": "user", "content": "u"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": json.dumps(
-                [{"id": "c1", "name": "bash", "arguments": {"command": "ls"}}]
-            ),
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
-    ]
+    flat = flat_tool_calls()
     expected = parse_transcript(json.dumps(flat)).messages
     expected[1]["content"] = None  # today keeps "", the new reader says None
     assert parse_log(json.dumps(flat)).messages == expected

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from message_builders import flat_tool_calls
 
 from minilib import (
     estimate_tokens,
@@ -282,17 +283,7 @@ def test_notebook_views_agree_with_the_core():
 
 
 def test_flat_calls_are_nested_and_a_flat_call_without_id_is_named():
-    flat = [
-        {"role": "user", "content": "u"},
-        {
-            "role": "assistant",
-            "content": "",
-            "tool_calls": json.dumps(
-                [{"id": "c1", "name": "bash", "arguments": {"command": "ls"}}]
-            ),
-        },
-        {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
-    ]
+    flat = flat_tool_calls()
     loaded = parse_transcript(json.dumps(flat)).messages
     assert loaded[1]["tool_calls"] == [
         {

@@ -4,8 +4,7 @@
     python -m minilib.reports grounded --write docs/grounded.md
 
 Without --write the page goes to stdout. `make data` rewrites both pages; each page's
-first lines name the command that writes it (scripts/write_six_paths.py,
-scripts/write_grounded.py: both run this).
+first lines name the command that writes it.
 """
 
 import argparse

@@ -4,7 +4,7 @@ and what it measures on the six paths and under the age-after-seen rule.
 Every number comes from running minilib (minilib.measure.grounding and
 minilib.policies.registry); a test checks the committed page. Rewrite it after a change
 to the grounded mode, a path or the data:
-`python scripts/write_grounded.py --write docs/grounded.md`.
+`python -m minilib.reports grounded --write docs/grounded.md`.
 """
 
 import json
@@ -20,8 +20,8 @@ from ..window import Settings
 from .markdown import markdown_table
 from .six_paths_page import grounded_table
 
-# The command the page names; scripts/write_grounded.py runs `python -m minilib.reports`.
-COMMAND = "python scripts/write_grounded.py --write docs/grounded.md"
+# The command the page names
+COMMAND = "python -m minilib.reports grounded --write docs/grounded.md"
 
 AGING_COLUMNS = (
     ("rule", "aging rule"),

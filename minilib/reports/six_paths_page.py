@@ -2,7 +2,7 @@
 
 Every number comes from running `minilib.policies.registry`; the rows are `paths`'s.
 The README's table is copied from this page (a test checks both). Rewrite it after a
-change to any path: `python scripts/write_six_paths.py --write docs/six_paths.md`.
+change to any path: `python -m minilib.reports six-paths --write docs/six_paths.md`.
 """
 
 from typing import List, Mapping, Optional
@@ -28,8 +28,8 @@ from .paths import (
     tokenizer_rows,
 )
 
-# The command the page names; scripts/write_six_paths.py runs `python -m minilib.reports`.
-COMMAND = "python scripts/write_six_paths.py --write docs/six_paths.md"
+# The command the page names
+COMMAND = "python -m minilib.reports six-paths --write docs/six_paths.md"
 
 
 def grounded_table() -> str:
