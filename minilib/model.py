@@ -87,8 +87,8 @@ class ScriptedModel:
     def complete(self, messages: Sequence[Mapping]) -> dict:
         if self.calls >= len(self.replies):
             raise ScriptEndedError(
-                f"the script has {len(self.replies)} replies; call {self.calls + 1} has "
-                "none"
+                f"the script has {len(self.replies)} replies; "
+                f"call {self.calls + 1} has none"
             )
         reply = copy.deepcopy(self.replies[self.calls])
         self.calls += 1

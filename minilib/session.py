@@ -103,8 +103,8 @@ def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Sessi
     data = read_json_file(path, "session", SessionFileError)
     if not isinstance(data, dict):
         raise SessionFileError(
-            f"{path}: expected a JSON object with name, system, task, replies and "
-            "workspace"
+            f"{path}: expected a JSON object "
+            "with name, system, task, replies and workspace"
         )
     for key, kind in (
         ("name", str),
@@ -141,8 +141,8 @@ def load_session(path=DEFAULT_SESSION, extra_tools: Sequence[str] = ()) -> Sessi
             name = call["function"]["name"]
             if name not in known:
                 raise SessionFileError(
-                    f"{path}: replies[{index}].tool_calls[{number}] calls unknown tool "
-                    f"{name!r}"
+                    f"{path}: replies[{index}].tool_calls[{number}] "
+                    f"calls unknown tool {name!r}"
                 )
     return session
 

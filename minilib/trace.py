@@ -151,8 +151,8 @@ def recover_tool_output(
         ):
             if not isinstance(payload.get("output"), str):
                 raise ValueError(
-                    f"trace record {number} (seq {record.get('seq')}): payload.output "
-                    "is missing"
+                    f"trace record {number} (seq {record.get('seq')}): "
+                    "payload.output is missing"
                 )
             found.append(payload)
     if like is not None:
@@ -168,7 +168,6 @@ def recover_tool_output(
         rounds = ", ".join(str(p.get("step")) for p in found)
         raise ToolOutputNotFound(
             f"tool_call_id {tool_call_id!r} answers {len(found)} calls "
-            f"(rounds {rounds}); "
-            "pass step= or like= to say which"
+            f"(rounds {rounds}); pass step= or like= to say which"
         )
     return found[0]["output"]

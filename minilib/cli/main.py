@@ -66,8 +66,8 @@ def _positive(text: str) -> int:
 
 
 class _Parser(argparse.ArgumentParser):
-    """argparse, but a bad flag is one line on stderr (no usage dump) and exit status
-    2."""
+    """argparse, but a bad flag is one line on stderr (no usage dump) and
+    exit status 2."""
 
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message}\n")

@@ -294,8 +294,8 @@ class LongSessionDashboard(ShownAsWidget):
         return {name: slider.value for name, slider in self.sliders.items()}
 
     def render(self) -> None:
-        """Show the run for the current slider values: the only place the display is
-        changed."""
+        """Show the run for the current slider values: the only place the
+        display is changed."""
         try:
             settings = settings_from_values(self.values())
         except ValueError as error:

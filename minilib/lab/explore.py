@@ -58,8 +58,8 @@ def _link(message: Mapping) -> str:
 
 
 def message_table(messages: Sequence[Mapping]) -> pd.DataFrame:
-    """One row per message: role, call/answer id, characters, estimated tokens, a
-    preview."""
+    """One row per message: role, call/answer id, characters, estimated
+    tokens, a preview."""
     rows = [
         {
             "role": message.get("role"),
@@ -89,8 +89,8 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
 def message_tokens_figure(
     messages: Sequence[Mapping], title: str = "Estimated tokens per message"
 ) -> go.Figure:
-    """A static bar chart: one bar per message, coloured by role (one legend entry per
-    role)."""
+    """A static bar chart: one bar per message, coloured by role (one legend
+    entry per role)."""
     table = message_table(messages)
     figure = go.Figure()
     for role, color in ROLE_COLORS.items():
@@ -135,8 +135,8 @@ def token_breakdown(text: str) -> dict:
 
 
 def token_examples(texts: Iterable[str]) -> pd.DataFrame:
-    """One row per text: its characters, CJK and other counts, and the estimated
-    tokens."""
+    """One row per text: its characters, CJK and other counts, and
+    the estimated tokens."""
     rows = [dict(text=text, **token_breakdown(text)) for text in texts]
     return pd.DataFrame(
         rows, columns=["text", "chars", "cjk", "other", "tokens", "message_tokens"]

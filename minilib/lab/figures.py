@@ -142,8 +142,8 @@ def zoom_points(run: SessionRun) -> list:
     """(round, tokens, BEFORE or SENT) along the sawtooth: per round the window as
     measured, then as sent.
 
-    A round that compressed nothing has one point; one that did drops straight down at its
-    round.
+    A round that compressed nothing has one point; one that did drops straight down
+    at its round.
     """
     points = []
     for r in run.rounds:
@@ -154,8 +154,8 @@ def zoom_points(run: SessionRun) -> list:
 
 
 def zoom_axis_range(run: SessionRun) -> list:
-    """Fixed for a threshold, whatever the other knobs: the sawtooth moves against a still
-    axis."""
+    """Fixed for a threshold, whatever the other knobs: the sawtooth moves against
+    a still axis."""
     return [0, run.settings.threshold * ZOOM_FACTOR]
 
 
@@ -418,8 +418,8 @@ def _session_layout(run: SessionRun) -> dict:
 def session_figure(
     run: SessionRun, baseline: Baseline, *, widget: bool = True, log_tokens: bool = False
 ):
-    """The article's two-panel figure for one run, as a static go.Figure (or a
-    FigureWidget)."""
+    """The article's two-panel figure for one run, as a static go.Figure
+    (or a FigureWidget)."""
     figure = make_subplots(
         rows=1,
         cols=2,
@@ -668,8 +668,8 @@ def _changed_axes(figure, run: SessionRun, baseline: Baseline, log_tokens: bool)
 
 
 def trace_data(figure, name: str) -> dict:
-    """x and y of one trace of `figure`, as lists (what a test compares with
-    figure_traces)."""
+    """x and y of one trace of `figure`, as lists (what a test
+    compares with figure_traces)."""
     for trace in figure.data:
         if trace.name == name:
             return {"x": list(trace.x or ()), "y": list(trace.y or ())}

@@ -141,9 +141,9 @@ def scale_figure(
 
 
 def scale_traces(run: ScaleRun) -> list:
-    """The figure's five traces, each with the row of its panel: the same five for every
-    run (empty when there is no budget or no overflow), so the explorer updates them in
-    place."""
+    """The figure's five traces, each with the row of its panel: the same five for
+    every run (empty when there is no budget or no overflow), so the explorer updates
+    them in place."""
     rounds, every_round = list(range(len(run.sent))), [0, run.rounds - 1]
     budget, overflow = run.budget, run.overflow
     return [

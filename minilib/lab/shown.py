@@ -6,9 +6,9 @@ import ipywidgets as widgets
 class ShownAsWidget:
     """Displays as its `widget`, with a short, stable text/plain.
 
-    A widget tree's own repr embeds every value and the figure's random uids; the
-    one-line text is what a notebook viewer without a kernel shows, and what nbval
-    compares.
+    A widget tree's own repr embeds every value and the figure's random uids;
+    the one-line text is what a notebook viewer without a kernel shows, and
+    what nbval compares.
     """
 
     widget: widgets.Widget

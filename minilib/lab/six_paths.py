@@ -50,8 +50,8 @@ from .tables import HtmlTable, to_html
 
 
 def table_html(table: pd.DataFrame, wrap: bool = True) -> str:
-    """A table of this chapter as HTML: thousands separators, an empty cell after an
-    overflow."""
+    """A table of this chapter as HTML: thousands separators, an empty cell
+    after an overflow."""
     css_class = SIX_PATHS_TABLE if wrap else SIX_PATHS_TABLE + " ccl-nowrap"
     return TABLE_CSS + SIX_PATHS_CSS + to_html(table, css_class=css_class)
 
@@ -74,8 +74,8 @@ def completes(run: PathRun) -> str:
 
 @lru_cache(maxsize=None)
 def cached_run(path: str, value: int) -> PathRun:
-    """run_path on the bundled session, once per (path, value): a slider step back is
-    free."""
+    """run_path on the bundled session, once per (path, value): a slider step
+    back is free."""
     return run_path(path, value)
 
 
@@ -294,8 +294,8 @@ def threshold_line(last_round: int, threshold: int) -> dict:
 
 
 def point(run: PathRun) -> dict:
-    """Where a run sits in the trade-off chart: tokens of its last window, facts it still
-    shows."""
+    """Where a run sits in the trade-off chart: tokens of its last window, facts
+    it still shows."""
     counts = {state: run.final_count(state) for state in STATES}
     return {
         "x": run.final_tokens,
@@ -522,8 +522,8 @@ def explorer_table(values: Mapping[str, int]) -> pd.DataFrame:
 
 
 class SixPathsExplorer(ShownAsWidget):
-    """One slider per path's main parameter → the trade-off chart and a table, redrawn in
-    place."""
+    """One slider per path's main parameter → the trade-off chart and a table,
+    redrawn in place."""
 
     def __init__(self):
         self.sliders = {
@@ -552,8 +552,8 @@ class SixPathsExplorer(ShownAsWidget):
         return {key: slider.value for key, slider in self.sliders.items()}
 
     def render(self) -> None:
-        """Show the runs for the current slider values: the only place the display
-        changes."""
+        """Show the runs for the current slider values: the only place
+        the display changes."""
         values = self.values()
         update_tradeoff_figure(self.figure, values)
         self.table_html.value = table_html(explorer_table(values), wrap=False)
@@ -577,8 +577,8 @@ def tokenizer_table(rows: Optional[Sequence[Mapping]] = None) -> pd.DataFrame:
 
 
 def facts_per_round(runs: Mapping[str, PathRun], state: str = "kept") -> pd.DataFrame:
-    """How many facts are in `state` at each round, one column per path (empty after an
-    overflow)."""
+    """How many facts are in `state` at each round, one column per path (empty
+    after an overflow)."""
     if state not in STATES + ("not_yet",):
         raise ValueError(
             f"state must be one of {', '.join(STATES)}, not_yet; got {state!r}"

@@ -63,8 +63,8 @@ STATE_SUBTITLES = {
 def round_walk(
     session: Session, settings: Settings, round_number: int
 ) -> List[WindowState]:
-    """Every state the window passes through before the model call of round
-    `round_number`."""
+    """Every state the window passes through before the model call
+    of round `round_number`."""
     messages, window = window_before_round(session, settings, round_number)
     return window.walk(messages, step=round_number)
 
@@ -111,8 +111,8 @@ def change_labels(previous: Optional[WindowState], state: WindowState) -> Dict[i
 def explain_step(
     walk: Sequence[WindowState], position: int, settings: Settings
 ) -> List[str]:
-    """Plain-text lines saying what the state at `position` did and where the machine goes
-    next."""
+    """Plain-text lines saying what the state at `position` did and where the
+    machine goes next."""
     state = walk[position]
     previous = walk[position - 1] if position > 0 else None
     following = walk[position + 1].state if position + 1 < len(walk) else None
@@ -157,8 +157,8 @@ def explain_step(
 
 
 def _summary_lines(changes: Dict[int, str]) -> List[str]:
-    """The summary step's changes in full, one line; the table's `changed` column is
-    short."""
+    """The summary step's changes in full, one line; the table's `changed`
+    column is short."""
     if not changes:
         return []
     start, *moved = sorted(changes)
@@ -195,8 +195,8 @@ class StepView:
 def step_view(
     walk: Sequence[WindowState], position: int, settings: Settings, round_number: int
 ) -> StepView:
-    """What the stepper shows at `position` (0-based) of the walk of round
-    `round_number`."""
+    """What the stepper shows at `position` (0-based) of the walk
+    of round `round_number`."""
     if not 0 <= position < len(walk):
         raise ValueError(
             f"position must be between 0 and {len(walk) - 1}, got {position}"
@@ -229,8 +229,8 @@ def step_view(
 
 
 def hover_text(content: str, limit: int = TITLE_CHARS) -> str:
-    """A content as its cell's hover title: the whole text, or its first `limit`
-    characters."""
+    """A content as its cell's hover title: the whole text, or its
+    first `limit` characters."""
     return content if len(content) <= limit else content[: limit - 1] + "…"
 
 
@@ -355,9 +355,9 @@ def _node_svg(name: str, current: str, visited: set) -> str:
 
 
 def state_diagram(walk: Sequence[WindowState], position: int) -> str:
-    """The state machine as inline SVG: the current state filled, states already passed
-    tinted, the transition just taken drawn bold. Nodes carry `data-state` for browser
-    tests."""
+    """The state machine as inline SVG: the current state filled, states already
+    passed tinted, the transition just taken drawn bold. Nodes carry `data-state`
+    for browser tests."""
     current = walk[position].state
     visited = {state.state for state in walk[:position]}
     taken = (walk[position - 1].state, current) if position > 0 else None

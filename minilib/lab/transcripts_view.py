@@ -20,8 +20,8 @@ from .figures import session_figure
 def transcript_baseline(
     messages: Sequence[Mapping], count_tokens: TokenCounter = estimate_tokens
 ) -> Baseline:
-    """The uncompressed window before every assistant message: the grey line of the
-    figure."""
+    """The uncompressed window before every assistant message: the grey line
+    of the figure."""
     rounds = [
         index for index, message in enumerate(messages) if message["role"] == "assistant"
     ]
@@ -112,8 +112,8 @@ def _window_copies(run: SessionRun) -> dict:
 
 
 def keep_last(messages: Sequence[Mapping], count: int) -> List[Mapping]:
-    """The naive cut many harnesses start with: the system messages plus the last `count`
-    messages."""
+    """The naive cut many harnesses start with: the system messages plus the
+    last `count` messages."""
     system = [message for message in messages if message["role"] == "system"]
     rest = [message for message in messages if message["role"] != "system"]
     return system + rest[len(rest) - count :] if count else system

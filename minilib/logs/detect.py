@@ -70,8 +70,8 @@ def parse_text(text: str, source: str) -> Doc:
             item = json.loads(line)
         except json.JSONDecodeError as error:
             raise LogFileError(
-                f"{source}: line {number} is not valid JSON ({error.msg}, "
-                f"column {error.colno})"
+                f"{source}: line {number} is not valid JSON "
+                f"({error.msg}, column {error.colno})"
             ) from None
         if not isinstance(item, dict):
             raise LogFileError(f"{source}: line {number} is not a JSON object")

@@ -83,8 +83,8 @@ def _read_events(events: list, prefix: str, log: Builder) -> None:
                     message = dict(response["choices"][0]["message"], role="assistant")
                 except (KeyError, IndexError, TypeError):
                     raise log.fail(
-                        f"{at}.tool_call_metadata.model_response.choices[0]"
-                        ".message is missing"
+                        f"{at}.tool_call_metadata.model_response"
+                        ".choices[0].message is missing"
                     ) from None
                 where = f"{at}.tool_call_metadata.model_response.choices[0].message"
                 pending[key] = (

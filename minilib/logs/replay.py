@@ -149,6 +149,6 @@ def user_turn_advice(
     )
     return (
         "the article's rule stopped it: the summary may not fold a later user turn. "
-        "With --fold-user-turns (user turns quoted whole in the summary) the replay "
-        f"{how_far}."
+        "With --fold-user-turns (user turns quoted whole in the summary) "
+        f"the replay {how_far}."
     )

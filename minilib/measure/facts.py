@@ -86,8 +86,8 @@ def check_facts(
     for fact in facts:
         if fact.first_call not in position:
             raise FactsFileError(
-                f"fact {fact.id}: first_call {fact.first_call!r} is not a tool call of "
-                "the session"
+                f"fact {fact.id}: first_call {fact.first_call!r} "
+                "is not a tool call of the session"
             )
         if fact.text not in outputs[fact.first_call]:
             raise FactsFileError(

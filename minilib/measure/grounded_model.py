@@ -107,8 +107,8 @@ class GroundedModel(ScriptedModel):
         super().__init__(replies)
         if len(grounding.uses) != len(self.replies):
             raise ValueError(
-                f"the grounding declares {len(grounding.uses)} replies; the script has "
-                f"{len(self.replies)}"
+                f"the grounding declares {len(grounding.uses)} replies; "
+                f"the script has {len(self.replies)}"
             )
         self.grounding = grounding
         self.steps: List[GroundedStep] = []

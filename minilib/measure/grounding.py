@@ -121,8 +121,8 @@ def load_grounding(
             or not isinstance(lookup.get("arguments"), str)
         ):
             raise GroundingFileError(
-                f"{path}: lookups[{fact.id!r}] must name a workspace tool and its "
-                "JSON arguments"
+                f"{path}: lookups[{fact.id!r}] "
+                "must name a workspace tool and its JSON arguments"
             )
     return Grounding(
         {fact.id: fact.text for fact in facts},

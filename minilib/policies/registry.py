@@ -52,8 +52,8 @@ ARTICLE = Settings()
 
 @dataclass(frozen=True)
 class PathSpec:
-    """One compression path: its pipeline builder and its main parameter (the notebook's
-    slider)."""
+    """One compression path: its pipeline builder and its main parameter
+    (the notebook's slider)."""
 
     key: str
     title: str
@@ -65,8 +65,7 @@ class PathSpec:
 
 
 def prompt_sections(session: Session) -> List[PromptSection]:
-    """The session's system prompt split as a harness builds it
-    (data/prompt_sections.json)."""
+    """The session's system prompt, split as data/prompt_sections.json says."""
     sections = []
     for entry in json.loads(PROMPT_SECTIONS.read_text(encoding="utf-8"))["sections"]:
         source, required, priority = (
@@ -253,8 +252,8 @@ class ProbedRound:
 
 @dataclass
 class PathRun:
-    """One path at one setting on one session: every round, the final fact states, the
-    costs."""
+    """One path at one setting on one session: every round, the final fact
+    states, the costs."""
 
     path: str
     parameter: str
@@ -456,8 +455,8 @@ def load_recall_session(path=RECALL_SESSION) -> Session:
 
 
 def default_runs(session: Optional[Session] = None) -> Dict[str, PathRun]:
-    """Every path at its default setting (the article's values where the article has
-    them)."""
+    """Every path at its default setting (the article's values where the
+    article has them)."""
     return {key: run_path(key, session=session) for key in PATHS}
 
 

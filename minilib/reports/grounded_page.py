@@ -315,8 +315,8 @@ def _six_paths_grounded(article) -> List[str]:
 
 @dataclass(frozen=True)
 class AgingRules:
-    """The article's rule against age-after-seen at the threshold where the latter first
-    finishes."""
+    """The article's rule against age-after-seen at the threshold where the
+    latter first finishes."""
 
     finish: int  # the lowest threshold age-after-seen finishes at, grounded
     finish_plain: int  # the same, not grounded

@@ -142,8 +142,8 @@ def fact_rows(
 def kind_rows(
     runs: Mapping[str, PathRun], facts: Optional[Sequence[Fact]] = None
 ) -> List[dict]:
-    """Per kind of fact (paths, numbers, ...): how many each run keeps verbatim, as
-    "kept/total"."""
+    """Per kind of fact (paths, numbers, ...): how many each run keeps
+    verbatim, as "kept/total"."""
     facts = default_facts() if facts is None else facts
     kinds = sorted({fact.kind for fact in facts}, key=[f.kind for f in facts].index)
     rows = []

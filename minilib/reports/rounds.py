@@ -1,6 +1,6 @@
-"""A replay as plain text: the per-round table, the run's summary lines and the grounded
-outcome, as `python -m minilib run` and `compress` print them (the lab shows the same
-lines)."""
+"""A replay as plain text: the per-round table, the run's summary lines and the
+grounded outcome, as `python -m minilib run` and `compress` print them (the lab shows
+the same lines)."""
 
 from ..measure.grounding import GroundedSessionRun
 from ..session import SessionRun
