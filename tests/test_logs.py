@@ -568,7 +568,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
         parse_log("  \n", "x")
     with pytest.raises(
         LogFileError,
-        match=r"^x: not valid JSON \(Expecting value, line 1 " r"column 1\)$",
+        match=r"^x: a plain text file, not JSON, and no text log shape the lab knows$",
     ):
         parse_log("nope", "x")
 

@@ -4,8 +4,13 @@ Nothing here looks at a file name. The text is one JSON value, or JSON Lines: th
 whole text is not one JSON value but its first non-empty line parses as an object
 (then every non-empty line must be an object, and a damaged one is named by its
 line number). A single JSON object is also offered to the line shapes, as a
-one-line file. Each shape's `detect` answers None when the document is its shape,
-or a few words on what was missing; the first shape that fits reads the file.
+one-line file. A text that does not start like JSON (a Markdown or plain-text
+history) is offered as text (`Doc.value` None, `Doc.text` set) to the shapes that
+read text. Each shape's `detect` answers None when the document is its shape, or a
+few words on what was missing; the first shape that fits reads the file.
+
+JSON that Python cannot hold is a clear error, not a crash: nesting deeper than its
+recursion limit, or an integer of more digits than it converts.
 """
 
 import json
@@ -21,6 +26,12 @@ class Doc:
 
     value: object
     lines: Optional[List[int]] = None  # line numbers of a JSONL file's objects
+    text: str = ""  # the file's text; the only content of a text (non-JSON) file
+
+    @property
+    def is_text(self) -> bool:
+        """A text file (Markdown, plain text), not JSON."""
+        return self.value is None and not self.lines
 
     def at(self, index: int, prefix: str) -> str:
         """Where item `index` sits: its line in a JSONL file, else `prefix[index]`."""
@@ -28,6 +39,8 @@ class Doc:
 
     def line_objects(self) -> Optional[List[Tuple[int, dict]]]:
         """(line number, object) pairs for the line shapes; a lone object is line 1."""
+        if self.is_text:
+            return None
         if self.lines:
             return list(zip(self.lines, self.value))
         if isinstance(self.value, dict):
@@ -40,6 +53,19 @@ class Shape:
     name: str
     detect: Callable[[Doc], Optional[str]]
     read: Callable[[Doc, Builder], None]
+    reads_text: bool = False  # a text history (Markdown, plain text), not JSON
+
+
+def _loads(text: str, where: str):
+    """json.loads, with what Python cannot hold said in one line."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise LogFileError(f"{where}: JSON nested too deeply to read") from None
+    except json.JSONDecodeError:
+        raise
+    except ValueError as error:  # an integer over Python's digit limit
+        raise LogFileError(f"{where}: a value cannot be read ({error})") from None
 
 
 def parse_text(text: str, source: str) -> Doc:
@@ -48,15 +74,17 @@ def parse_text(text: str, source: str) -> Doc:
     if not text.strip():
         raise LogFileError(f"{source}: the file is empty")
     try:
-        return Doc(json.loads(text))
+        return Doc(_loads(text, source), text=text)
     except json.JSONDecodeError as whole:
+        if text.lstrip()[0] not in "[{":  # not JSON or JSON Lines: a text history
+            return Doc(None, text=text)
         numbered = [
             (number, line)
             for number, line in enumerate(text.splitlines(), 1)
             if line.strip()
         ]
         try:
-            head = json.loads(numbered[0][1])
+            head = _loads(numbered[0][1], f"{source}: line {numbered[0][0]}")
         except json.JSONDecodeError:
             head = None
         if not isinstance(head, dict):  # not JSON Lines either: the whole-file error
@@ -67,7 +95,7 @@ def parse_text(text: str, source: str) -> Doc:
     objects = []
     for number, line in numbered:
         try:
-            item = json.loads(line)
+            item = _loads(line, f"{source}: line {number}")
         except json.JSONDecodeError as error:
             raise LogFileError(
                 f"{source}: line {number} is not valid JSON "
@@ -76,15 +104,28 @@ def parse_text(text: str, source: str) -> Doc:
         if not isinstance(item, dict):
             raise LogFileError(f"{source}: line {number} is not a JSON object")
         objects.append(item)
-    return Doc(objects, [number for number, _ in numbered])
+    return Doc(objects, [number for number, _ in numbered], text)
 
 
 def find_shape(doc: Doc, shapes: List[Shape], source: str) -> Shape:
-    """The first shape whose detect accepts `doc`, or an error naming what each lacked."""
+    """The first shape whose detect accepts `doc`, or an error naming what each lacked.
+
+    A shape's detect answers for the documents it reads (text shapes for text, the
+    others for JSON); asked about the other kind, it says so and the next is tried.
+    """
     tried = []
     for shape in shapes:
+        if doc.is_text != getattr(shape, "reads_text", False):
+            continue
         missing = shape.detect(doc)
         if missing is None:
             return shape
         tried.append(f"{shape.name} ({missing})")
+    if doc.is_text:
+        first = next((line for line in doc.text.splitlines() if line.strip()), "")
+        kind = "Markdown" if first.lstrip().startswith(("#", "-", "*", ">")) else "plain"
+        raise LogFileError(
+            f"{source}: a {kind} text file, not JSON, and no text log shape the lab "
+            "knows" + (": tried " + ", ".join(tried) if tried else "")
+        )
     raise LogFileError(f"{source}: not a known agent log: tried " + ", ".join(tried))
