@@ -41,33 +41,61 @@ __all__ = [
 ]
 
 
+# A log larger than this is refused with a message that names the limit; raise it with
+# load_log(path, max_bytes=...) or the CLI's --max-mb.
+MAX_LOG_BYTES = 256 * 1024 * 1024
+SHOWN_CHARS = 200  # of any one value quoted in an error
+
+
 def parse_log(text: str, source: str = "<log>") -> LoadedLog:
-    """The LoadedLog of a log's text; `source` names it in errors."""
-    doc = parse_text(text, source)
-    shape = find_shape(doc, list(READERS), source)
-    log = Builder(source, shape.name)
+    """The LoadedLog of a log's text; `source` names it in errors.
+
+    Every step runs inside the error handling (parsing, detection, reading, finishing),
+    so whatever the text holds, the caller gets a LoadedLog or one LogFileError line.
+    """
+    step = "detecting its shape"
     try:
+        doc = parse_text(text, source)
+        shape = find_shape(doc, list(READERS), source)  # its error lists every shape
+        step = shape.name
+        log = Builder(source, shape.name)
         shape.read(doc, log)
-    except LogFileError:
-        raise
+        return log.finish()
+    except LogFileError as error:
+        if step == "detecting its shape":
+            raise
+        raise LogFileError(clipped(str(error))) from None  # a reader may quote a value
+    except RecursionError:
+        raise LogFileError(f"{source}: {step}: the log nests too deeply") from None
     except (AttributeError, KeyError, IndexError, TypeError, ValueError) as error:
         # a field of an unexpected type deep in a record: still one line, not a trace
         raise LogFileError(
-            f"{source}: {shape.name}: a record has an unexpected "
-            f"structure ({type(error).__name__}: {error})"
+            f"{source}: {step}: {_place_of(error)}a record has an unexpected structure "
+            f"({type(error).__name__}: {clipped(str(error), SHOWN_CHARS)})"
         ) from None
-    return log.finish()
 
 
-def load_log(path) -> LoadedLog:
-    """Read an agent log file of any known shape (see `SHAPES`)."""
+def load_log(path, max_bytes: int = MAX_LOG_BYTES) -> LoadedLog:
+    """Read an agent log file of any known shape (see `SHAPES`).
+
+    Only a regular file is read (a pipe or a device could block or never end), and
+    at most `max_bytes` of it."""
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.is_dir():
+            raise LogFileError(f"{path}: is a folder, not a log file")
+        if path.exists() and not path.is_file():
+            raise LogFileError(f"{path}: not a regular file (a pipe, socket or device)")
+        with open(path, "rb") as file:
+            data = file.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            raise LogFileError(
+                f"{path}: larger than the {max_bytes:,}-byte limit for a log "
+                "(raise it with max_bytes=, or --max-mb on the command line)"
+            )
+        text = data.decode("utf-8")
     except FileNotFoundError:
         raise LogFileError(f"{path}: no such log file") from None
-    except IsADirectoryError:
-        raise LogFileError(f"{path}: is a folder, not a log file") from None
     except UnicodeDecodeError as error:
         raise LogFileError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:
@@ -75,6 +103,31 @@ def load_log(path) -> LoadedLog:
     log = parse_log(text, str(path))
     log.path = path
     return log
+
+
+def clipped(text: str, limit: int = 2 * SHOWN_CHARS) -> str:
+    """`text`, its middle cut when it is longer than `limit` (a huge value echoed whole
+    would bury the line that says where it is)."""
+    if len(text) <= limit:
+        return text
+    cut = len(text) - limit
+    return f"{text[: limit * 3 // 4]} …({cut:,} characters cut)… {text[-limit // 4 :]}"
+
+
+def _place_of(error: BaseException) -> str:
+    """Where a reader was when `error` broke it: the innermost reader frame's `where` or
+    `at` (the place names readers already build for their own messages)."""
+    place = ""
+    traceback = error.__traceback__
+    while traceback is not None:
+        frame = traceback.tb_frame
+        if frame.f_globals.get("__package__") == __name__:
+            for name in ("where", "at"):
+                value = frame.f_locals.get(name)
+                if isinstance(value, str) and value:
+                    place = value
+        traceback = traceback.tb_next
+    return f"{clipped(place, SHOWN_CHARS)}: " if place else ""
 
 
 # the replay reads logs with the functions above, so it is imported after them
