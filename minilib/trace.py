@@ -16,6 +16,7 @@ Example: two records, numbered in order.
 """
 
 import json
+import os
 from pathlib import Path
 from typing import Iterable, List, Mapping, Optional
 
@@ -84,16 +85,33 @@ class Tracer:
         return [record["payload"] for record in self.records if record["event"] == name]
 
     def to_jsonl(self) -> str:
-        return "".join(
-            json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
-            for record in self.records
-        )
+        return "".join(json_line(record) for record in self.records)
 
     def write_jsonl(self, path) -> Path:
-        path = Path(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(self.to_jsonl(), encoding="utf-8")
-        return path
+        """Write the trace; a failed write leaves the previous file as it was."""
+        return write_text_safely(path, self.to_jsonl())
+
+
+def json_line(record: Mapping) -> str:
+    """One record as a line of UTF-8 JSON. A string with a lone surrogate (JSON allows
+    the escape; UTF-8 cannot hold it) keeps its escape, so the line is still lossless."""
+    line = json.dumps(record, ensure_ascii=False) + "\n"
+    try:
+        line.encode("utf-8")
+    except UnicodeEncodeError:
+        line = json.dumps(record, ensure_ascii=True) + "\n"
+    return line
+
+
+def write_text_safely(path, text: str) -> Path:
+    """Write `text` to `path` through a temporary file moved into place, so the file is
+    either the old one or the whole new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+    return path
 
 
 def read_jsonl(path) -> List[dict]:

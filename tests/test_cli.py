@@ -1,10 +1,15 @@
 """minilib.cli: a bad command line or file is one line on stderr and exit status 2."""
 
+import importlib
+import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from minilib.trace import read_jsonl, recover_tool_output
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -28,9 +33,8 @@ def cli(*args, cwd):
         ),
         (
             ["compress", "bad.json"],
-            "python -m minilib: error: bad.json: not valid JSON (Expecting "
-            "value, "
-            "line 1 column 1)",
+            "python -m minilib: error: bad.json: a plain text file, not JSON, "
+            "and no text log shape the lab knows",
         ),
         (
             ["compress", "bad.json", "--threshold", "0"],
@@ -84,3 +88,86 @@ def test_cli_bad_value_is_one_line_and_exit_2(tmp_path):
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "--threshold" in done.stderr
+
+
+OPENAI_LOG = [
+    {"role": "user", "content": "read it"},
+    {
+        "role": "assistant",
+        "content": "",
+        "tool_calls": [
+            {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+        ],
+    },
+    {"role": "tool", "tool_call_id": "c1", "content": "line\n" * 400},
+    {"role": "assistant", "content": "done"},
+]
+
+
+def write_log(path, messages=OPENAI_LOG):
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    return path
+
+
+def test_out_never_writes_over_the_log_being_read(tmp_path):
+    log = write_log(tmp_path / "trace.jsonl")
+    before = log.read_bytes()
+    result = cli("compress", str(log), "--out", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 2 and "would write trace.jsonl over" in result.stderr
+    assert log.read_bytes() == before and not (tmp_path / "rounds.json").exists()
+
+
+def test_only_a_regular_file_is_read(tmp_path):
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)  # reading it would block forever
+    result = cli("compress", str(fifo), cwd=tmp_path)
+    assert (result.returncode, result.stderr.strip()) == (
+        2,
+        f"python -m minilib: error: {fifo}: not a regular file (a pipe, socket or "
+        "device)",
+    )
+
+
+def test_a_log_over_the_size_limit_names_the_limit_and_the_flag(tmp_path):
+    log = write_log(tmp_path / "big.json", OPENAI_LOG * 500)
+    assert log.stat().st_size > 1024 * 1024
+    refused = cli("compress", str(log), "--max-mb", "1", cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "larger than the 1,048,576-byte limit" in refused.stderr
+    assert "--max-mb" in refused.stderr
+
+
+def test_exit_statuses_say_done_overflow_bad_input(tmp_path):
+    log = write_log(tmp_path / "log.json")
+    assert cli("compress", str(log), cwd=tmp_path).returncode == 0
+    assert cli("compress", str(log), "--threshold", "5", cwd=tmp_path).returncode == 1
+    assert cli("compress", "nope.json", cwd=tmp_path).returncode == 2
+
+
+def test_an_internal_error_is_one_line_asking_for_a_report(monkeypatch, capsys):
+    cli_main = importlib.import_module("minilib.cli.main")  # the module, not main()
+
+    def broken(*args, **kwargs):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(cli_main, "replay_transcript", broken)
+    status = cli_main.main(["compress", str(ROOT / "data/logs/openai_chat.json")])
+    err = capsys.readouterr().err
+    assert status == 3 and err.count("\n") == 1
+    assert "internal error (ZeroDivisionError: division by zero); please report" in err
+
+
+def test_a_lone_surrogate_is_kept_in_the_trace_and_the_old_trace_survives_a_failure(
+    tmp_path,
+):
+    messages = json.loads(json.dumps(OPENAI_LOG))
+    messages[2]["content"] = "half an emoji \ud83d then more\n" * 40
+    text = json.dumps(messages)  # ASCII JSON: the lone surrogate is an escape
+    log = tmp_path / "log.json"
+    log.write_text(text, encoding="utf-8")
+    out = tmp_path / "out"
+    result = cli("compress", str(log), "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    records = read_jsonl(out / "trace.jsonl")
+    assert recover_tool_output(records, "c1") == messages[2]["content"]
+    assert not list(out.glob(".*partial"))  # written through a temporary file

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Optional, Sequence
 
+from ..logs import MAX_LOG_BYTES
 from ..logs.replay import (
     TranscriptFileError,
     load_transcript,
@@ -26,11 +27,11 @@ from ..session import (
     load_session,
     run_session,
 )
+from ..trace import write_text_safely
 from ..window import Settings
 
 
 def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -> None:
-    out.mkdir(parents=True, exist_ok=True)
     run.tracer.write_jsonl(out / "trace.jsonl")
     document = {
         "settings": run.settings.__dict__,
@@ -41,9 +42,8 @@ def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -
     }
     if grounded is not None:
         document["grounded"] = grounded
-    (out / "rounds.json").write_text(
-        json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-    )
+    text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+    write_text_safely(out / "rounds.json", text)
 
 
 def _non_negative(text: str) -> int:
@@ -128,6 +128,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_settings_arguments(compress)
     compress.add_argument(
+        "--max-mb",
+        type=_positive,
+        default=MAX_LOG_BYTES // (1024 * 1024),
+        help="refuse a log larger than this many megabytes (default %(default)s)",
+    )
+    compress.add_argument(
         "--fold-user-turns",
         action="store_true",
         help="let the summary fold later user turns too (quoted whole); the article's "
@@ -136,8 +142,36 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# Exit statuses: a script can tell a finished replay, a replay a context overflow
+# stopped, input the lab cannot read, and a fault of the lab's own.
+DONE, OVERFLOW, BAD_INPUT, INTERNAL_ERROR = 0, 1, 2, 3
+OUTPUT_FILES = ("trace.jsonl", "rounds.json")
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        return _run(args)
+    except Exception as error:  # a fault of the lab, not of the input: say so in one line
+        print(
+            f"python -m minilib: internal error ({type(error).__name__}: "
+            f"{str(error)[:200]}); please report it with the command and the file",
+            file=sys.stderr,
+        )
+        return INTERNAL_ERROR
+
+
+def _writes_over_input(args) -> Optional[Path]:
+    """The output file that is the input file, if --out points at the input's folder."""
+    if getattr(args, "file", None) is None:
+        return None
+    source = args.file.resolve()
+    return next(
+        (args.out / n for n in OUTPUT_FILES if (args.out / n).resolve() == source), None
+    )
+
+
+def _run(args) -> int:
     settings = Settings(
         args.threshold,
         args.head_chars,
@@ -147,9 +181,16 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         getattr(args, "fold_user_turns", False),
     )
     log = grounded = None
+    if (clash := _writes_over_input(args)) is not None:
+        print(
+            f"python -m minilib: error: --out {args.out} would write {clash.name} over "
+            "the log being read; choose another folder",
+            file=sys.stderr,
+        )
+        return BAD_INPUT
     try:
         if args.command == "compress":
-            log = load_transcript(args.file)
+            log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
             run = replay_transcript(log.messages, settings)
         elif args.grounded or args.keep_unseen:
             grounded = run_grounded(
@@ -163,10 +204,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             run = run_session(load_session(args.session), settings)
     except (SessionFileError, TranscriptFileError, GroundingFileError) as error:
         print(f"python -m minilib: error: {error}", file=sys.stderr)
-        return 2
+        return BAD_INPUT
     if not run.rounds and run.overflow is not None:  # the protected head alone is over
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
-        return 1
+        return OVERFLOW
     if log is not None:  # what was read, so a surprise in the table can be traced back
         print(log.describe())
         print()
@@ -183,5 +224,5 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
         if log is not None and (advice := user_turn_advice(log.messages, settings, run)):
             print(f"python -m minilib: {advice}", file=sys.stderr)
-        return 1
-    return 0
+        return OVERFLOW
+    return DONE

@@ -11,7 +11,7 @@ session uses, so the CLI prints the same table and writes the same trace.
 
 import copy
 from dataclasses import replace
-from typing import List, Mapping, Sequence, Tuple
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 from ..loop import replay
 from ..messages import InvalidMessagesError, validate_messages
@@ -37,9 +37,9 @@ def _checked(log: LoadedLog, source: str) -> LoadedLog:
     return log
 
 
-def load_transcript(path) -> LoadedLog:
+def load_transcript(path, max_bytes: Optional[int] = None) -> LoadedLog:
     """Read and check an agent log of any known shape (see `minilib.logs.SHAPES`)."""
-    log = load_log(path)
+    log = load_log(path) if max_bytes is None else load_log(path, max_bytes)
     return _checked(log, str(log.path))
 
 
