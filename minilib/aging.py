@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import List, Mapping, Optional, Sequence
 
 from .markers import AGING_MARK, OMISSION_LINE, cut_content, is_aged, size_header
-from .messages import check_int, is_observation, named_if_malformed
+from .messages import check_int, is_observation, named_if_malformed, output_id
 from .strategy import CompressionResult
 from .tokens import TokenCounter, estimate_tokens
 
@@ -99,7 +99,7 @@ class ToolResultAging:
         error = message.get("error") or {}
         # what aged_content does, without re-checking what __post_init__ checked
         header = size_header(AGING_MARK, content, error.get("code"))
-        tool_call_id = message.get("tool_call_id", "")
+        tool_call_id = output_id(message)  # what the trace keeps the whole output under
         aged_text = cut_content(
             content, header, self.head_chars, self.tail_chars, OMISSION_LINE, tool_call_id
         )

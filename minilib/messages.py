@@ -50,6 +50,12 @@ def is_observation(message: Mapping) -> bool:
     return message.get("role") == "user" and bool(message.get("observation"))
 
 
+def output_id(message: Mapping) -> str:
+    """The id the trace keeps an output under: a tool result's `tool_call_id`, or the
+    `output_id` a log replay gives environment output (it has no call to answer)."""
+    return message.get("tool_call_id") or message.get("output_id") or ""
+
+
 def protected_head_length(messages: Sequence[Mapping]) -> int:
     """Leading system messages plus the first user message: never compressed.
 

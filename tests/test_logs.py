@@ -46,7 +46,8 @@ def check_pairing(messages, allow_open=False):
             "tool_call_id",
             "name",
             "error",
-            "observation",
+            "observation",  # the lab's own marks on environment output
+            "output_id",
         }, index
         assert message["role"] in ("system", "user", "assistant", "tool")
         if message["role"] == "tool":
@@ -72,6 +73,31 @@ def check_pairing(messages, allow_open=False):
 
 
 CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
+    "aider.chat.history.md": (
+        "aider-chat-md",
+        "u a u* a u* u a u* a u a",
+        "not recorded",
+        {
+            "aider's own output: shown to the person, not sent to the model": 6,
+            "aider command: handled by aider, not sent to the model": 2,
+            "another run: a separate conversation (read: the last run with a turn)": 1,
+        },
+        {
+            "command output added to the chat: in aider's run_output words": 1,
+            "system prompt, repo map and file contents: sent with every call, "
+            "not in the chat history": 1,
+        },
+    ),
+    "aider.llm.history": (
+        "aider-llm-history",
+        "s u a u a u* a u a",
+        "TO LLM at line 238",
+        {
+            "earlier call: its window is kept in sent_windows, not in the messages": 2,
+            "weak-model call (a commit message): not part of the conversation": 1,
+        },
+        {},
+    ),
     "openai_chat.json": (
         "openai-chat",
         "s u a t t a t a",
@@ -197,6 +223,115 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
         "u a t a u a t a",
         "not recorded",
         {"rewound by line 9: taken back": 2, "$set: session metadata update": 1},
+        {},
+    ),
+    "cline_task.json": (
+        "cline",
+        "u a t t u a t u a t u a t u a u a t u a t u a t u a",
+        "not recorded",
+        {"image block: cannot be measured as text": 1},
+        {},
+    ),
+    "claude_stream.jsonl": (
+        "claude-stream-json",
+        "u a t t a t a t a t a t a t a t a",
+        "not recorded",
+        {
+            "subagent line (parent_tool_use_id): not the main window": 3,
+            "system init: the run's settings, no message": 1,
+            "result: the run's outcome, repeats the last reply": 1,
+        },
+        {},
+    ),
+    "openhands_v1_output.jsonl": (
+        "openhands-v1",
+        "u a t t a t a t a t a a t",
+        "not recorded",
+        {
+            f"ConversationStateUpdateEvent: {BOOK}": 3,
+            "another task's record: one task is read at a time": 2,
+            "reasoning: not sent back as content": 1,
+        },
+        {"instruction: the task, as the first user turn": 1},
+    ),
+    "harbor_trajectory.json": (
+        "harbor-atif",
+        "s u a t t a t a t a t a t a t u a t a",
+        "steps[0].message",
+        {
+            "sidechain step (extra.is_sidechain): a subagent's window": 2,
+            "reasoning: not sent back as content": 1,
+        },
+        {},
+    ),
+    "pi_session.jsonl": (
+        "pi-session",
+        "u a t t a t u u a t u a t a",
+        "not recorded",
+        {
+            "session header: metadata": 1,
+            f"model_change: {BOOK}": 1,
+            f"thinking_level_change: {BOOK}": 1,
+            f"custom: {BOOK}": 1,
+            "on an abandoned branch: not in the window": 2,
+            "thinking block: not sent back as content": 1,
+            "image block: cannot be measured as text": 1,
+            "compaction: pi's summary; the entries it summarized kept": 1,
+            "assistant stopped by aborted: not sent back": 1,
+            "result of a call of a stopped assistant: not sent back": 1,
+        },
+        {
+            "branch_summary: the branch left behind, sent as user text": 1,
+            "custom_message: an extension's message, sent as user text": 1,
+        },
+    ),
+    "goose_session.jsonl": (
+        "goose-session",
+        "u a t t a t a t a t a t a",
+        "not recorded",
+        {
+            "session metadata": 1,
+            "content for the person only (audience): not sent": 1,
+            "thinking: not sent back as content": 1,
+            "toolRequest that did not parse: never ran": 1,
+            "response to a request that did not parse": 1,
+            "agentVisible false: kept out of the model's context": 1,
+        },
+        {},
+    ),
+    "opencode_export.json": (
+        "opencode-export",
+        "s u a t t a t a t a u a t a",
+        "messages[1].info.system",
+        {
+            "file part: its text is sent as the text part beside it": 1,
+            "reasoning part: not kept as text": 1,
+            f"step-finish part: {BOOK}": 4,
+            f"patch part: {BOOK}": 1,
+            "assistant message with an error: not sent back": 1,
+        },
+        {"compacted by opencode: its placeholder is what was sent": 1},
+    ),
+    "langchain_messages.json": (
+        "langchain-messages",
+        "s u a t t a t a t a t a",
+        "messages[0]",
+        {
+            "thinking part: not sent back as content": 1,
+            "tool_use part: the same call as in tool_calls": 2,
+            "invalid tool call: its arguments did not parse, it never ran": 1,
+        },
+        {},
+    ),
+    "langgraph_state.json": ("langchain-messages", "u a t t a", "not recorded", {}, {}),
+    "openai_agents_session.json": (
+        "responses-items",
+        "u a t t a t a t a u a",
+        "not recorded",
+        {
+            "reasoning: not sent back as content": 1,
+            "web_search_call: run by the provider, no id and no output": 1,
+        },
         {},
     ),
 }
@@ -542,6 +677,11 @@ def test_an_unknown_shape_names_every_shape_tried():
         "codex-rollout (no line with type session_meta/response_item and a payload), "
         "gemini-cli (no 'sessionId' with 'messages', nor a first line with "
         "sessionId/projectHash), "
+        "pi-session (no first line {type: session, cwd}), "
+        "goose-session (no first line with working_dir, nor a message), "
+        "opencode-export (not an object with 'info'), "
+        "langchain-messages (no list of dumped messages), "
+        "responses-items (no list of items, nor an object with an 'input' list), "
         "swe-agent (no 'history' list), "
         "openhands-eval (no 'history' list of events), "
         "openhands-events (not a list of events with 'action' or 'observation'), "

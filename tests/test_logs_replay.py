@@ -1,6 +1,7 @@
 """Every log shape loads, replays and compresses, through the library and the CLI."""
 
 import copy
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -8,10 +9,17 @@ from pathlib import Path
 import pytest
 from message_builders import BAD_CONVERSATIONS
 
-from minilib import InvalidMessagesError, Settings, estimate_tokens
-from minilib.logs import SHAPES, load_transcript, replay_transcript
+from minilib import (
+    InvalidMessagesError,
+    Settings,
+    estimate_tokens,
+    is_aged,
+    recover_tool_output,
+)
+from minilib.logs import SHAPES, LogFileError, load_transcript, replay_transcript
 from minilib.logs.replay import user_turn_advice
 from minilib.messages import validate_messages
+from minilib.session import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "data" / "logs"
@@ -143,3 +151,30 @@ def test_a_bad_conversation_is_named_and_left_as_it_was(case):
         replay_transcript(messages)
     assert str(raised.value).startswith(expected)
     assert messages == before
+
+
+@pytest.mark.parametrize(
+    "name", sorted(p.name for p in (DATA_DIR / "logs").iterdir() if p.suffix != ".py")
+)
+def test_every_output_a_replay_cuts_comes_back_whole_from_the_trace(name):
+    # tool results and environment output alike: the id an omission line names finds
+    # the whole output in the trace
+    try:
+        log = load_transcript(DATA_DIR / "logs" / name)
+    except LogFileError:
+        return  # a damaged example: its error is tested with the readers
+    run = replay_transcript(log.messages, Settings(threshold=600, fold_user_turns=True))
+    records = run.tracer.records
+    cut = [
+        message
+        for call in run.tracer.events("model_call")
+        for message in call["input"]
+        if is_aged(message)
+    ]
+    for message in cut:
+        named = re.search(r"tool_call_id=([^)]*)\)", message["content"]).group(1)
+        assert named, f"an aged output in {name} names no id"
+        # `like`: the output that holds every line the aged copy kept
+        whole = recover_tool_output(records, named, like=message["content"])
+        kept_head = message["content"].split("\n", 1)[1].split("\n……(")[0]
+        assert whole.startswith(kept_head) and len(whole) > len(kept_head)

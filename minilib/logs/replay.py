@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from ..loop import replay
-from ..messages import InvalidMessagesError, validate_messages
+from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..model import scripted_summary
 from ..session import Baseline, SessionRun, session_run
 from ..summary import Summarizer
@@ -52,12 +52,17 @@ class RecordedConversation:
     """A recorded log played back: its assistant messages are the replies, the rest
     arrives between them.
 
-    Each tool output is traced in full when it arrives, so `recover_tool_output` finds
-    whatever aging or a summary cut.
+    Each tool output, and each environment output recorded as a user message, is
+    traced in full when it arrives, so `recover_tool_output` finds whatever aging or a
+    summary cut. Environment output has no call id: it gets `output_id` "env_<n>" (its
+    place in the log), which is what an aged copy's omission line names.
     """
 
     def __init__(self, messages: Sequence[Mapping]):
         self.messages = [copy.deepcopy(dict(message)) for message in messages]
+        for index, message in enumerate(self.messages):
+            if is_observation(message) and not message.get("output_id"):
+                message["output_id"] = f"env_{index}"
         self.replies = [
             index
             for index, message in enumerate(self.messages)
@@ -87,6 +92,10 @@ class RecordedConversation:
                     call["function"].get("arguments") or "{}",
                     message["content"],
                     message.get("error"),
+                )
+            elif tracer is not None and is_observation(message):
+                tracer.tool_call(
+                    step, message["output_id"], "environment", "{}", message["content"]
                 )
         return arrived, step + 1 < len(self.replies)
 
