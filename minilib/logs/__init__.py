@@ -14,6 +14,7 @@ a plain request. Anything that goes wrong is a one-line `LogFileError`.
 from pathlib import Path
 
 from . import anthropic, codex, gemini, openai, openhands, sweagent
+from . import goose, langchain, opencode, pi, responses
 from .base import Builder, LoadedLog, LogFileError
 from .detect import find_shape, parse_text
 
@@ -22,6 +23,11 @@ READERS = (
     anthropic.SHAPES[:1]
     + codex.SHAPES
     + gemini.SHAPES
+    + pi.SHAPES
+    + goose.SHAPES  # before openai-chat: its message lines have a role too
+    + opencode.SHAPES
+    + langchain.SHAPES
+    + responses.SHAPES  # before openai-chat: the SDK's user items are {role, content}
     + sweagent.SHAPES[:1]
     + openhands.SHAPES
     + sweagent.SHAPES[1:]

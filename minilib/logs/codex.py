@@ -56,10 +56,10 @@ def _output(output, where: str, log: Builder):
     return text, {"code": error, "message": first_line(shown) or first_line(text)}
 
 
-def _call(item: dict, where: str, log: Builder) -> dict:
-    kind, call_id = item["type"], item.get("call_id")
+def _call(kind: str, item: dict, at: str, log: Builder) -> dict:
+    call_id = item.get("call_id")
     if not call_id:
-        raise log.fail(f"{where}: payload.call_id is missing")
+        raise log.fail(f"{at}.call_id is missing")
     if kind == "function_call":
         return make_call(call_id, item.get("name"), item.get("arguments"))
     if kind == "custom_tool_call":
@@ -106,28 +106,47 @@ def _read(doc: Doc, log: Builder) -> None:
                 where,
                 f"{kind}{' ' + item_type if kind == 'event_msg' else ''}: bookkeeping",
             )
-        elif item_type == "message":
-            role = item.get("role")
-            text = _text(item, where, log)
-            if role in ("developer", "system"):
-                log.system(text, f"{where} (developer message)")
-            elif role == "assistant":
-                log.assistant(text, key=response)
-            else:
-                response += 1
-                log.user(text)
-        elif item_type in CALLS:
-            log.assistant("", [_call(item, where, log)], key=response)
-        elif item_type in OUTPUTS:
-            response += 1
-            text, error = _output(item.get("output"), where + ": payload", log)
-            log.result(item.get("call_id"), text, where, error)
-        elif item_type == "reasoning":
-            log.skip(where, "reasoning: not sent back as content")
-        elif item_type == "web_search_call":
-            log.skip(where, "web_search_call: run by the provider, no id and no output")
         else:
-            log.skip(where, f"response_item {item_type}: bookkeeping")
+            response = read_item(
+                item, where, where + ": payload", log, response, kind="response_item "
+            )
+
+
+def read_item(
+    item: dict, where: str, at: str, log: Builder, response: int, output=None, kind=""
+) -> int:
+    """One Responses API item told to the builder; returns the response number.
+
+    `where` names the item in skips and pairing errors, `at` prefixes its fields in
+    field errors; items of one response number merge into one assistant message (a
+    user message or a call output starts the next). `output` reads an output into
+    (text, error), `kind` prefixes the type in a bookkeeping skip. An item with a
+    `role` and no `type` is a message, as the Responses API accepts it.
+    """
+    item_type = item.get("type") or ("message" if "role" in item else None)
+    if item_type == "message":
+        role = item.get("role")
+        text = content_text(item.get("content") or "", at, log) or ""
+        if role in ("developer", "system"):
+            log.system(text, f"{where} ({role} message)")
+        elif role == "assistant":
+            log.assistant(text, key=response)
+        else:
+            response += 1
+            log.user(text)
+    elif item_type in CALLS:
+        log.assistant("", [_call(item_type, item, at, log)], key=response)
+    elif item_type in OUTPUTS:
+        response += 1
+        text, error = (output or _output)(item.get("output"), at, log)
+        log.result(item.get("call_id"), text, where, error)
+    elif item_type == "reasoning":
+        log.skip(where, "reasoning: not sent back as content")
+    elif item_type == "web_search_call":
+        log.skip(where, "web_search_call: run by the provider, no id and no output")
+    else:
+        log.skip(where, f"{kind}{item_type}: bookkeeping")
+    return response
 
 
 def _text(item: dict, where: str, log: Builder, quiet: bool = False) -> str:

@@ -1,0 +1,180 @@
+"""pi coding agent sessions, and its forks': `~/.pi/agent/sessions/--<path>--/*.jsonl`.
+
+JSON Lines. The first line is the header `{type: session, version, id, timestamp,
+cwd}`; every later entry has `id` and `parentId`, so the entries form a tree:
+the window is the path from the root to the last entry, as pi rebuilds it on
+load, and entries on abandoned branches are skipped (each says so). A version 1
+file has no ids: its entries are one path. Entry types:
+- `message`: `message.role` user (content a string or blocks `text` / `image`),
+  assistant (blocks `text`, `thinking`, `toolCall {id, name, arguments}`),
+  toolResult (`toolCallId`, `content` blocks, `isError`: a tool error with its
+  first line), bashExecution (a `!` command the person ran: a user message, as pi
+  sends it, unless `excludeFromContext`) or custom (an extension's message: user).
+  An assistant message that stopped with `stopReason` error or aborted is not
+  sent back by pi, nor are the results of its calls: skipped.
+- `custom_message` (an extension's message, sent as a user message) and
+  `branch_summary` (the summary of the branch left behind, sent as a user message
+  with pi's prefix): kept, with a note.
+- `compaction`: pi's own summary of the entries before it; skipped, and the
+  entries it summarized are kept, so the lab compresses the whole history itself.
+- `model_change`, `thinking_level_change`, `custom` (extension state), `label`,
+  `session_info`: bookkeeping, skipped.
+Thinking blocks are not sent back as content and images cannot be measured: both
+skipped. No system prompt is recorded.
+"""
+
+from .base import Builder, first_line, make_call
+from .detect import Doc, Shape
+
+ALL = ("text", "toolCall", "thinking")  # the blocks of an assistant message
+BOOKKEEPING = ("model_change", "thinking_level_change", "custom", "label", "session_info")
+BRANCH_PREFIX = (
+    "The following is a summary of a branch that this conversation came back from:"
+    "\n\n<summary>\n"
+)
+
+
+def _blocks(content, at: str, log: Builder, allowed=("text",)):
+    """(texts, calls) of a content string or block list; thinking and images skipped."""
+    if isinstance(content, str):
+        return [content], []
+    if not isinstance(content, list):
+        raise log.fail(f"{at}.content must be a string or a list of blocks")
+    texts, calls = [], []
+    for number, block in enumerate(content):
+        where = f"{at}.content[{number}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text" and "text" in allowed:
+            texts.append(block.get("text") or "")
+        elif kind == "toolCall" and "toolCall" in allowed:
+            if not block.get("id") or not block.get("name"):
+                raise log.fail(f"{where}: toolCall needs 'id' and 'name'")
+            calls.append(make_call(block["id"], block["name"], block.get("arguments")))
+        elif kind == "thinking" and "thinking" in allowed:
+            log.skip(where, "thinking block: not sent back as content")
+        elif kind == "image":
+            log.skip(where, "image block: cannot be measured as text")
+        else:
+            raise log.fail(f"{where} has type {kind!r}, not a content block here")
+    return texts, calls
+
+
+def _bash_text(message: dict) -> str:
+    """The user message pi sends for a `!` command (its bashExecutionToText)."""
+    output = message.get("output")
+    text = f"Ran `{message.get('command')}`\n" + (
+        f"```\n{output}\n```" if output else "(no output)"
+    )
+    code = message.get("exitCode")
+    if message.get("cancelled"):
+        text += "\n\n(command cancelled)"
+    elif isinstance(code, int) and code != 0:
+        text += f"\n\nCommand exited with code {code}"
+    if message.get("truncated") and message.get("fullOutputPath"):
+        text += f"\n\n[Output truncated. Full output: {message['fullOutputPath']}]"
+    return text
+
+
+def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
+    message = entry.get("message")
+    if not isinstance(message, dict):
+        raise log.fail(f"{where}: message must be a JSON object")
+    at, role = f"{where}: message", message.get("role")
+    if role == "assistant":
+        if message.get("stopReason") in ("error", "aborted"):
+            _, calls = _blocks(message.get("content"), at, Builder("", ""), ALL)
+            dropped.update(call["id"] for call in calls)
+            stop = message["stopReason"]
+            log.skip(where, f"assistant stopped by {stop}: not sent back")
+            return
+        texts, calls = _blocks(message.get("content"), at, log, ALL)
+        log.assistant("\n".join(texts), calls)
+    elif role == "toolResult":
+        call_id = message.get("toolCallId")
+        if not call_id:
+            raise log.fail(f"{at}.toolCallId is missing")
+        if call_id in dropped:
+            log.skip(where, "result of a call of a stopped assistant: not sent back")
+            return
+        text = "\n".join(_blocks(message.get("content"), at, log)[0])
+        error = (
+            {"code": "TOOL_ERROR", "message": first_line(text)}
+            if message.get("isError")
+            else None
+        )
+        log.result(call_id, text, where, error)
+    elif role in ("user", "custom"):
+        log.user("\n".join(_blocks(message.get("content"), at, log)[0]))
+    elif role == "bashExecution":
+        if message.get("excludeFromContext"):
+            log.skip(where, "bashExecution with !!: kept out of the context by pi")
+        else:
+            log.user(_bash_text(message))
+            log.note(where, "bashExecution: a command the person ran, sent as user text")
+    else:
+        raise log.fail(
+            f"{at}.role is {role!r}; expected user, assistant, toolResult, "
+            "bashExecution or custom"
+        )
+
+
+def _path(entries: list, log: Builder) -> list:
+    """The (line, entry) pairs from the root to the last entry; others are skipped."""
+    if not any("id" in entry for _, entry in entries):  # version 1: one linear path
+        return entries
+    by_id = {}
+    for number, entry in entries:
+        if not isinstance(entry.get("id"), str):
+            raise log.fail(f"line {number}: the entry has no 'id'")
+        by_id[entry["id"]] = (number, entry)
+    path, current, seen = [], entries[-1], set()
+    while current is not None:
+        number, entry = current
+        if entry["id"] in seen:
+            raise log.fail(f"line {number}: parentId makes a cycle")
+        seen.add(entry["id"])
+        path.append(current)
+        parent = entry.get("parentId")
+        if parent is not None and parent not in by_id:
+            raise log.fail(f"line {number}: parentId {parent!r} names no entry")
+        current = by_id[parent] if parent is not None else None
+    path.reverse()
+    for number, entry in entries:
+        if entry["id"] not in seen:
+            log.skip(f"line {number}", "on an abandoned branch: not in the window")
+    return path
+
+
+def _read(doc: Doc, log: Builder) -> None:
+    lines = doc.line_objects()
+    log.skip(f"line {lines[0][0]}", "session header: metadata")
+    dropped = set()  # call ids of assistant messages pi does not send back
+    for number, entry in _path(lines[1:], log):
+        where, kind = f"line {number}", entry.get("type")
+        if kind == "message":
+            _message(entry, where, log, dropped)
+        elif kind == "custom_message":
+            at = f"{where}: custom_message"
+            log.user("\n".join(_blocks(entry.get("content"), at, log)[0]))
+            log.note(where, "custom_message: an extension's message, sent as user text")
+        elif kind == "branch_summary":
+            log.user(BRANCH_PREFIX + (entry.get("summary") or "") + "</summary>")
+            log.note(where, "branch_summary: the branch left behind, sent as user text")
+        elif kind == "compaction":
+            log.skip(where, "compaction: pi's summary; the entries it summarized kept")
+        elif kind in BOOKKEEPING:
+            log.skip(where, f"{kind}: bookkeeping")
+        else:
+            raise log.fail(f"{where}: entry type {kind!r} is not a pi session entry")
+
+
+def _detect(doc: Doc):
+    lines = doc.line_objects()
+    if not lines or lines[0][1].get("type") != "session" or "cwd" not in lines[0][1]:
+        return "no first line {type: session, cwd}"
+    if not any(entry.get("type") == "message" for _, entry in lines[1:]):
+        return "no line with type message"
+    return None
+
+
+SHAPES = [Shape("pi-session", _detect, _read)]
