@@ -708,7 +708,8 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
         parse_log("  \n", "x")
     with pytest.raises(
         LogFileError,
-        match=r"^x: a plain text file, not JSON, and no text log shape the lab knows$",
+        match=r"^x: a plain text file, not JSON, and no text log shape the lab knows: "
+        r"tried aider-llm-history \(no first line 'TO LLM <time>'\), aider-chat-md",
     ):
         parse_log("nope", "x")
 

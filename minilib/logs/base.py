@@ -30,6 +30,9 @@ class LoadedLog:
     declared_tools: Optional[Tuple[str, ...]] = None
     path: Optional[Path] = None
     notes: List[Tuple[str, str]] = field(default_factory=list)  # kept, but worth knowing
+    # the windows a harness really sent, where its log records them (Aider's LLM history):
+    # (call number, messages, ...) records for minilib.measure.sent to compare a replay to
+    sent_windows: Optional[list] = None
 
     @property
     def rounds(self) -> int:
@@ -97,6 +100,7 @@ class Builder:
         self.notes: List[Tuple[str, str]] = []
         self.system_source: Optional[str] = None
         self.declared_tools: Optional[Tuple[str, ...]] = None
+        self.sent_windows: Optional[list] = None
         self._calls: List[list] = []  # [id, answered] for the latest assistant message
         self._results: List[Tuple[int, dict]] = []  # (call position, tool message)
         self._key = None  # response key of the latest assistant message, for merging
@@ -204,4 +208,5 @@ class Builder:
             self.declared_tools,
             None,
             self.notes,
+            self.sent_windows,
         )
