@@ -1,0 +1,153 @@
+"""Damaged logs, the normal case for a log reader: every bundled log shape, mutated
+(truncated, fields deleted and retyped, lines reordered and duplicated, bad encodings,
+deep nesting, huge numbers), gives a clear one-line error or a valid replay through the
+loader, the replay and the CLI; never a traceback, and the input is never changed."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from scale_helpers import SCALE_PROFILE  # noqa: F401  (sets hypothesis' home to build/)
+
+from minilib import Settings, validate_messages
+from minilib.logs import LogFileError, replay_transcript
+from minilib.logs.replay import parse_transcript
+from minilib.session import DATA_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = sorted(p for p in (DATA_DIR / "logs").iterdir() if p.is_file())
+PROFILE = settings(
+    max_examples=250,
+    derandomize=True,
+    database=None,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+# values a field may be retyped to: other JSON types, a huge number, deep nesting
+ODD_VALUES = [None, 0, -1, 2.5, True, "", "x" * 5000, [], {}, [[[[]]]], {"type": 7}]
+HUGE_NUMBER = "1" + "0" * 5000
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+def paths_into(value, path=()):
+    """Every (path, value) inside a JSON value, the value itself first."""
+    yield path, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths_into(item, path + (key,))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths_into(item, path + (index,))
+
+
+def parsed(text):
+    """The fixture as a list of JSON values (one a line for JSON Lines), or None."""
+    try:
+        return [json.loads(text)], False
+    except json.JSONDecodeError:
+        try:
+            return [json.loads(line) for line in text.splitlines() if line.strip()], True
+        except json.JSONDecodeError:
+            return None, False
+
+
+def dumped(values, lines):
+    if lines:
+        return "\n".join(json.dumps(value, ensure_ascii=False) for value in values)
+    return json.dumps(values[0], ensure_ascii=False)
+
+
+@st.composite
+def mutated_logs(draw):
+    """(fixture name, mutated text)."""
+    path = draw(st.sampled_from(LOGS))
+    text = path.read_text(encoding="utf-8")
+    values, lines = parsed(text)
+    kind = draw(
+        st.sampled_from(
+            ["truncate", "delete", "retype", "huge", "deep", "reorder", "duplicate"]
+        )
+    )
+    if values is None or kind == "truncate":  # text formats are cut or spliced
+        cut = draw(st.integers(0, len(text)))
+        splice = draw(st.sampled_from(["", "\x00", "\ud800", "{", "\n]\n", "#### "]))
+        return path.name, text[:cut] + splice
+    if kind in ("reorder", "duplicate") and lines and len(values) > 1:
+        first, second = sorted(
+            draw(st.lists(st.integers(0, len(values) - 1), min_size=2, max_size=2))
+        )
+        if kind == "reorder":
+            values[first], values[second] = values[second], values[first]
+        else:
+            values.insert(second, values[first])
+        return path.name, dumped(values, lines)
+    places = [(i, p) for i, value in enumerate(values) for p, _ in paths_into(value)]
+    index, place = draw(st.sampled_from(places))
+    if not place:  # the whole record
+        values[index] = draw(st.sampled_from(ODD_VALUES))
+        return path.name, dumped(values, lines)
+    parent = values[index]
+    for key in place[:-1]:
+        parent = parent[key]
+    key = place[-1]
+    if kind == "delete":
+        del parent[key]
+        return path.name, dumped(values, lines)
+    marker = "__MUTATED__"
+    parent[key] = {"huge": marker, "deep": marker}.get(kind) or draw(
+        st.sampled_from(ODD_VALUES)
+    )
+    text = dumped(values, lines)
+    return path.name, text.replace(f'"{marker}"', HUGE_NUMBER if kind == "huge" else DEEP)
+
+
+def read_and_replay(text, source):
+    """The replay of a log's text, or the LogFileError saying why there is none."""
+    log = parse_transcript(text, source)  # what load_transcript does with a file's text
+    validate_messages(log.messages)  # a loaded log is a valid conversation...
+    run = replay_transcript(log.messages, Settings(threshold=600, fold_user_turns=True))
+    assert run.overflow is not None or len(run.rounds) == log.rounds  # ...that replays
+    return run
+
+
+@PROFILE
+@given(mutated_logs())
+def test_a_mutated_log_is_read_and_replayed_or_named_in_one_line(case):
+    name, text = case
+    try:
+        read_and_replay(text, name)
+        event("replayed")
+    except LogFileError as error:
+        event("one-line error")
+        message = str(error)
+        assert message.startswith(f"{name}: ") and "\n" not in message
+        assert len(message) < 2_000  # a huge value is not echoed whole
+    except Exception as error:  # the failure a user would see as a traceback
+        if type(error).__name__ == "InvalidMessagesError":
+            raise AssertionError(f"a loaded log was not a valid conversation: {error}")
+        raise
+
+
+@pytest.mark.parametrize("name", [p.name for p in LOGS])
+def test_the_cli_gives_a_status_and_one_line_on_a_damaged_copy_of_each_shape(
+    tmp_path, name
+):
+    text = (DATA_DIR / "logs" / name).read_text(encoding="utf-8")
+    damaged = tmp_path / name
+    damaged.write_bytes(
+        text[: len(text) // 2].encode() + b"\xff\xfe" + HUGE_NUMBER.encode()
+    )
+    before = damaged.read_bytes()
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "compress", str(damaged), "--out", "out"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode in (0, 1, 2), done.stderr
+    assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 2
+    assert damaged.read_bytes() == before
