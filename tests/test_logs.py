@@ -109,6 +109,13 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
         {},
     ),
     "openai_request.json": ("openai-request", "s u a t a", "messages[0]", {}, {}),
+    "openai_chat_split_calls.json": (
+        "openai-chat",
+        "s u a t t a t t a t a t a",
+        "messages[0]",
+        {},
+        {"one response's calls split over consecutive assistant messages: merged": 2},
+    ),
     "openai_response.json": (
         "openai-response",
         "s u a",

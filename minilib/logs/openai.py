@@ -15,6 +15,15 @@ measured as text), `tool_calls` given as a JSON string is parsed, a flat call
 every call gets `type: function`. Role `developer` is a system message.
 `reasoning_content` is not sent back, so it is skipped. Keys other than role,
 content, tool_calls, tool_call_id, name and error are dropped.
+
+Scripts that convert a session to this shape often split one response's parallel
+calls into consecutive assistant messages, the later ones without text. Where the
+split is evident, openai-chat merges them back into one assistant message (the
+first one's text, every call, then every result) and notes it: when the messages
+follow each other with no result between (the API accepts no other reading), or
+when each is followed only by its own results and they carry the same response id
+(`id`, `response_id` or `message_id`). Without such an id the same pattern is also
+how an agent makes one call a round, so it is kept as consecutive rounds, which pair.
 """
 
 import json
@@ -177,6 +186,117 @@ def _detect_response(doc: Doc):
     return None
 
 
+RESPONSE_KEYS = ("id", "response_id", "message_id")
+
+
+def _raw_calls(message) -> list:
+    """The tool calls of a raw assistant message, or [] when it has none or they are
+    malformed (read_message names what is wrong with them)."""
+    if not isinstance(message, dict) or message.get("role") != "assistant":
+        return []
+    calls = message.get("tool_calls")
+    if isinstance(calls, str):
+        try:
+            calls = json.loads(calls) if calls.strip() else None
+        except json.JSONDecodeError:
+            return []
+    if not isinstance(calls, list) or not all(isinstance(c, dict) for c in calls):
+        return []
+    return calls
+
+
+def _textless(message: dict) -> bool:
+    content = message.get("content")
+    return content is None or (isinstance(content, str) and not content.strip())
+
+
+def _split_group(messages: list, start: int):
+    """The parts of a split response starting at assistant `start` ([assistant index,
+    result indexes, call ids] each), or None when no textless part follows it."""
+    parts, index = [], start
+    while index < len(messages):
+        message = messages[index]
+        calls = _raw_calls(message)
+        if not calls or (parts and not _textless(message)):
+            break
+        assistant, results, index = index, [], index + 1
+        while (
+            index < len(messages)
+            and isinstance(messages[index], dict)
+            and messages[index].get("role") == "tool"
+        ):
+            results.append(index)
+            index += 1
+        parts.append([assistant, results, [call.get("id") for call in calls]])
+    return parts if len(parts) > 1 else None
+
+
+def _same_response(messages: list, parts: list) -> list:
+    """The leading parts that carry the first part's response id (all of `parts`'s
+    first when it has none)."""
+    first = messages[parts[0][0]]
+    for key in RESPONSE_KEYS:
+        if isinstance(first.get(key), str) and first[key]:
+            same = 1
+            while same < len(parts) and messages[parts[same][0]].get(key) == first[key]:
+                same += 1
+            if same > 1:
+                return parts[:same]
+    return parts[:1]
+
+
+def _merged(messages: list, parts: list):
+    """One assistant message for the parts, with every result after it, and the
+    index after them; None when merging is not evident or not safe (a result
+    answering another part, an id twice)."""
+    back_to_back = not parts[0][1]  # no result before the next part
+    if back_to_back:  # up to the first part that results follow
+        parts = parts[: next((n for n, p in enumerate(parts) if p[1]), len(parts)) + 1]
+    else:
+        parts = _same_response(messages, parts)
+        if len(parts) < 2:
+            return None
+    ids = [call_id for _, _, part_ids in parts for call_id in part_ids]
+    if len(set(ids)) != len(ids):
+        return None
+    owners = {}
+    for number, (_, _, part_ids) in enumerate(parts):
+        owners.update((call_id, number) for call_id in part_ids)
+    for number, (_, results, _) in enumerate(parts):
+        for index in results:
+            owner = owners.get(messages[index].get("tool_call_id"))
+            if owner is None or (not back_to_back and owner != number):
+                return None
+    merged = dict(messages[parts[0][0]])
+    merged["tool_calls"] = [
+        call for assistant, _, _ in parts for call in _raw_calls(messages[assistant])
+    ]
+    results = [index for _, part_results, _ in parts for index in part_results]
+    last, last_results, _ = parts[-1]
+    return merged, results, last + len(last_results) + 1
+
+
+def _read_chat(doc: Doc, log: Builder) -> None:
+    messages = _as_messages(doc)
+    index = 0
+    while index < len(messages):
+        group = _split_group(messages, index) if _raw_calls(messages[index]) else None
+        merged = _merged(messages, group) if group else None
+        if merged is None:
+            read_message(messages[index], doc.at(index, "messages"), log)
+            index += 1
+            continue
+        at = doc.at(index, "messages")
+        log.note(
+            at,
+            "one response's calls split over consecutive assistant messages: merged",
+        )
+        read_message(merged[0], at, log)
+        for result in merged[1]:
+            read_message(messages[result], doc.at(result, "messages"), log)
+        index = merged[2]
+
+
 SHAPES = [
     Shape("openai-response", _detect_response, _read_response),
     Shape(
@@ -191,9 +311,6 @@ SHAPES = [
     Shape(
         "openai-chat",
         lambda doc: _message_list(_as_messages(doc), "list of messages", doc),
-        lambda doc, log: [
-            read_message(m, doc.at(i, "messages"), log)
-            for i, m in enumerate(_as_messages(doc))
-        ],
+        _read_chat,
     ),
 ]
