@@ -13,14 +13,30 @@ a plain request. Anything that goes wrong is a one-line `LogFileError`.
 
 from pathlib import Path
 
-from . import anthropic, codex, gemini, openai, openhands, sweagent
-from . import goose, langchain, opencode, pi, responses
+from . import (
+    anthropic,
+    claude_stream,
+    cline,
+    codex,
+    gemini,
+    goose,
+    harbor,
+    langchain,
+    openai,
+    opencode,
+    openhands,
+    openhands_v1,
+    pi,
+    responses,
+    sweagent,
+)
 from .base import Builder, LoadedLog, LogFileError
 from .detect import find_shape, parse_text
 
 # line shapes first, then JSON shapes from the most specific to plain message lists
 READERS = (
     anthropic.SHAPES[:1]
+    + claude_stream.SHAPES  # each of the two refuses the other's signature
     + codex.SHAPES
     + gemini.SHAPES
     + pi.SHAPES
@@ -30,7 +46,10 @@ READERS = (
     + responses.SHAPES  # before openai-chat: the SDK's user items are {role, content}
     + sweagent.SHAPES[:1]
     + openhands.SHAPES
+    + openhands_v1.SHAPES
+    + harbor.SHAPES
     + sweagent.SHAPES[1:]
+    + cline.SHAPES  # a bare list of Anthropic-style messages with Cline's fields
     + anthropic.SHAPES[1:]
     + openai.SHAPES
 )

@@ -1,6 +1,8 @@
 """Anthropic's content blocks: a Messages API request body, and Claude Code session files.
 
-- anthropic-messages: `{system?, messages: [{role, content}], tools?}`. `system` is
+- anthropic-messages: `{system?, messages: [{role, content}], tools?}`, or the bare
+  list of messages when it holds `tool_use`/`tool_result` blocks (a list that also
+  carries Cline's `ts`/`modelInfo` is Cline's). `system` is
   a string or a list of text blocks. `content` is a string or a list of blocks:
   `text`; `tool_use` (`id`, `name`, `input` object) on the assistant side;
   `tool_result` (`tool_use_id`, `content` a string or text blocks, `is_error`) on
@@ -14,6 +16,8 @@
   lines sharing `message.id`: they are merged into one assistant message, and the
   tool results written between them are placed after it, in call order. The
   system prompt is not recorded; `toolUseResult` is for the UI, not the model.
+  A file whose first record is `{type: system, subtype: init}` is `claude -p
+  --output-format stream-json` output, not a session file (see claude_stream.py).
 """
 
 from .base import Builder, first_line, make_call
@@ -86,8 +90,28 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
         log.user("\n".join(texts))
 
 
+def _bare_list(value) -> bool:
+    """A bare JSON list of Anthropic messages: user/assistant turns with tool blocks."""
+    if not isinstance(value, list) or not value:
+        return False
+    if not all(
+        isinstance(m, dict) and m.get("role") in ("user", "assistant") for m in value
+    ):
+        return False
+    if any("ts" in m or "modelInfo" in m for m in value):  # Cline's fields
+        return False
+    return any(
+        isinstance(block, dict) and block.get("type") in ("tool_use", "tool_result")
+        for m in value
+        if isinstance(m.get("content"), list)
+        for block in m["content"]
+    )
+
+
 def _detect_messages(doc: Doc):
     data = doc.value
+    if not doc.lines and _bare_list(data):
+        return None
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         return "not an object with 'messages'"
     kinds = {
@@ -108,6 +132,8 @@ def _detect_messages(doc: Doc):
 
 def _read_messages(doc: Doc, log: Builder) -> None:
     data = doc.value
+    if isinstance(data, list):
+        data = {"messages": data}
     system = data.get("system")
     if isinstance(system, list):
         system = "\n".join(
@@ -127,8 +153,31 @@ def _read_messages(doc: Doc, log: Builder) -> None:
         read_blocks(role, message.get("content"), at, log)
 
 
+def is_stream_init(record) -> bool:
+    """The first record of `claude -p --output-format stream-json` output."""
+    return (
+        isinstance(record, dict)
+        and record.get("type") == "system"
+        and record.get("subtype") == "init"
+    )
+
+
+def is_stream_json(lines) -> bool:
+    """Print-mode stream output: an init first line, or (cut) its snake_case fields."""
+    if lines and is_stream_init(lines[0][1]):
+        return True
+    return any(  # session files say sessionId and parentUuid instead
+        line.get("type") in ("user", "assistant")
+        and "parent_tool_use_id" in line
+        and "session_id" in line
+        for _, line in lines or ()
+    )
+
+
 def _detect_claude_code(doc: Doc):
     lines = doc.line_objects()
+    if is_stream_json(lines):
+        return "stream-json output (an init first line, or parent_tool_use_id)"
     if lines and any(
         line.get("type") in ("user", "assistant")
         and isinstance(line.get("message"), dict)

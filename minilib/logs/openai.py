@@ -150,12 +150,21 @@ def _as_messages(doc: Doc):
     return [value] if isinstance(value, dict) and "role" in value else value
 
 
+ANTHROPIC_BLOCKS = ("tool_use", "tool_result")
+
+
 def _message_list(items, what: str, doc: Doc):
     if not isinstance(items, list) or not items:
         return f"no {what}"
     for index, item in enumerate(items):
         if not isinstance(item, dict) or "role" not in item:
             return f"no 'role' in {doc.at(index, 'item')}"
+        # another tool's messages in a chat-like list: claimed only on OpenAI's fields
+        if "ts" in item or "modelInfo" in item:
+            return f"{doc.at(index, 'item')} carries Cline's 'ts'/'modelInfo'"
+        for part in item["content"] if isinstance(item.get("content"), list) else ():
+            if isinstance(part, dict) and part.get("type") in ANTHROPIC_BLOCKS:
+                return f"{doc.at(index, 'item')} holds an Anthropic {part['type']} block"
     return None
 
 

@@ -1,0 +1,212 @@
+"""Cline and Roo Code task histories (`tasks/<id>/api_conversation_history.json`).
+
+A bare JSON list of Anthropic-style messages `{role, content, ts?, modelInfo?,
+metrics?}`; `ts` and `modelInfo` (or, in older files, the result headers below) tell
+it from a plain Anthropic Messages list. Assistant blocks: `text`, `tool_use` (`id`,
+`name`, `input` object), thinking (not sent back: skipped). The results come in the
+next user message as text, with no call id: one `[<tool> for '<arg>'] Result:`
+header a call, in call order, so they pair by position. The output follows the
+header in the same block, or (older files) in the next text block. Newer files may
+write a `tool_result` block instead: its `tool_use_id` is used when it names an open
+call (else it pairs by position too). `The tool execution failed ...` is a tool
+error (TOOL_ERROR, the first line of its `<error>`), `The user denied this
+operation.` a rejected one (REJECTED), `Task was interrupted before this tool
+call ...` (written when a task resumes) INTERRUPTED, and `Tool [x] was not executed
+...` a call the harness refused (NOT_EXECUTED). The rest of the user message (the
+task, the reminder text, `<environment_details>`, `[TASK RESUMPTION]`, `[ERROR]`
+notes from the harness) is one user message after the results; a header with no
+open call left (tools written as XML in the text, as early versions did) stays in
+it, and the message is marked as environment output. Images are skipped: they cannot be
+measured as text. The system prompt is rebuilt on every request and not recorded.
+"""
+
+import re
+
+from .base import Builder, first_line, make_call
+from .detect import Doc, Shape
+
+HEADER = re.compile(r"\[(?P<what>[^\n]*)\] Result:(?:\n|$)")
+NOT_EXECUTED = re.compile(r"Tool \[(?P<name>[^\]\n]+)\] was not executed\b")
+ERROR_TAG = re.compile(r"<error>\s*(?P<text>.*?)\s*(?:</error>|$)", re.S)
+
+
+def _text_blocks(content) -> list:
+    return [
+        block.get("text") or ""
+        for block in (content if isinstance(content, list) else ())
+        if isinstance(block, dict) and block.get("type") == "text"
+    ]
+
+
+def _detect(doc: Doc):
+    items = doc.value
+    if doc.lines or not isinstance(items, list) or not items:
+        return "not a JSON list of messages"
+    for index, item in enumerate(items):
+        if not isinstance(item, dict) or item.get("role") not in ("user", "assistant"):
+            return f"item[{index}] is not a user or assistant message"
+    if any("ts" in item or "modelInfo" in item for item in items):
+        return None
+    if any(
+        HEADER.match(text)
+        for item in items
+        if item["role"] == "user"
+        for text in _text_blocks(item.get("content"))
+    ):
+        return None
+    return "no 'ts'/'modelInfo' on its messages, nor '[tool] Result:' headers"
+
+
+def _error(body: str):
+    """The error of a result's text (after its header), or None."""
+    text = body.strip()
+    if text.startswith("The tool execution failed"):
+        inner = ERROR_TAG.search(text)
+        return {
+            "code": "TOOL_ERROR",
+            "message": first_line(inner.group("text") if inner else text),
+        }
+    if text.startswith("Task was interrupted before this tool call"):
+        return {"code": "INTERRUPTED", "message": first_line(text)}
+    if text.startswith("The user denied this operation"):
+        return {"code": "REJECTED", "message": first_line(text)}
+    if NOT_EXECUTED.match(text):
+        return {"code": "NOT_EXECUTED", "message": first_line(text)}
+    return None
+
+
+def _block_text(content, where: str, log: Builder) -> str:
+    """A tool_result block's content as text; images skipped."""
+    if content is None or isinstance(content, str):
+        return content or ""
+    if not isinstance(content, list):
+        raise log.fail(f"{where}.content must be a string or a list of blocks")
+    texts = []
+    for number, block in enumerate(content):
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(block.get("text") or "")
+        elif kind == "image":
+            log.skip(
+                f"{where}.content[{number}]", "image block: cannot be measured as text"
+            )
+        else:
+            raise log.fail(f"{where}.content[{number}] has type {kind!r}, not text")
+    return "\n".join(texts)
+
+
+def _plain_text(block):
+    """The text of a text block that is neither a result header nor the environment."""
+    if not isinstance(block, dict) or block.get("type") != "text":
+        return None
+    text = block.get("text")
+    if not isinstance(text, str) or HEADER.match(text):
+        return None
+    return None if text.startswith("<environment_details>") else text
+
+
+def _read_assistant(content, at: str, log: Builder) -> list:
+    """The assistant message; returns the ids of its calls, in order."""
+    if isinstance(content, str):
+        log.assistant(content)
+        return []
+    if not isinstance(content, list):
+        raise log.fail(f"{at}.content must be a string or a list of blocks")
+    texts, calls = [], []
+    for number, block in enumerate(content):
+        where = f"{at}.content[{number}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "text":
+            texts.append(block.get("text") or "")
+        elif kind == "tool_use":
+            if not block.get("id") or not block.get("name"):
+                raise log.fail(f"{where}: tool_use needs 'id' and 'name'")
+            if not isinstance(block.get("input", {}), dict):
+                raise log.fail(f"{where}.input must be a JSON object")
+            calls.append(make_call(block["id"], block["name"], block.get("input") or {}))
+        elif kind in ("thinking", "redacted_thinking", "reasoning"):
+            log.skip(where, "thinking block: not sent back as content")
+        elif kind == "image":
+            log.skip(where, "image block: cannot be measured as text")
+        else:
+            raise log.fail(f"{where} has type {kind!r}, not an assistant content block")
+    log.assistant("\n".join(texts), calls)
+    return [call["id"] for call in calls]
+
+
+def _read_user(content, at: str, open_calls: list, names: dict, log: Builder) -> None:
+    """Results first (by position, or by a tool_result's id), then the rest as text."""
+    if isinstance(content, str):
+        content = [{"type": "text", "text": content}]
+    if not isinstance(content, list):
+        raise log.fail(f"{at}.content must be a string or a list of blocks")
+    texts, environment = [], False
+    blocks = list(enumerate(content))
+    position = 0
+    while position < len(blocks):
+        number, block = blocks[position]
+        position += 1
+        where = f"{at}.content[{number}]"
+        kind = block.get("type") if isinstance(block, dict) else None
+        if kind == "tool_result":
+            named = block.get("tool_use_id")
+            call_id = named if named in open_calls else None
+            if call_id is None and open_calls:
+                call_id = open_calls[0]
+            if call_id is None:
+                raise log.fail(f"{where}: tool_result answers no open tool call")
+            open_calls.remove(call_id)
+            text = _block_text(block.get("content"), where, log)
+            error = _error(HEADER.sub("", text, count=1))
+            if block.get("is_error") and error is None:
+                error = {"code": "TOOL_ERROR", "message": first_line(text)}
+            log.result(call_id, text, where, error)
+        elif kind == "text":
+            text = block.get("text") or ""
+            header = HEADER.match(text)
+            refused = NOT_EXECUTED.match(text)
+            if (header or refused) and open_calls:
+                call_id = open_calls.pop(0)
+                body = text[header.end() :] if header else text
+                if header and not body.strip() and position < len(blocks):
+                    # the older two-block form: the output is the next text block
+                    follows = _plain_text(blocks[position][1])
+                    if follows is not None:
+                        text, body = f"{text}\n{follows}", follows
+                        position += 1
+                said = (header.group("what") if header else refused["name"]).split()
+                if said and said[0] != names.get(call_id, said[0]):
+                    log.note(
+                        where, "result header names another tool: paired by position"
+                    )
+                log.result(call_id, text, where, _error(body))
+            else:
+                environment = environment or bool(header)
+                texts.append(text)
+        elif kind == "image":
+            log.skip(where, "image block: cannot be measured as text")
+        else:
+            raise log.fail(f"{where} has type {kind!r}, not a user content block")
+    if texts:
+        log.user("\n".join(texts), observation=environment)
+
+
+def _read(doc: Doc, log: Builder) -> None:
+    open_calls, names = [], {}
+    for index, message in enumerate(doc.value):
+        at = doc.at(index, "messages")
+        content = message.get("content")
+        if content is None:
+            raise log.fail(f"{at}.content is missing")
+        if message["role"] == "assistant":
+            open_calls = _read_assistant(content, at, log)
+            names = {
+                call["id"]: call["function"]["name"]
+                for call in log.messages[-1].get("tool_calls") or ()
+            }
+        else:
+            _read_user(content, at, open_calls, names, log)
+            open_calls = []  # calls left open: the builder notes them
+
+
+SHAPES = [Shape("cline", _detect, _read)]
