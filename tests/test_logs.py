@@ -187,6 +187,16 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
         {},
         {"demonstration (is_demo): kept, it was sent to the model": 1},
     ),
+    "sweagent_no_message_type.traj": (
+        "swe-agent",
+        "s u a u* a u* a u* a",
+        "history[0]",
+        {"trajectory: step records repeating the history": 1},
+        {
+            "no message_type: outputs told by position after an action, confirmed by "
+            "the trajectory": 1
+        },
+    ),
     "mini_swe_agent.traj.json": (
         "mini-swe-agent",
         "s u a u* a u* a u* a",

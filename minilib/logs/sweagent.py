@@ -12,7 +12,13 @@
   message that is not a demonstration) is written by the same template code and
   carries `message_type: observation` too: it is not marked. Demonstrations
   (`is_demo`) were sent as written: kept, and noted. `trajectory` repeats the
-  history step by step: skipped.
+  history step by step: skipped. Files whose user messages carry no
+  `message_type` are told by their structure: the first user message(s) are the
+  task (and demonstration); a user message right after an assistant action is
+  the environment's output, marked `observation` when a `trajectory` step's
+  `observation` is in it (the next-step template wraps it), or when the file has
+  no `trajectory` to confirm it; one that no step matches stays a person's turn,
+  noted.
 - mini-swe-agent: a list of `{role, content}` where the first user message is the
   task and every later user message is environment output (marked `observation`).
   Detected as an object with `messages` and `trajectory_format: mini-swe-agent-*`
@@ -41,11 +47,45 @@ def _detect_swe(doc: Doc):
     return None
 
 
+def _step_outputs(trajectory) -> list:
+    """The non-empty `observation` texts of a trajectory's steps."""
+    steps = trajectory if isinstance(trajectory, list) else ()
+    return [
+        step["observation"].strip()
+        for step in steps
+        if isinstance(step, dict)
+        and isinstance(step.get("observation"), str)
+        and step["observation"].strip()
+    ]
+
+
+def _untyped_observation(entry: dict, previous, outputs: list, at: str, log) -> bool:
+    """Whether a user message of a file without `message_type` is environment output:
+    it follows an assistant action, and a trajectory step's output is in it."""
+    if not (isinstance(previous, dict) and previous.get("role") == "assistant"):
+        return False
+    content = entry.get("content")
+    text = content if isinstance(content, str) else str(content)
+    if not outputs or any(output in text for output in outputs):
+        return True
+    log.note(at, "user message after an action that no trajectory step output matches")
+    return False
+
+
 def _read_swe(doc: Doc, log: Builder) -> None:
+    history = doc.value["history"]
     if doc.value.get("trajectory"):
         log.skip("field 'trajectory'", "trajectory: step records repeating the history")
+    typed = any("message_type" in m for m in history if m.get("role") == "user")
+    outputs = [] if typed else _step_outputs(doc.value.get("trajectory"))
+    if not typed:
+        log.note(
+            "field 'history'",
+            "no message_type: outputs told by position after an action"
+            + (", confirmed by the trajectory" if outputs else ""),
+        )
     seen_task = False
-    for index, entry in enumerate(doc.value["history"]):
+    for index, entry in enumerate(history):
         at = f"history[{index}]"
         entry = dict(entry)
         if entry.get("is_demo"):
@@ -60,7 +100,16 @@ def _read_swe(doc: Doc, log: Builder) -> None:
                 log.note(at, "several tool_call_ids: the first is used")
             entry["tool_call_id"] = ids[0]
         user = entry.get("role") == "user"
-        observed = user and seen_task and entry.get("message_type") == "observation"
+        if typed:
+            observed = user and seen_task and entry.get("message_type") == "observation"
+        else:
+            previous = history[index - 1] if index else None
+            observed = (
+                user
+                and seen_task
+                and not entry.get("is_demo")
+                and _untyped_observation(entry, previous, outputs, at, log)
+            )
         read_message(entry, at, log, observed)
         seen_task = seen_task or (user and not entry.get("is_demo"))
 
