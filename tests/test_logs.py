@@ -160,6 +160,31 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
         },
         {},
     ),
+    "codex_compacted.jsonl": (
+        "codex-rollout",
+        "s s u u a t a t a t a u a t a t a t a u a t a",
+        "session_meta.payload.base_instructions",
+        {
+            "event_msg user_message: repeats a response_item message": 3,
+            "event_msg agent_message: repeats a response_item message": 3,
+            f"turn_context: {BOOK}": 2,
+            f"event_msg token_count: {BOOK}": 2,
+            f"event_msg context_compacted: {BOOK}": 2,
+            "reasoning: not sent back as content": 1,
+        },
+        {},
+    ),
+    "claude_code_compacted.jsonl": (
+        "claude-code",
+        "u a t t a t a u a t a t a t a",
+        "not recorded",
+        {
+            f"file-history-snapshot: {BOOK}": 1,
+            f"system: {BOOK}": 1,
+            "thinking block: not sent back as content": 1,
+        },
+        {},
+    ),
     "codex_event_users.jsonl": (
         "codex-rollout",
         "u a t a t t a u a t a",

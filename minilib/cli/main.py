@@ -139,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="let the summary fold later user turns too (quoted whole); the article's "
         "rule folds assistant and tool messages only",
     )
+    compress.add_argument(
+        "--full-history",
+        action="store_true",
+        help="replay the whole history through the agent's own compactions; by default "
+        "a compaction the log records replaces the history, as the model saw it",
+    )
     return parser
 
 
@@ -191,7 +197,7 @@ def _run(args) -> int:
     try:
         if args.command == "compress":
             log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-            run = replay_transcript(log.messages, settings)
+            run = replay_transcript(log, settings, full_history=args.full_history)
         elif args.grounded or args.keep_unseen:
             grounded = run_grounded(
                 load_session(args.session),
@@ -222,7 +228,7 @@ def _run(args) -> int:
     print(f"wrote {args.out / 'trace.jsonl'} and {args.out / 'rounds.json'}")
     if run.overflow is not None:
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
-        if log is not None and (advice := user_turn_advice(log.messages, settings, run)):
+        if log is not None and (advice := user_turn_advice(log, settings, run)):
             print(f"python -m minilib: {advice}", file=sys.stderr)
         return OVERFLOW
     return DONE

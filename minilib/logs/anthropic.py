@@ -18,6 +18,12 @@
   system prompt is not recorded; `toolUseResult` is for the UI, not the model.
   A file whose first record is `{type: system, subtype: init}` is `claude -p
   --output-format stream-json` output, not a session file (see claude_stream.py).
+  Claude Code's own compaction is a `system` record with subtype `compact_boundary`
+  (`compactMetadata {trigger, preTokens}`) followed by a `user` record marked
+  `isCompactSummary` (the summary, "This session is being continued..."): after it
+  the model saw the summary and what follows, not the history before. The history
+  stays in the messages, the summary is the recorded compaction's replacement
+  (`LoadedLog.compactions`). A subagent's (`isSidechain`) compaction is skipped.
 """
 
 from .base import Builder, first_line, make_call
@@ -187,18 +193,66 @@ def _detect_claude_code(doc: Doc):
     return "no line with type user/assistant and a 'message'"
 
 
+def _boundary(line: dict, where: str, log: Builder) -> str:
+    """A compact_boundary record's trigger and tokens before, checked."""
+    meta = line.get("compactMetadata", {})
+    if not isinstance(meta, dict):
+        raise log.fail(f"{where}: compact_boundary compactMetadata must be an object")
+    tokens = meta.get("preTokens")
+    if tokens is not None and (isinstance(tokens, bool) or not isinstance(tokens, int)):
+        raise log.fail(
+            f"{where}: compact_boundary compactMetadata.preTokens must be a number"
+        )
+    said = [f"trigger {meta['trigger']}"] if meta.get("trigger") else []
+    said += [f"{tokens:,} tokens before"] if tokens is not None else []
+    return ", ".join(said)
+
+
 def _read_claude_code(doc: Doc, log: Builder) -> None:
+    boundary = None  # (where, detail) of a compact_boundary waiting for its summary
     for number, line in doc.line_objects():
-        kind = line.get("type")
+        kind, where = line.get("type"), f"line {number}"
+        compacting = line.get("subtype") == "compact_boundary" or line.get(
+            "isCompactSummary"
+        )
+        if compacting and line.get("isSidechain"):
+            log.skip(where, "a subagent's compaction: not this conversation's")
+            continue
+        if kind == "system" and line.get("subtype") == "compact_boundary":
+            boundary = (where, _boundary(line, where, log))
+            continue
         if kind not in ("user", "assistant"):
-            log.skip(f"line {number}", f"{kind}: bookkeeping")
+            log.skip(where, f"{kind}: bookkeeping")
             continue
         message = line.get("message")
         if not isinstance(message, dict) or "content" not in message:
-            raise log.fail(f"line {number}: message.content is missing")
+            raise log.fail(f"{where}: message.content is missing")
+        if kind == "user" and line.get("isCompactSummary"):
+            summary = log.replacement()
+            read_blocks("user", message["content"], f"{where}: message", summary)
+            if boundary is None:
+                log.compaction(where, "user isCompactSummary", summary)
+            else:
+                log.compaction(
+                    boundary[0],
+                    f"system compact_boundary, summary {where} (isCompactSummary)",
+                    summary,
+                    detail=boundary[1],
+                )
+            boundary = None
+            continue
+        if boundary is not None:
+            raise log.fail(
+                f"{boundary[0]}: compact_boundary is not followed by its "
+                f"isCompactSummary user record ({where} is a {kind} record)"
+            )
         role = message.get("role") or kind
         key = message.get("id") if role == "assistant" else None
-        read_blocks(role, message["content"], f"line {number}: message", log, key)
+        read_blocks(role, message["content"], f"{where}: message", log, key)
+    if boundary is not None:
+        log.note(
+            boundary[0], "compact_boundary at the end of the log: no summary after it"
+        )
 
 
 SHAPES = [

@@ -19,6 +19,39 @@ class LogFileError(ValueError):
     """A log that cannot be read; its one-line text names the file and the place."""
 
 
+@dataclass(frozen=True)
+class AgentCompaction:
+    """A compaction the agent's own harness did: from here on, the model saw
+    `replacement` where the history had been.
+
+    `at` is the index in `LoadedLog.messages` of the first message after it (the
+    messages before it are the history it replaced); `where` names the record (`line
+    31`) and `recorded_by` the fields that recorded it. `kept` leading messages of the
+    log (the system prompt the harness sends with every call) stay in the window;
+    `replaced` counts the other messages the agent's window held just before it: since
+    the start, or the previous compaction's replacement and what came after it.
+    `detail` is what the record says about itself (its trigger, the tokens before).
+    """
+
+    at: int
+    where: str
+    recorded_by: str
+    replaced: int
+    replacement: Tuple[dict, ...]
+    kept: int = 0
+    detail: str = ""
+
+    def describe(self) -> str:
+        """One line: where it happened, what recorded it, what it replaced and with
+        what."""
+        detail = f"; {self.detail}" if self.detail else ""
+        return (
+            f"agent compaction before messages[{self.at}] ({self.where}, "
+            f"{self.recorded_by}): {self.replaced} messages replaced by "
+            f"{len(self.replacement)}{detail}"
+        )
+
+
 @dataclass
 class LoadedLog:
     """An agent log as chat-completions messages, and what the reader did to get them."""
@@ -33,6 +66,8 @@ class LoadedLog:
     # the windows a harness really sent, where its log records them (Aider's LLM history):
     # (call number, messages, ...) records for minilib.measure.sent to compare a replay to
     sent_windows: Optional[list] = None
+    # the agent's own compactions, in order (`messages` holds the whole history)
+    compactions: List[AgentCompaction] = field(default_factory=list)
 
     @property
     def rounds(self) -> int:
@@ -65,6 +100,7 @@ class LoadedLog:
                     f"{title} {len(pairs)}: "
                     + "; ".join(f"{n} x {why}" for why, n in by_reason.most_common())
                 )
+        lines += [compaction.describe() for compaction in self.compactions]
         return "\n".join(lines)
 
 
@@ -101,6 +137,7 @@ class Builder:
         self.system_source: Optional[str] = None
         self.declared_tools: Optional[Tuple[str, ...]] = None
         self.sent_windows: Optional[list] = None
+        self.compactions: List[AgentCompaction] = []
         self._calls: List[list] = []  # [id, answered] for the latest assistant message
         self._results: List[Tuple[int, dict]] = []  # (call position, tool message)
         self._key = None  # response key of the latest assistant message, for merging
@@ -167,6 +204,53 @@ class Builder:
             "of the assistant message before it"
         )
 
+    def replacement(self) -> "Builder":
+        """A builder for the messages a compaction put in place of the history; hand it
+        to `compaction` once they are told."""
+        return Builder(self.source, self.shape)
+
+    def compaction(
+        self,
+        where: str,
+        recorded_by: str,
+        replacement: "Builder",
+        kept: Optional[int] = None,
+        detail: str = "",
+    ) -> None:
+        """The agent's own compaction here (see `AgentCompaction`). The calls still open
+        are closed first: a result after it answers nothing the model still saw.
+        `kept` defaults to the log's leading system messages."""
+        self._flush()
+        replacement._flush()
+        self.skipped += replacement.skipped
+        self.notes += replacement.notes
+        messages = replacement.messages
+        for message in messages:
+            if message["role"] == "assistant" and not message["content"]:
+                message["content"] = None if message.get("tool_calls") else ""
+        if kept is None:
+            kept = next(
+                (n for n, m in enumerate(self.messages) if m["role"] != "system"),
+                len(self.messages),
+            )
+        previous = self.compactions[-1] if self.compactions else None
+        held = (
+            len(self.messages) - kept
+            if previous is None
+            else len(previous.replacement) + len(self.messages) - previous.at
+        )
+        self.compactions.append(
+            AgentCompaction(
+                len(self.messages),
+                where,
+                recorded_by,
+                held,
+                tuple(messages),
+                kept,
+                detail,
+            )
+        )
+
     def _flush(self) -> None:
         self._results.sort(key=lambda result: result[0])
         self.messages.extend(message for _, message in self._results)
@@ -209,4 +293,5 @@ class Builder:
             None,
             self.notes,
             self.sent_windows,
+            self.compactions,
         )

@@ -18,6 +18,13 @@ output, or a first line `Exit code: N` (N != 0) make it an error.
 Some files record a user turn only as `event_msg` `user_message`: that text is
 used when no response_item user message carries it; `agent_message` likewise, so
 no turn is counted twice.
+A `compacted` line is Codex's own compaction (`payload.message` the summary text,
+`payload.replacement_history` the items that replaced the history, when recorded):
+the history before it stays in the messages and the compaction is recorded
+(`LoadedLog.compactions`), with what the model saw instead. Without
+`replacement_history` that is rebuilt as Codex rebuilds it on resume: the session's
+opening context, the earlier user messages (the latest, up to 20,000 tokens at 4
+characters a token) and the summary as a user message.
 """
 
 import json
@@ -30,6 +37,13 @@ from .openai import content_text
 
 CALLS = ("function_call", "custom_tool_call", "local_shell_call")
 OUTPUTS = ("function_call_output", "custom_tool_call_output")
+# user messages Codex writes itself at a session's start: context, not the user's turns
+SESSION_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+)
+KEPT_USER_TOKENS = 20_000  # of earlier user messages a rebuilt compaction keeps
 
 
 def _output(output, where: str, log: Builder):
@@ -76,9 +90,10 @@ def _read(doc: Doc, log: Builder) -> None:
             text = _text(item, f"line {number}", log, quiet=True)
             said[item.get("role"), text.strip()] += 1
     response = 0  # number of the current model response; assistant items of one merge
+    instructions_kept = 0  # the base instructions go with every call, compacted or not
     for number, line in lines:
         where, kind, item = f"line {number}", line.get("type"), line.get("payload") or {}
-        item_type = item.get("type")
+        item_type = item.get("type") if isinstance(item, dict) else None
         if kind == "session_meta":
             instructions = item.get("base_instructions")
             if isinstance(instructions, dict):
@@ -86,6 +101,7 @@ def _read(doc: Doc, log: Builder) -> None:
             text = instructions
             if text:
                 log.system(text, "session_meta.payload.base_instructions")
+                instructions_kept = len(log.messages)
             else:
                 log.skip(where, "session_meta: no base_instructions recorded")
         elif kind == "event_msg" and item_type in ("user_message", "agent_message"):
@@ -100,7 +116,8 @@ def _read(doc: Doc, log: Builder) -> None:
             else:
                 log.assistant(text, key=response)
         elif kind == "compacted":
-            log.skip(where, "compacted: the harness's summary; earlier lines kept")
+            _compacted(line.get("payload"), where, log, instructions_kept)
+            response += 1
         elif kind != "response_item":
             log.skip(
                 where,
@@ -110,6 +127,72 @@ def _read(doc: Doc, log: Builder) -> None:
             response = read_item(
                 item, where, where + ": payload", log, response, kind="response_item "
             )
+
+
+def _compacted(payload, where: str, log: Builder, kept: int) -> None:
+    """A `compacted` line told to the builder as the agent's own compaction."""
+    if not isinstance(payload, dict) or not isinstance(payload.get("message"), str):
+        raise log.fail(f"{where}: compacted payload.message must be a string")
+    history = payload.get("replacement_history")
+    replacement = log.replacement()
+    if history is None:
+        _rebuilt(payload["message"], log, replacement, kept)
+        recorded_by = "compacted payload.message, history rebuilt as Codex does"
+    elif isinstance(history, list):
+        response = 0
+        for number, entry in enumerate(history):
+            at = f"{where}: payload.replacement_history[{number}]"
+            if not isinstance(entry, dict):
+                raise log.fail(f"{at} must be an object")
+            if entry.get("type") in ("compaction", "compaction_summary"):
+                replacement.skip(at, "compaction item: encrypted, cannot be measured")
+            else:
+                response = read_item(entry, at, at, replacement, response)
+        recorded_by = "compacted payload.replacement_history"
+    else:
+        raise log.fail(f"{where}: compacted payload.replacement_history must be a list")
+    log.compaction(where, recorded_by, replacement, kept)
+
+
+def _rebuilt(summary: str, log: Builder, replacement: Builder, kept: int) -> None:
+    """What Codex puts in place of the history when the record holds only the summary:
+    the opening context, the latest earlier user messages, the summary."""
+    opening, users = [], []
+    for message in log.messages[kept:]:
+        if message["role"] != "system" and not (message["content"] or "").startswith(
+            SESSION_PREFIXES
+        ):
+            break
+        opening.append(message)
+    previous = log.compactions[-1] if log.compactions else None
+    held = (
+        log.messages[kept:]
+        if previous is None
+        else list(previous.replacement) + log.messages[previous.at :]
+    )
+    summaries = {c.replacement[-1]["content"] for c in log.compactions if c.replacement}
+    for message in held:
+        text = message["content"] or ""
+        if message["role"] == "user" and not message.get("observation"):
+            if not text.startswith(SESSION_PREFIXES) and text not in summaries:
+                users.append(text)
+    chosen, left = [], KEPT_USER_TOKENS * 4  # characters, at 4 a token
+    for text in reversed(users):
+        if left <= 0:
+            break
+        if len(text) > left:  # the oldest one kept: its middle cut, as Codex cuts it
+            cut, half = len(text) - left, left // 2
+            text = f"{text[:half]}…{cut // 4} tokens truncated…{text[-half:]}"
+        chosen.append(text)
+        left -= len(text)
+    for message in opening:
+        if message["role"] == "system":
+            replacement.system(message["content"], "compacted")
+        else:
+            replacement.user(message["content"])
+    for text in reversed(chosen):
+        replacement.user(text)
+    replacement.user(summary or "(no summary available)")
 
 
 def read_item(

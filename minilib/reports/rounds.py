@@ -39,8 +39,9 @@ def plural(count: int, noun: str) -> str:
 
 
 def format_summary(run: SessionRun) -> str:
-    """Calls made, compressions by kind, the last round against no compression, and the
-    final window."""
+    """Calls made, compressions by kind, the agent's own compactions a replayed log
+    records (where, what they replaced), the last round against no compression, and
+    the final window."""
     counts = {}
     for compression in run.compressions:
         counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
@@ -51,6 +52,7 @@ def format_summary(run: SessionRun) -> str:
         f"compressions: aging in {plural(counts.get('tool_result_aging', 0), 'round')}, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]
+    text += getattr(run, "compaction_lines", list)()  # a log replay (TranscriptRun)
     if last is not None and last.baseline_tokens:
         saved = 1 - last.tokens_after / last.baseline_tokens
         text.append(
