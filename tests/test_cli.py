@@ -34,7 +34,8 @@ def cli(*args, cwd):
         (
             ["compress", "bad.json"],
             "python -m minilib: error: bad.json: a plain text file, not JSON, "
-            "and no text log shape the lab knows",
+            "and no text log shape the lab knows: tried aider-llm-history (no first "
+            "line 'TO LLM <time>'), aider-chat-md (no '# aider chat started at' line)",
         ),
         (
             ["compress", "bad.json", "--threshold", "0"],

@@ -14,6 +14,7 @@ a plain request. Anything that goes wrong is a one-line `LogFileError`.
 from pathlib import Path
 
 from . import (
+    aider,
     anthropic,
     claude_stream,
     cline,
@@ -52,6 +53,7 @@ READERS = (
     + cline.SHAPES  # a bare list of Anthropic-style messages with Cline's fields
     + anthropic.SHAPES[1:]
     + openai.SHAPES
+    + aider.SHAPES  # text histories: offered only text files
 )
 SHAPES = tuple(shape.name for shape in READERS)
 

@@ -164,8 +164,6 @@ def kind_rows(
 
 def _tokenizer_samples(session: Session) -> List[tuple]:
     """(label, text): parts of the session, then every bundled transcript and log."""
-    from ..logs.replay import TranscriptFileError, load_transcript
-
     outputs = tool_outputs(run_baseline_probe(session).tracer)
     replies = [r.get("content") or "" for r in session.replies]
     samples = [
@@ -178,19 +176,25 @@ def _tokenizer_samples(session: Session) -> List[tuple]:
         ),
         ("Mixed: all 13 tool outputs", "\n".join(outputs.values())),
     ]
-    # the bundled transcripts, then the small logs in each agent's own shape
-    for folder, kind in (
-        (DATA_DIR / "transcripts", "generated transcript"),
-        (DATA_DIR / "logs", "generated log"),
-    ):
-        for path in sorted(folder.glob("*.json*")):
-            try:
-                messages = load_transcript(path).messages
-            except TranscriptFileError:
-                continue  # the damaged and unknown-shape examples
-            text = "\n".join(m.get("content") or "" for m in messages)
-            samples.append((f"{kind} {path.name}", text))
+    # the bundled transcripts one by one, then the small logs in each agent's own shape
+    # together (one row however many shapes the readers learn)
+    for path in sorted((DATA_DIR / "transcripts").glob("*.json*")):
+        samples.append((f"bundled transcript {path.name}", _text_of(path)))
+    logs = [_text_of(path) for path in sorted((DATA_DIR / "logs").iterdir())]
+    logs = [text for text in logs if text is not None]
+    samples.append((f"constructed logs, all {len(logs)} files", "\n".join(logs)))
     return samples
+
+
+def _text_of(path) -> Optional[str]:
+    """The text a log's messages carry; None for the damaged and unknown examples."""
+    from ..logs.replay import TranscriptFileError, load_transcript
+
+    try:
+        messages = load_transcript(path).messages
+    except TranscriptFileError:
+        return None
+    return "\n".join(m.get("content") or "" for m in messages)
 
 
 def tokenizer_rows(session: Optional[Session] = None) -> List[dict]:
