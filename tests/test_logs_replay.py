@@ -1,6 +1,7 @@
 """Every log shape loads, replays and compresses, through the library and the CLI."""
 
 import copy
+import json
 import re
 import subprocess
 import sys
@@ -178,3 +179,33 @@ def test_every_output_a_replay_cuts_comes_back_whole_from_the_trace(name):
         whole = recover_tool_output(records, named, like=message["content"])
         kept_head = message["content"].split("\n", 1)[1].split("\n……(")[0]
         assert whole.startswith(kept_head) and len(whole) > len(kept_head)
+
+
+def test_an_error_found_after_reading_names_the_files_own_lines(tmp_path):
+    # the conversation check runs on the converted list; its messages[i] are placed
+    lines = [
+        {"type": "user", "message": {"role": "user", "content": "go"}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "m1",
+                "role": "assistant",
+                "content": [
+                    {"type": "tool_use", "id": "t1", "name": "Read", "input": {}}
+                ],
+            },
+        },
+        {
+            "type": "assistant",
+            "message": {"id": "m2", "role": "assistant", "content": "no result came"},
+        },
+    ]
+    path = tmp_path / "session.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
+    with pytest.raises(LogFileError) as raised:
+        load_transcript(path)
+    assert str(raised.value) == (
+        f"{path}: tool call 't1' of messages[1] (line 2) is never answered: "
+        "messages[2] (line 3) (assistant) comes where its tool result should be; tool "
+        "results must directly follow the assistant message that made the calls"
+    )

@@ -185,9 +185,7 @@ def _read_app_block(
         log.user(ADDED_FILES.format(fnames=", ".join(names)), observation=True)
         log.note(at, "files added at the model's mention: in aider's added_files words")
         return
-    kept = [
-        line for line in lines if not STATUS.match(line) and _answer(line) is None
-    ]
+    kept = [line for line in lines if not STATUS.match(line) and _answer(line) is None]
     if any(line.strip() for line in kept):
         log.user("\n".join(kept).strip("\n"), observation=True)
     else:

@@ -9,10 +9,12 @@ because real agents reuse ids in later turns and the API accepts that.
 """
 
 import json
+import re
+import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 
 class LogFileError(ValueError):
@@ -68,6 +70,21 @@ class LoadedLog:
     sent_windows: Optional[list] = None
     # the agent's own compactions, in order (`messages` holds the whole history)
     compactions: List[AgentCompaction] = field(default_factory=list)
+    # where in the file each message came from ("line 12", "messages[3]"), so an
+    # error found later in the list can name the file's own place
+    origins: List[str] = field(default_factory=list)
+
+    def placed(self, text: str) -> str:
+        """`text` with each `messages[i]` followed by where message i is in the file."""
+
+        def place(match):
+            index = int(match.group(1))
+            origin = self.origins[index] if index < len(self.origins) else ""
+            if not origin or origin == match.group(0):
+                return match.group(0)
+            return f"{match.group(0)} ({origin})"
+
+        return re.sub(r"messages\[(\d+)\]", place, text)
 
     @property
     def rounds(self) -> int:
@@ -138,6 +155,7 @@ class Builder:
         self.declared_tools: Optional[Tuple[str, ...]] = None
         self.sent_windows: Optional[list] = None
         self.compactions: List[AgentCompaction] = []
+        self._origins: Dict[int, str] = {}  # id(message) -> where the reader was
         self._calls: List[list] = []  # [id, answered] for the latest assistant message
         self._results: List[Tuple[int, dict]] = []  # (call position, tool message)
         self._key = None  # response key of the latest assistant message, for merging
@@ -197,6 +215,7 @@ class Builder:
                 }
                 if error is not None:
                     message["error"] = error
+                self._origins[id(message)] = where
                 self._results.append((position, message))
                 return
         raise self.fail(
@@ -265,6 +284,7 @@ class Builder:
 
     def _add(self, message: dict) -> None:
         self._flush()
+        self._origins[id(message)] = _reader_place()
         self.messages.append(message)
 
     def finish(self) -> LoadedLog:
@@ -294,4 +314,18 @@ class Builder:
             self.notes,
             self.sent_windows,
             self.compactions,
+            [self._origins.get(id(message), "") for message in self.messages],
         )
+
+
+def _reader_place() -> str:
+    """Where the reader calling the builder is in its file: the `at` or `where` it built
+    for its own messages (the nearest reader frame that has one), else ""."""
+    frame = sys._getframe(2)
+    while frame is not None and frame.f_globals.get("__package__") == __package__:
+        for name in ("at", "where"):
+            value = frame.f_locals.get(name)
+            if isinstance(value, str) and value:
+                return value.split(":", 1)[0] if value.startswith("line ") else value
+        frame = frame.f_back
+    return ""

@@ -29,7 +29,7 @@ from ..summary import Summarizer
 from ..tokens import TokenCounter, estimate_tokens, tool_call_name
 from ..trace import Tracer
 from ..window import Settings, article_window
-from . import load_log, parse_log
+from . import clipped, load_log, parse_log
 from .base import AgentCompaction, LoadedLog, LogFileError
 
 TranscriptFileError = LogFileError  # one error for every file the lab reads as a log
@@ -40,8 +40,8 @@ def _checked(log: LoadedLog, source: str) -> LoadedLog:
         raise LogFileError(f"{source}: the log holds no messages the model saw")
     try:
         validate_messages(log.messages)
-    except InvalidMessagesError as error:
-        raise LogFileError(f"{source}: {error}") from None
+    except InvalidMessagesError as error:  # named by the file's own line or field too
+        raise LogFileError(clipped(f"{source}: {log.placed(str(error))}")) from None
     for compaction, (window, _) in zip(
         log.compactions, _segments(log.messages, log.compactions)[1:]
     ):
