@@ -1,63 +1,335 @@
-"""Notebook 07's "bring your own log": the curve, cut list and path table of any log."""
+"""Notebook 07's "bring your own log": every log in the data folders gets a report that
+names its file, at a threshold chosen from the log; a file it cannot read gets one line
+that names it, in place of the last report; every table fits the 848-px notebook.
+
+The fixtures are found by listing the folders, so a log added there is tested too.
+"""
 
 import datetime as dt
+import json
+import unicodedata
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from minilib import Settings
-from minilib.lab.log_explorer import LogExplorer, explore_file, explore_text
-from minilib.logs import load_transcript, replay_transcript
+from minilib.lab.log_explorer import (
+    LOG_SETTINGS,
+    LogExplorer,
+    choose_threshold,
+    cut_table,
+    explore_bytes,
+    explore_file,
+    explore_text,
+    grid_step,
+    report_outputs,
+    report_tables,
+)
+from minilib.lab.style import LOG_ERROR_COLUMNS, LOG_TOOL_COLUMNS
+from minilib.lab.tables import _text
+from minilib.lab.transcripts_view import OBSERVATION
+from minilib.logs import LogFileError, load_transcript, replay_transcript
+from minilib.messages import is_observation
 from minilib.policies.on_logs import LOG_PATHS
 
 EPOCH = dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)  # what the browser sends
-LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+DATA = Path(__file__).resolve().parent.parent / "data"
+LOGS = DATA / "logs"
+FIXTURES = sorted(
+    path
+    for folder in (DATA / "logs", DATA / "transcripts")
+    for path in folder.iterdir()
+    if path.is_file() and not path.name.startswith(".")
+)
+# Bad files no fixture is: empty, not UTF-8, a folder.
+BAD_BYTES = {
+    "empty.jsonl": b"",
+    "latin1.json": '[{"role": "user", "content": "café"}]'.encode("latin-1"),
+    "binary.bin": bytes(range(256)),
+}
+
+# ---- how wide a table is in JupyterLab ------------------------------------------------
+# Measured in JupyterLab 4 in headless Chromium (tests/browser): a rendered output's table
+# is 13 px (--jp-ui-font-size1 wins over .ccl-table's 14 px), in DejaVu Sans, the face
+# `system-ui` resolves to here and the widest of the usual ones. Each character is
+# estimated at these shares of the font size (at or above every cell measured: narrow
+# letters, capitals, digits, others; a CJK character is a full em); headers are bold
+# (x 1.15) and wrap at their spaces (LOG_TABLE_CSS), cells do not. Each column adds its
+# padding and border.
+NOTEBOOK_WIDTH = 848  # a 1280x720 projector, JupyterLab's file browser open
+FONT_PX, BOLD, COLUMN_PAD = 13, 1.15, 17
+NARROW, WIDE = set("iljtfr.,:;'|!()[] "), set("mwMW@%#✓")
 
 
-def test_a_log_gives_the_curve_the_cut_list_and_every_path():
-    report = explore_file(LOGS / "codex_rollout.jsonl", Settings(threshold=800))
-    run = replay_transcript(
-        load_transcript(LOGS / "codex_rollout.jsonl").messages, Settings(threshold=800)
+def char_em(ch: str) -> float:
+    if unicodedata.east_asian_width(ch) in "WF" or ch in WIDE:
+        return 1.0 if ch not in WIDE else 0.95
+    if ch in NARROW:
+        return 0.42
+    return 0.76 if ch.isupper() else 0.64 if ch.isdigit() else 0.63
+
+
+def text_px(text: str, bold: bool = False) -> float:
+    return sum(char_em(ch) for ch in text) * FONT_PX * (BOLD if bold else 1)
+
+
+def table_px(table) -> float:
+    """The narrowest the browser can lay `table` out: each column as wide as its widest
+    cell or its header's longest word."""
+    columns = [(table.index.name or "", [_text(i) for i in table.index], True)]
+    columns += [(str(c), [_text(v) for v in table[c]], False) for c in table.columns]
+    return sum(
+        max(
+            [text_px(word, bold=True) for word in header.split()]
+            + [text_px(cell, bold=bold) for cell in cells]
+            + [0]
+        )
+        + COLUMN_PAD
+        for header, cells, bold in columns
     )
-    assert report.error is None and report.description.startswith("shape: codex-rollout")
-    assert f"final window: {len(run.final_messages)} messages" in report.summary
-    sent = report.figure.data[1].y  # the compressed line: what each round sent
-    assert list(sent) == [r.tokens_after for r in run.rounds]
-    messages = load_transcript(LOGS / "codex_rollout.jsonl").messages
-    assert len(report.cut) == sum(m["role"] == "tool" for m in messages)
-    assert list(report.paths.index) == ["0 no compression"] + [p.title for p in LOG_PATHS]
-    article = report.paths.loc["3 rolling summary (the article)"]
-    assert article["tokens sent"] == sum(r.tokens_after for r in run.rounds)
 
 
-def test_a_file_it_cannot_read_gets_one_readable_line():
-    report = explore_text('{"conversation": []}', "mine.json")
-    assert report.error.startswith("mine.json: not a known agent log: tried ")
-    assert report.figure is None and report.paths is None
-
-
-def test_the_upload_widget_replays_what_was_uploaded():
-    explorer = LogExplorer(Settings(threshold=600))
-    assert explorer.render() is None  # nothing before an upload
-    content = (LOGS / "claude_code_session.jsonl").read_bytes()
+def upload(explorer, name, content: bytes):
     explorer.upload.value = (
         {
-            "name": "session.jsonl",
+            "name": name,
             "type": "",
             "size": len(content),
             "content": memoryview(content),
             "last_modified": EPOCH,
         },
     )
-    report = explorer.report
-    assert report.error is None and report.description.startswith("shape: claude-code")
-    explorer.threshold.value = 300  # the settings redraw it
-    assert explorer.report is not report and "300" in explorer.report.summary
-    explorer.upload.value = (
+
+
+def readable(path):
+    """The checked messages of a fixture, or None when the library refuses it."""
+    try:
+        return load_transcript(path).messages
+    except LogFileError:
+        return None
+
+
+def outputs_html(explorer) -> list:
+    return [output["data"].get("text/html", "") for output in explorer.output.outputs]
+
+
+# ---- every fixture --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.name)
+def test_every_log_gets_a_report_naming_its_file_or_one_line(path):
+    messages = readable(path)
+    report = explore_file(path)
+    if messages is None:  # refused by the reader: the lab says so in one line
+        assert report.error is not None and "\n" not in report.error
+        assert report.error.startswith(f"{path.name}: ")
+        assert "Traceback" not in report.error
+        [output] = report_outputs(report)
+        assert output["text/plain"] == report.error
+        return
+    assert report.error is None, report.error
+    assert report.header.splitlines()[0] == f"file: {path.name}"
+    choice = report.choice
+    assert report.settings == replace(LOG_SETTINGS, threshold=choice.threshold)
+    chosen = f"threshold: {choice.threshold:,} tokens, chosen from this log"
+    assert chosen in report.header
+    outputs = report_outputs(report)
+    assert outputs[0]["text/plain"].startswith(f"file: {path.name}\nthreshold: ")
+    # environment output recorded as a user message is cut like a tool result
+    outputs_in_log = [
+        i for i, m in enumerate(messages) if m["role"] == "tool" or is_observation(m)
+    ]
+    assert list(report.cut.index) == outputs_in_log
+    assert list(report.paths.index) == ["0 no compression"] + [p.title for p in LOG_PATHS]
+    for title, (table, _) in report_tables(report).items():
+        assert table_px(table) <= NOTEBOOK_WIDTH, (title, table_px(table))
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.name)
+def test_the_chosen_threshold_is_where_the_replay_just_completes(path):
+    messages = readable(path)
+    if messages is None:
+        pytest.skip("a file the readers refuse")
+    for fold in (True, False):
+        settings = replace(LOG_SETTINGS, fold_user_turns=fold)
+        choice = choose_threshold(messages, settings)
+        at = replay_transcript(messages, replace(settings, threshold=choice.threshold))
+        assert at.overflow is None
+        if choice.stops_at:
+            below = replace(settings, threshold=choice.stops_at)
+            assert replay_transcript(messages, below).overflow is not None
+            assert choice.threshold - choice.stops_at <= choice.step
+        assert choice.threshold <= max(1, choice.largest_window)
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.name)
+def test_the_cut_list_matches_the_last_window_at_any_threshold(path):
+    messages = readable(path)
+    if messages is None:
+        pytest.skip("a file the readers refuse")
+    choice = choose_threshold(messages)
+    for threshold in sorted(
         {
-            "name": "bad.jsonl",
-            "type": "",
-            "size": 3,
-            "content": memoryview(b"\xff\xfe\x00"),
-            "last_modified": EPOCH,
-        },
+            max(1, choice.stops_at),  # stops: some outputs never arrive
+            choice.threshold,
+            (choice.threshold + choice.largest_window) // 2,
+            choice.largest_window + 1,  # nothing compressed
+        }
+    ):
+        settings = replace(LOG_SETTINGS, threshold=threshold)
+        report = explore_text(path.read_text(encoding="utf-8"), path.name, settings)
+        run = replay_transcript(messages, settings)
+        cut = report.cut
+        kept = [m for m in run.final_messages if m["role"] == "tool" or is_observation(m)]
+        in_window = cut[cut["fate"].isin(["verbatim", "aged"])]
+        assert len(in_window) == len(kept), (threshold, cut["fate"].tolist())
+        assert sorted(in_window["characters in last window"]) == sorted(
+            len(m["content"] or "") for m in kept
+        )
+        whole = cut[cut["fate"] == "verbatim"]
+        assert (whole["characters"] == whole["characters in last window"]).all()
+        if run.overflow is None:
+            assert "not reached" not in set(cut["fate"])
+            tools = cut[cut["tool"] != OBSERVATION]
+            assert tools["recoverable"].all()  # the trace holds every tool output
+        if threshold > choice.largest_window:
+            assert set(cut["fate"]) <= {"verbatim"}
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda path: path.name)
+def test_the_widget_shows_each_uploaded_file_and_its_chosen_threshold(path):
+    explorer = LogExplorer()
+    assert explorer.render() is None and explorer.output.outputs == ()
+    upload(explorer, "previous.jsonl", (LOGS / "codex_rollout.jsonl").read_bytes())
+    assert "file: previous.jsonl" in outputs_html(explorer)[0]
+    upload(explorer, path.name, path.read_bytes())
+    report = explorer.report
+    shown = outputs_html(explorer)
+    assert "previous.jsonl" not in "".join(shown)  # the old report is gone
+    if report.error is not None:
+        assert len(shown) == 1 and path.name in shown[0]
+        return
+    assert explorer.threshold.value == report.choice.threshold
+    assert f"file: {path.name}" in shown[0] and "chosen from this log" in shown[0]
+    # the callbacks are functions of the widgets' values: the same values, the same report
+    text = path.read_text(encoding="utf-8")
+    threshold = report.choice.largest_window + 1  # nothing compressed
+    explorer.threshold.value = threshold
+    explorer.fold.value = False
+    again = explore_text(
+        text, path.name, replace(LOG_SETTINGS, threshold=threshold, fold_user_turns=False)
     )
-    assert "not UTF-8 text" in explorer.report.error
+    assert explorer.report.header == again.header
+    assert explorer.report.summary == again.summary
+    assert explorer.report.cut.equals(again.cut)
+    assert outputs_html(explorer)[0].count("file: ") == 1
+    assert f"threshold: {threshold:,} tokens" in explorer.report.header
+
+
+def test_a_file_it_cannot_read_replaces_the_report_with_one_line():
+    explorer = LogExplorer()
+    bad = {name: content for name, content in BAD_BYTES.items()}
+    bad["damaged.jsonl"] = (LOGS / "damaged.jsonl").read_bytes()
+    bad["unknown_shape.json"] = (LOGS / "unknown_shape.json").read_bytes()
+    for name, content in bad.items():
+        upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
+        assert len(explorer.output.outputs) == 4
+        upload(explorer, name, content)
+        [output] = explorer.output.outputs
+        line = output["data"]["text/plain"]
+        assert line.startswith(f"{name}: ") and "\n" not in line, line
+        assert "good.jsonl" not in output["data"]["text/html"]
+    assert "not UTF-8 text (byte " in explore_bytes(BAD_BYTES["latin1.json"], "x").error
+    assert explore_bytes(b"", "empty.jsonl").error == "empty.jsonl: the file is empty"
+    folder = explore_file(LOGS)
+    assert folder.error.startswith(f"{LOGS}: cannot be read")
+
+
+def test_a_log_without_tool_messages_and_one_that_starts_with_the_model():
+    chat = [
+        {"role": "user", "content": "Rename the module."},
+        {"role": "assistant", "content": "Done: it is now called " + "x" * 900},
+        {"role": "user", "content": "Thanks."},
+        {"role": "assistant", "content": "You are welcome."},
+    ]
+    opens_with_model = [{"role": "assistant", "content": "Hello."}]
+    for messages in (chat, chat[1:], opens_with_model):
+        report = explore_text(json.dumps(messages), "chat.json")
+        assert report.error is None, report.error
+        assert report.cut.empty and list(report.cut.columns)[-1] == "recoverable"
+        assert "nothing to cut" in report_tables(report)["What was cut"][1]
+        assert report.figure is not None and report.figure.layout.title.text
+
+
+def test_a_log_gives_the_curve_the_cut_list_and_every_path():
+    settings = Settings(threshold=800)
+    report = explore_file(LOGS / "codex_rollout.jsonl", settings)
+    messages = load_transcript(LOGS / "codex_rollout.jsonl").messages
+    run = replay_transcript(messages, settings)
+    assert report.error is None and report.description.startswith("shape: codex-rollout")
+    assert report.header.splitlines()[1].startswith("threshold: 800 tokens. On this log")
+    assert f"final window: {len(run.final_messages)} messages" in report.summary
+    sent = report.figure.data[1].y  # the compressed line: what each round sent
+    assert list(sent) == [r.tokens_after for r in run.rounds]
+    assert len(report.cut) == sum(m["role"] == "tool" for m in messages)
+    article = report.paths.loc["3 rolling summary (the article)"]
+    assert article["tokens sent"] == sum(r.tokens_after for r in run.rounds)
+
+
+def test_environment_output_is_cut_like_a_tool_result():
+    path = LOGS / "sweagent_text.traj"  # observations only, no tool messages
+    report = explore_file(path)
+    messages = load_transcript(path).messages
+    assert not any(m["role"] == "tool" for m in messages)
+    assert set(report.cut["tool"]) == {OBSERVATION}
+    assert "aged" in set(report.cut["fate"])
+    assert OBSERVATION in report_outputs(report)[2]["text/html"]  # and what it means
+
+
+def test_long_tool_names_and_error_codes_are_cut_to_fit():
+    name, code = "mcp__github__create_pull_request_review_comment", "E" * 40
+    messages = [
+        {"role": "system", "content": "You are an agent."},
+        {"role": "user", "content": "Review the PR."},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"call_{n:040d}",
+                    "type": "function",
+                    "function": {"name": name, "arguments": "{}"},
+                }
+                for n in range(3)
+            ],
+        },
+    ] + [
+        {
+            "role": "tool",
+            "tool_call_id": f"call_{n:040d}",
+            "content": "failed " * 400,
+            "error": {"code": code, "message": "failed"},
+        }
+        for n in range(3)
+    ]
+    messages.append({"role": "assistant", "content": "It failed three times."})
+    report = explore_text(json.dumps({"messages": messages}), "long.json")
+    assert report.error is None, report.error
+    cut, cut_html = report_tables(report)["What was cut"]
+    assert all(len(shown) <= LOG_TOOL_COLUMNS for shown in cut["tool"])
+    assert all(len(shown) <= LOG_ERROR_COLUMNS for shown in cut["error"])
+    assert f'title="{name}"' in cut_html  # the whole name on hover
+    assert table_px(cut) <= NOTEBOOK_WIDTH
+    assert table_px(cut_table(report.cut)) == table_px(cut)
+
+
+def test_the_grid_is_a_round_step_of_about_a_hundredth():
+    assert [grid_step(n) for n in (0, 61, 1_936, 3_592, 17_991, 160_000)] == [
+        1,
+        1,
+        20,
+        50,
+        200,
+        2_000,
+    ]

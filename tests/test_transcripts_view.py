@@ -1,8 +1,13 @@
-"""Notebook 07's figure: a round aging and summarizing shows both markers, as computed."""
+"""Notebook 07's views: a round aging and summarizing shows both markers, as computed;
+the cut list has every output of the log, by its place, and what became of it."""
 
+from minilib import Settings
 from minilib.lab.figures import MARKER_OFFSET
 from minilib.lab.transcripts_view import (
+    CUT_COLUMNS,
+    NOT_REACHED,
     transcript_figure,
+    what_was_cut,
 )
 from minilib.logs import load_transcript, replay_transcript
 from minilib.session import DATA_DIR
@@ -61,3 +66,29 @@ def test_markers_of_different_rounds_stay_on_their_round():
         for r in run.rounds
         if r.summarized
     ]
+
+
+def test_what_was_cut_lists_every_output_by_its_place_in_the_log():
+    messages = load_transcript(TRANSCRIPTS / "cjk_refactor.jsonl").messages
+    run = replay_transcript(messages, Settings(threshold=500))  # stops in round 2
+    assert run.overflow is not None
+    cut = what_was_cut(run, messages)
+    assert list(cut.index) == [i for i, m in enumerate(messages) if m["role"] == "tool"]
+    stopped_at = [i for i, m in enumerate(messages) if m["role"] == "assistant"][
+        len(run.rounds)
+    ]
+    late = cut[cut.index > stopped_at]
+    assert set(late["fate"]) == {NOT_REACHED} and not late["recoverable"].any()
+    early = cut[cut.index < stopped_at]
+    assert NOT_REACHED not in set(early["fate"]) and early["recoverable"].all()
+    kept = [m for m in run.final_messages if m["role"] == "tool"]
+    assert len(early[early["fate"].isin(["verbatim", "aged"])]) == len(kept)
+
+
+def test_what_was_cut_of_a_log_without_outputs_is_an_empty_table():
+    messages = [
+        {"role": "user", "content": "Hi."},
+        {"role": "assistant", "content": "Hello."},
+    ]
+    cut = what_was_cut(replay_transcript(messages), messages)
+    assert cut.empty and list(cut.columns) == CUT_COLUMNS

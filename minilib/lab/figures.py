@@ -207,12 +207,13 @@ def figure_title(run: SessionRun) -> str:
             f"threshold {run.settings.threshold:,}"
         )
     last = run.rounds[-1]
-    saved = 1 - last.tokens_after / last.baseline_tokens
-    return (
+    title = (
         f"Round {last.round}: {last.tokens_after:,} tokens sent against "
-        f"{last.baseline_tokens:,} "
-        f"without compression ({saved:.0%} less)"
+        f"{last.baseline_tokens:,} without compression"
     )
+    if not last.baseline_tokens:  # a log that opens with its only model call: nothing
+        return title
+    return title + f" ({1 - last.tokens_after / last.baseline_tokens:.0%} less)"
 
 
 def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> list:

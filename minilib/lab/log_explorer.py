@@ -2,28 +2,62 @@
 
 `explore_text(text, name, settings)` is the whole computation, a pure function of its
 inputs (tests call it directly): read the log (`parse_transcript`, any known shape),
-replay it through the article's window, and arrange what came out: what was read,
-the curve, what was cut, and every path on the same log. `LogExplorer` is the widget
-around it: a file-upload button, the threshold and the multi-turn option.
+replay it through the article's window, and arrange what came out: which file, at which
+threshold and why, what was read, the curve, what was cut, and every path on the same
+log. A file it cannot read gives one line that names it instead.
+
+Without settings the threshold is chosen from the log (`choose_threshold`): the tightest
+budget, on a grid of round numbers, under which the article's pipeline still replays the
+log to its end. There aging and the summary do the most, so the curve, the cut list and
+the paths differ most; a fixed number would be too high for a short log (nothing is
+compressed) and too low for a long one (the replay stops at once).
+
+`LogExplorer` is the widget around it: a file-upload button, the threshold and the
+multi-turn option. An upload sets the threshold to the one chosen from that log; the
+report is a function of the three values only.
 """
 
 import html
-from dataclasses import dataclass
-from typing import Optional
+import json
+import math
+from dataclasses import dataclass, replace
+from functools import lru_cache
+from pathlib import Path
+from typing import List, Mapping, Optional, Sequence
 
 import ipywidgets as widgets
 import pandas as pd
-from IPython.display import HTML, display
+import plotly.io as pio
+from IPython.display import display
 
 from ..logs.replay import TranscriptFileError, parse_transcript, replay_transcript
 from ..policies.on_logs import baseline_row, path_rows
 from ..reports import format_summary
 from ..window import Settings
 from .shown import ShownAsWidget
-from .style import PROBLEM_CSS, REPORT_CSS, TABLE_CSS
-from .tables import to_html
-from .transcripts_view import transcript_figure, what_was_cut
+from .style import (
+    LOG_CUT_TABLE,
+    LOG_ERROR_COLUMNS,
+    LOG_PATHS_TABLE,
+    LOG_TABLE_CSS,
+    LOG_TOOL_COLUMNS,
+    PROBLEM_CSS,
+    REPORT_CSS,
+    TABLE_CSS,
+)
+from .tables import HtmlTable, display_width, preview, to_html
+from .transcripts_view import (
+    NOT_REACHED,
+    OBSERVATION,
+    transcript_baseline,
+    transcript_figure,
+    what_was_cut,
+)
 
+# Logs have several user turns (Claude Code, Codex): let the summary fold them, quoted
+# whole, or the article's range rule stops most of them at the second turn.
+LOG_SETTINGS = Settings(fold_user_turns=True)
+GRID_POINTS = 100  # the threshold grid: about this many steps up to the largest window
 PATH_COLUMNS = [
     "path",
     "completes",
@@ -35,39 +69,159 @@ PATH_COLUMNS = [
 ]
 
 
+@dataclass(frozen=True)
+class ThresholdChoice:
+    """The threshold chosen from a log, and the two numbers that explain it."""
+
+    threshold: int  # the article's pipeline replays the log to its end at this budget
+    stops_at: int  # the grid point below it, where the replay stops (0: none)
+    step: int  # the grid
+    largest_window: int  # the log's largest window: at or above it nothing is compressed
+
+
 @dataclass
 class LogReport:
     """What the lab shows for one log file; `error` is set when it cannot be read."""
 
     name: str
     error: Optional[str] = None
+    header: str = ""  # the file, the threshold and why
     description: str = ""
     summary: str = ""
     figure: object = None
     cut: Optional[pd.DataFrame] = None
     paths: Optional[pd.DataFrame] = None
+    settings: Optional[Settings] = None
+    choice: Optional[ThresholdChoice] = None
 
 
-def explore_text(text: str, name: str, settings: Settings = Settings()) -> LogReport:
-    """Read, replay and compare one log; a file it cannot read gives `error`, one line."""
+def grid_step(tokens: int) -> int:
+    """A round step (1, 2 or 5 times a power of ten) that cuts `tokens` into at most
+    about GRID_POINTS steps."""
+    wanted = max(1, tokens / GRID_POINTS)
+    power = 10 ** max(0, math.floor(math.log10(wanted)))
+    return next(power * m for m in (1, 2, 5, 10) if power * m >= wanted)
+
+
+def largest_window(messages: Sequence[Mapping]) -> int:
+    """The most tokens the log sends in one model call, uncompressed (the window before
+    its biggest assistant message)."""
+    return max(transcript_baseline(messages).tokens, default=0)
+
+
+def choose_threshold(
+    messages: Sequence[Mapping], settings: Settings = LOG_SETTINGS
+) -> ThresholdChoice:
+    """The tightest threshold on the grid at which the article's pipeline (with the
+    other `settings`) replays `messages` to the end, found by halving: at the answer it
+    completes, one grid point lower it stops. At the largest window it completes, as
+    nothing is compressed, so there is always an answer (the largest window itself when
+    every compression of the log fails)."""
+    largest = largest_window(messages)
+    step = grid_step(largest)
+    low, high = 0, max(1, largest)
+    while math.ceil(high / step) - low // step > 1:
+        middle = (low // step + (math.ceil(high / step) - low // step) // 2) * step
+        run = replay_transcript(messages, replace(settings, threshold=middle))
+        if run.overflow is None:
+            high = middle
+        else:
+            low = middle
+    return ThresholdChoice(high, low, step, largest)
+
+
+def threshold_choice(
+    text: str, name: str, settings: Settings = LOG_SETTINGS
+) -> Optional[ThresholdChoice]:
+    """`choose_threshold` for a log's text (None if it cannot be read). The last few
+    are kept, so a change of threshold does not search again."""
+    return _threshold_choice(text, name, replace(settings, threshold=1))
+
+
+@lru_cache(maxsize=8)
+def _threshold_choice(text: str, name: str, settings: Settings):
+    try:
+        log = parse_transcript(text, name)
+    except TranscriptFileError:
+        return None
+    return choose_threshold(log.messages, settings)
+
+
+def threshold_line(threshold: int, choice: ThresholdChoice) -> str:
+    """Which threshold the report is at, and what this log does around it."""
+    largest = f"{choice.largest_window:,} tokens (its largest window)"
+    chosen = threshold == choice.threshold
+    if choice.threshold >= choice.largest_window:  # every compression of it fails
+        if chosen:
+            return (
+                f"threshold: {threshold:,} tokens, chosen from this log: its largest "
+                "window. Below it the article's pipeline stops, so this log cannot be "
+                "compressed."
+            )
+        return (
+            f"threshold: {threshold:,} tokens. This log cannot be compressed: below "
+            f"{largest} the article's pipeline stops."
+        )
+    stops = f" (at {choice.stops_at:,} it stops)" if choice.stops_at else ""
+    if chosen:
+        return (
+            f"threshold: {threshold:,} tokens, chosen from this log: the tightest "
+            f"budget (on a grid of {choice.step:,}) at which the article's pipeline "
+            f"still replays it to the end{stops}, so aging and the summary do the "
+            f"most. At {largest} and above, nothing is compressed."
+        )
+    return (
+        f"threshold: {threshold:,} tokens. On this log the article's pipeline replays "
+        f"to the end at {choice.threshold:,} tokens{stops}; at {largest} and above, "
+        "nothing is compressed."
+    )
+
+
+def explore_text(text: str, name: str, settings: Optional[Settings] = None) -> LogReport:
+    """Read, replay and compare one log; a file it cannot read gives `error`, one line
+    that names the file. `settings` None: LOG_SETTINGS at the threshold chosen from the
+    log."""
     try:
         log = parse_transcript(text, name)
     except TranscriptFileError as problem:
         return LogReport(name, error=str(problem))
-    run = replay_transcript(log.messages, settings)
+    try:
+        return _report(text, name, log, settings)
+    except Exception as problem:  # a reader's new shape the lab trips on: still one line
+        return LogReport(
+            name,
+            error=f"{name}: read as {log.shape}, but the lab could not replay it "
+            f"({type(problem).__name__}: {problem})",
+        )
+
+
+def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogReport:
+    messages = log.messages
+    choice = threshold_choice(text, name, settings or LOG_SETTINGS)
+    if settings is None:
+        settings = replace(LOG_SETTINGS, threshold=choice.threshold)
+    run = replay_transcript(messages, settings)
     summary = format_summary(run)
     if run.overflow is not None:
         summary = (
             f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}\n"
+            + summary
         )
-        summary += format_summary(run)
-    rows = [baseline_row(log.messages)] + path_rows(log.messages, settings)
+    rows = [baseline_row(messages)] + path_rows(messages, settings)
+    header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
+    if getattr(log, "compactions", None):  # the lab replays what the log holds, whole
+        header += (
+            f"\nThe agent compacted its own history {len(log.compactions)} time(s); "
+            "this replays the whole history, as if it had not (as `python -m minilib "
+            "compress --full-history` does)."
+        )
     return LogReport(
         name,
+        header=header,
         description=log.describe(),
         summary=summary,
-        figure=transcript_figure(run, log.messages) if run.rounds else None,
-        cut=what_was_cut(run, log.messages),
+        figure=transcript_figure(run, messages) if run.rounds else None,
+        cut=what_was_cut(run, messages),
         # budgeting's row has no numbers: blank cells, and whole numbers stay integers
         paths=pd.DataFrame(
             [{column: row.get(column, "") for column in PATH_COLUMNS} for row in rows],
@@ -75,36 +229,136 @@ def explore_text(text: str, name: str, settings: Settings = Settings()) -> LogRe
         )
         .set_index("path")
         .rename(columns=lambda name: name.replace("_", " ")),
+        settings=settings,
+        choice=choice,
     )
 
 
-def explore_file(path, settings: Settings = Settings()) -> LogReport:
-    """`explore_text` on a file on disk (the path cell of notebook 07)."""
+def explore_file(path, settings: Optional[Settings] = None) -> LogReport:
+    """`explore_text` on a file on disk (the path cell of notebook 07). The report names
+    the file as an upload does, by its name: the folder is where it was on one machine."""
     try:
-        with open(path, encoding="utf-8") as handle:
-            text = handle.read()
-    except (OSError, UnicodeDecodeError) as problem:
-        return LogReport(str(path), error=f"{path}: cannot be read ({problem})")
-    return explore_text(text, str(path), settings)
+        with open(path, "rb") as handle:
+            content = handle.read()
+    except OSError as problem:
+        return LogReport(
+            str(path), error=f"{path}: cannot be read ({problem.strerror or problem})"
+        )
+    return explore_bytes(content, Path(path).name, settings)
+
+
+def explore_bytes(
+    content: bytes, name: str, settings: Optional[Settings] = None
+) -> LogReport:
+    """`explore_text` on a file's bytes (an upload); not UTF-8 text gives one line."""
+    try:
+        text = bytes(content).decode("utf-8")
+    except UnicodeDecodeError as problem:
+        return LogReport(name, error=f"{name}: not UTF-8 text (byte {problem.start})")
+    return explore_text(text, name, settings)
+
+
+def _decoded(content: bytes) -> Optional[str]:
+    try:
+        return bytes(content).decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+
+
+def cut_table(cut: pd.DataFrame) -> pd.DataFrame:
+    """The cut list as the report shows it: short headers, long names cut (with …)."""
+    shown = cut.drop(columns="tool_call_id").rename(
+        columns={"characters in last window": "in last window"}
+    )
+    shown.index.name = "#"
+    shown["tool"] = [preview(str(name), LOG_TOOL_COLUMNS) for name in shown["tool"]]
+    shown["error"] = [preview(str(code), LOG_ERROR_COLUMNS) for code in shown["error"]]
+    return shown
+
+
+def report_tables(report: LogReport) -> dict:
+    """{title: (table, the HTML shown)} of a report: the cut list and the paths."""
+    cut = cut_table(report.cut)
+    titles = {  # a cut name or code: its whole text on hover
+        column: [
+            str(t) if display_width(str(t)) > width else "" for t in report.cut[column]
+        ]
+        for column, width in (("tool", LOG_TOOL_COLUMNS), ("error", LOG_ERROR_COLUMNS))
+    }
+    return {
+        "What was cut": (
+            cut,
+            to_html(
+                cut,
+                css_class=LOG_CUT_TABLE,
+                empty="nothing to cut: no tool results, no environment output",
+                cell_titles=titles,
+            ),
+        ),
+        "Every path on this log": (
+            report.paths,
+            to_html(report.paths, css_class=LOG_PATHS_TABLE),
+        ),
+    }
+
+
+def cut_notes(cut: pd.DataFrame) -> str:
+    """What the cut list's less obvious values mean, for the values it has."""
+    notes = []
+    if (cut["tool"] == OBSERVATION).any():
+        notes.append(
+            f"{OBSERVATION}: environment output the agent logged as a user message; "
+            "compression cuts it like a tool result. No tool call made it, so the "
+            "trace holds it whole only if a window sent it whole: aged as it arrived, "
+            "it cannot be recovered."
+        )
+    if (cut["fate"] == NOT_REACHED).any():
+        notes.append(f"{NOT_REACHED}: the replay stopped before this output arrived.")
+    return "".join(f"<br><small>{html.escape(note)}</small>" for note in notes)
+
+
+def report_outputs(report: LogReport) -> List[dict]:
+    """The report as the notebook shows it, one MIME bundle an output: the file, the
+    threshold and what was read; the curve; the cut list; the paths. A file it cannot
+    read is one output: its line."""
+    if report.error is not None:
+        return [_html(_message(report.error, problem=True), report.error)]
+    text = "\n\n".join((report.header, report.description, report.summary))
+    outputs = [_html(_message(text), text)]
+    if report.figure is not None:
+        outputs.append(
+            {
+                "application/vnd.plotly.v1+json": json.loads(
+                    pio.to_json(report.figure, validate=False)
+                ),
+                "text/plain": f"figure: {report.figure.layout.title.text}",
+            }
+        )
+    tables = report_tables(report)
+    for title, (table, table_html) in tables.items():
+        notes = (
+            cut_notes(report.cut)
+            if title == "What was cut"
+            else "<small>6 is not run: a log does not record the sections its prompt "
+            "was built from.</small>"
+        )
+        outputs.append(
+            _html(
+                TABLE_CSS + LOG_TABLE_CSS + f"<b>{title}</b>" + table_html + notes,
+                f"{title}\n{HtmlTable(table)!r}",
+            )
+        )
+    return outputs
 
 
 def show_report(report: LogReport) -> None:
-    """Display a report in the notebook: text, curve, cut list, the paths."""
-    if report.error is not None:
-        display(HTML(_message(report.error, problem=True)))
-        return
-    display(HTML(_message(report.description + "\n\n" + report.summary)))
-    if report.figure is not None:
-        display(report.figure)
-    display(HTML(TABLE_CSS + "<b>What was cut</b>" + to_html(report.cut)))
-    display(
-        HTML(
-            "<b>Every path on this log</b>"
-            + to_html(report.paths)
-            + "<small>6 is not run: a log does not record the sections its prompt was "
-            "built from.</small>"
-        )
-    )
+    """Display a report in the notebook (the path cell of 7.9)."""
+    for bundle in report_outputs(report):
+        display(bundle, raw=True)
+
+
+def _html(html_text: str, plain: str) -> dict:
+    return {"text/html": html_text, "text/plain": plain}
 
 
 def _message(text: str, problem: bool = False) -> str:
@@ -117,22 +371,29 @@ def _message(text: str, problem: bool = False) -> str:
 
 
 class LogExplorer(ShownAsWidget):
-    """Upload a log (any shape `minilib.logs` reads); it is replayed as it arrives."""
+    """Upload a log (any shape `minilib.logs` reads); it is replayed as it arrives, at
+    the threshold chosen from it, which the field then shows and lets you change."""
 
-    def __init__(self, settings: Settings = Settings()):
+    def __init__(self, settings: Settings = LOG_SETTINGS):
+        self.base = settings  # everything but the threshold and the multi-turn option
         self.upload = widgets.FileUpload(
-            accept=".json,.jsonl,.traj,.txt", multiple=False, description="Upload a log"
+            # any file: the shape is found from the content, never the file name
+            accept="",
+            multiple=False,
+            description="Upload a log",
         )
         self.threshold = widgets.BoundedIntText(
-            settings.threshold, min=1, max=10**7, step=100, description="threshold"
+            settings.threshold, min=1, max=10**9, step=100, description="threshold"
         )
         self.fold = widgets.Checkbox(
             settings.fold_user_turns, indent=False, description="fold later user turns"
         )
         self.output = widgets.Output()
         self.report: Optional[LogReport] = None
-        for control in (self.upload, self.threshold, self.fold):
-            control.observe(lambda change: self.render(), "value")
+        self._choosing = False  # the upload is setting the threshold: render once
+        self.upload.observe(lambda change: self.choose_and_render(), "value")
+        for control in (self.threshold, self.fold):
+            control.observe(lambda change: self._setting_changed(), "value")
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.upload, self.threshold, self.fold]),
@@ -142,24 +403,51 @@ class LogExplorer(ShownAsWidget):
         self.widget.add_class("ccl-log-explorer")
 
     def settings(self) -> Settings:
-        return Settings(threshold=self.threshold.value, fold_user_turns=self.fold.value)
+        return replace(
+            self.base, threshold=self.threshold.value, fold_user_turns=self.fold.value
+        )
 
-    def render(self) -> Optional[LogReport]:
-        """Replay the uploaded file at the current settings (nothing before an upload)."""
+    def uploaded(self):
+        """(name, bytes) of the uploaded file; None before an upload."""
         if not self.upload.value:
             return None
         upload = self.upload.value[0]
-        try:
-            text = bytes(upload["content"]).decode("utf-8")
-        except UnicodeDecodeError as problem:
-            self.report = LogReport(
-                upload["name"], error=f"{upload['name']}: not UTF-8 text ({problem})"
-            )
-        else:
-            self.report = explore_text(text, upload["name"], self.settings())
-        self.output.clear_output()
-        with self.output:
-            show_report(self.report)
+        return upload["name"], bytes(upload["content"])
+
+    def choose_and_render(self) -> Optional[LogReport]:
+        """A new file: set the threshold to the one chosen from it, then replay."""
+        uploaded = self.uploaded()
+        text = None if uploaded is None else _decoded(uploaded[1])
+        choice = None
+        if text is not None:
+            choice = threshold_choice(text, uploaded[0], self.settings())
+        if choice is not None:
+            self._choosing = True
+            try:
+                self.threshold.step = choice.step
+                self.threshold.value = choice.threshold
+            finally:
+                self._choosing = False
+        return self.render()
+
+    def _setting_changed(self) -> None:
+        if not self._choosing:
+            self.render()
+
+    def render(self) -> Optional[LogReport]:
+        """Replay the uploaded file at the widgets' values (nothing before an upload).
+        The old report goes first, so a file that cannot be read never leaves the last
+        one on screen."""
+        uploaded = self.uploaded()
+        if uploaded is None:
+            return None
+        name, content = uploaded
+        self.report = explore_bytes(content, name, self.settings())
+        # one assignment replaces the old report, whatever the new one is
+        self.output.outputs = tuple(
+            {"output_type": "display_data", "data": bundle, "metadata": {}}
+            for bundle in report_outputs(self.report)
+        )
         return self.report
 
     def text_form(self) -> str:

@@ -164,6 +164,9 @@ TABLE_HEIGHT = 330
 # character takes two), the stepper's narrower one, and a cut cell's hover text.
 PREVIEW_CHARS = 40
 PREVIEW_COLUMNS = 34
+# Notebook 07's cut list: the longest tool name and error code shown (the whole text is
+# the cell's hover text), so the table fits the 848-px notebook.
+LOG_TOOL_COLUMNS, LOG_ERROR_COLUMNS = 18, 12
 TITLE_CHARS = 600
 
 # ---- the state diagram (an SVG) -------------------------------------------------------
@@ -216,3 +219,17 @@ SIX_PATHS_CSS = """<style>
 .ccl-table.ccl-six.ccl-nowrap td:nth-child(n) { white-space: nowrap; }
 </style>"""
 SIX_PATHS_TABLE = "ccl-table ccl-six"
+
+# Notebook 07's log report (with TABLE_CSS): headers wrap at their spaces, so its two
+# tables fit the 848-px notebook; the cells stay on one line. Numbers right, text left:
+# the cut list's tool, error, fate and recoverable; the paths' names and outcomes.
+LOG_TABLE_CSS = """<style>
+.ccl-table.ccl-log thead th { white-space: normal; vertical-align: bottom; }
+.ccl-table.ccl-log th, .ccl-table.ccl-log td { text-align: right; }
+.ccl-table.ccl-log :is(th, td):first-child,
+.ccl-table.ccl-log-cut :is(th, td):is(:nth-child(2), :nth-child(3), :nth-child(6),
+  :nth-child(7)),
+.ccl-table.ccl-log-paths :is(th, td):nth-child(2) { text-align: left; }
+</style>"""
+LOG_CUT_TABLE = "ccl-table ccl-log ccl-log-cut"
+LOG_PATHS_TABLE = "ccl-table ccl-log ccl-log-paths"

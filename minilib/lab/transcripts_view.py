@@ -9,8 +9,8 @@ from typing import Iterable, List, Mapping, Sequence
 
 import pandas as pd
 
-from ..markers import AGING_MARK, is_summary
-from ..messages import InvalidMessagesError, validate_messages
+from ..markers import is_aged, is_marker_line, is_summary
+from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..session import Baseline, SessionRun
 from ..tokens import TokenCounter, estimate_tokens, tool_call_name
 from ..trace import recover_tool_output
@@ -39,50 +39,155 @@ def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
     return session_figure(run, transcript_baseline(messages), widget=False)
 
 
-def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
-    """One row per tool result of the transcript: what became of it in the last window,
-    and whether the trace still holds it in full.
+CUT_COLUMNS = [
+    "tool_call_id",
+    "tool",
+    "error",
+    "characters",
+    "characters in last window",
+    "fate",
+    "recoverable",
+]
+# The tool column of environment output an agent logged as a user message (SWE-agent,
+# mini-swe-agent): compression ages it like a tool result, but no tool call made it.
+OBSERVATION = "(observation)"
+NOT_REACHED = "not reached"  # the replay stopped (overflow) before this output arrived
 
-    Agents reuse call ids in later turns, so a result is matched by its id *and* its
-    text: the window's copy of a result is the one whose kept lines its output holds.
+
+def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
+    """One row per output the transcript holds, by its place in `messages`: each tool
+    result, and each user message that is environment output (`observation: True`).
+    What became of it in the last window, and whether the trace still holds it in full.
+
+    The last window is the log's messages in order, with aged copies, and a summary
+    where a range was folded; so each copy is matched to the message it came from by
+    position, not by its call id (agents reuse call ids in later turns). A tool output
+    is recovered from the trace by its id and text; environment output has no call, so
+    the trace holds it in full only if a window sent it whole (or the last window still
+    holds it whole).
     """
     names = _tool_names(messages)
-    records = run.tracer.records
-    in_window = _window_copies(run)
+    reached = _messages_reached(run, messages)
+    copies = _last_window_copies(run.final_messages, messages[:reached])
     folded = any(is_summary(message) for message in run.final_messages)
+    sent_whole = _sent_whole(run.tracer.records)
     rows = []
     for index, message in enumerate(messages):
-        if message["role"] != "tool":
+        observation = is_observation(message)
+        if message["role"] != "tool" and not observation:
             continue
-        call_id, content = message["tool_call_id"], message["content"]
-        kept = in_window.get((call_id, content))
-        if kept is None:
+        kept = copies.get(index)
+        if index >= reached:
+            fate = NOT_REACHED
+        elif kept is None:
             fate = "folded into the summary" if folded else "not in the window"
-        elif kept["content"].startswith(AGING_MARK) and not content.startswith(
-            AGING_MARK
-        ):
+        elif is_aged(kept) and not is_aged(message):
             fate = "aged"
         else:
             fate = "verbatim"
-        try:
-            recovered = recover_tool_output(records, call_id, like=content) == content
-        except KeyError:
-            recovered = False
-            if run.overflow is not None:
-                fate = "not reached: the replay stopped before it"
+        content = message.get("content") or ""
         rows.append(
             {
                 "message": index,
-                "tool_call_id": call_id,
-                "tool": names[index],
+                "tool_call_id": "" if observation else message["tool_call_id"],
+                "tool": OBSERVATION if observation else names[index],
                 "error": (message.get("error") or {}).get("code", ""),
                 "characters": len(content),
-                "characters in last window": len(kept["content"]) if kept else 0,
+                "characters in last window": len((kept or {}).get("content") or ""),
                 "fate": fate,
-                "recoverable": recovered,
+                "recoverable": fate != NOT_REACHED
+                and (
+                    content in sent_whole or fate == "verbatim"
+                    if observation  # whole in a window sent, or in the last one
+                    else _recovered(run.tracer.records, message)
+                ),
             }
         )
-    return pd.DataFrame(rows).set_index("tool_call_id")
+    # a log without tool results still gets the columns (an empty table, not a KeyError)
+    return pd.DataFrame(rows, columns=["message"] + CUT_COLUMNS).set_index("message")
+
+
+def _recovered(records: Sequence[Mapping], message: Mapping) -> bool:
+    """Whether the trace gives back this tool message's whole output."""
+    content = message.get("content") or ""
+    try:
+        found = recover_tool_output(records, message["tool_call_id"], like=content)
+    except KeyError:
+        return False
+    return found == content
+
+
+def _messages_reached(run: SessionRun, messages: Sequence[Mapping]) -> int:
+    """How many of `messages` the replay took in: all of them, or, when it stopped, those
+    before the assistant message of the round it could not send."""
+    if run.overflow is None:
+        return len(messages)
+    replies = [i for i, message in enumerate(messages) if message["role"] == "assistant"]
+    return replies[len(run.rounds)]
+
+
+def _is_copy_of(kept: Mapping, message: Mapping) -> bool:
+    """Whether a message of the last window is `message`, whole or aged."""
+    if kept.get("role") != message.get("role") or kept.get("tool_call_id") != message.get(
+        "tool_call_id"
+    ):
+        return False
+    text, original = kept.get("content") or "", message.get("content") or ""
+    if text == original:
+        return True
+    if not is_aged(kept) or is_aged(message):
+        return False
+    return all(
+        line in original
+        for line in text.splitlines()
+        if line and not is_marker_line(line)
+    )
+
+
+def _last_window_copies(window: Sequence[Mapping], reached: Sequence[Mapping]) -> dict:
+    """{index in `reached`: its copy in the last window}.
+
+    A summary replaces one closed range, so the window is runs of the log's messages in
+    order, split by summaries: the first run starts at the log's first message, the last
+    ends at its last message reached, and a run between two summaries is found after
+    the run before it.
+    """
+    runs, current = [], []
+    for message in window:
+        if is_summary(message):
+            runs.append(current)
+            current = []
+        else:
+            current.append(message)
+    runs.append(current)
+    copies = {}
+    if len(runs) == 1:
+        starts = [0]
+    else:
+        starts = [0] + [None] * (len(runs) - 2) + [len(reached) - len(runs[-1])]
+    position = 0
+    for run, start in zip(runs, starts):
+        candidates = [start] if start is not None else range(position, len(reached))
+        for begin in candidates:
+            pairs = list(zip(range(begin, begin + len(run)), run))
+            if begin + len(run) <= len(reached) and all(
+                _is_copy_of(kept, reached[i]) for i, kept in pairs
+            ):
+                copies.update(pairs)
+                position = begin + len(run)
+                break
+    return copies
+
+
+def _sent_whole(records: Iterable[Mapping]) -> set:
+    """The texts of every user message some model call of the trace was sent."""
+    return {
+        message.get("content")
+        for record in records
+        if record.get("event") == "model_call"
+        for message in record["payload"].get("input") or ()
+        if message.get("role") == "user"
+    }
 
 
 def _tool_names(messages: Sequence[Mapping]) -> dict:
@@ -94,21 +199,6 @@ def _tool_names(messages: Sequence[Mapping]) -> dict:
         elif message["role"] == "tool":
             names[index] = calls.get(message["tool_call_id"], "?")
     return names
-
-
-def _window_copies(run: SessionRun) -> dict:
-    """The last window's tool results, by (id, the full output the trace holds)."""
-    in_window = {}
-    for kept in run.final_messages:
-        if kept["role"] == "tool":
-            try:
-                full = recover_tool_output(
-                    run.tracer.records, kept["tool_call_id"], like=kept["content"]
-                )
-            except KeyError:
-                full = kept["content"]
-            in_window.setdefault((kept["tool_call_id"], full), kept)
-    return in_window
 
 
 def keep_last(messages: Sequence[Mapping], count: int) -> List[Mapping]:

@@ -11,6 +11,9 @@ What a person sees is checked against what the library computes in this process:
 - 05_state_machine: Next/Back step the diagram through the states `ContextWindow.walk`
   passes for the picked round.
 - `make present` (Voilà on 06): sliders and chart without code, and the slider works.
+- 07_real_transcripts at 1280x720: a log of each shape in data/logs uploaded in turn; each
+  report names its file and the threshold chosen from it, and fits; an unreadable file's
+  line replaces it.
 
 Expected values are never written down here: they come from minilib for whatever values
 the widgets show. Screenshots go to artifacts/screenshots/; the lab's dashboard at the
@@ -601,29 +604,93 @@ def test_present_fits_a_projector_and_stays_still(browser, session, tmp_path):
                 context.close()
 
 
-def test_notebook_07_takes_an_uploaded_log(page, lab_server):
-    """Chapter 7.9: upload a log in JupyterLab; the report names its shape and rounds."""
+# Every table, figure and text block of the log explorer whose right edge is past its
+# output area's: [width, the first words of it].
+EXPLORER_PAST_THE_EDGE_JS = """(explorer) => {
+  const found = [];
+  explorer.querySelectorAll('.jp-OutputArea-output').forEach(area => {
+    const edge = area.getBoundingClientRect().right;
+    if (area.scrollWidth > area.clientWidth + 2)
+      found.push([area.scrollWidth, (area.innerText || '').slice(0, 60)]);
+    area.querySelectorAll('table, .js-plotly-plot, pre').forEach(part => {
+      const box = part.getBoundingClientRect();
+      if (box.width > 0 && box.right > edge + 2)
+        found.push([Math.round(box.width),
+                    (part.innerText || part.tagName).slice(0, 60)]);
+    });
+  });
+  return found;
+}"""
+
+
+def one_log_of_each_shape() -> dict:
+    """{shape: the first log in data/logs of that shape}, of the logs the readers take."""
+    from minilib.logs import LogFileError, load_transcript
+
+    shapes = {}
+    for path in sorted((lab.REPO / "data" / "logs").iterdir()):
+        try:
+            shapes.setdefault(load_transcript(path).shape, path)
+        except LogFileError:
+            continue
+    return shapes
+
+
+def test_notebook_07_takes_an_uploaded_log_of_every_shape(browser, lab_server, tmp_path):
+    """Chapter 7.9 at 1280x720 beside the file browser: upload a log of each shape in
+    data/logs; each report names its file and its chosen threshold, and fits the
+    notebook. Then a file that is not UTF-8: its one line replaces the report."""
+    from minilib.lab.log_explorer import explore_file
+
     require_notebook(LOGS_NOTEBOOK)
-    lab.open_notebook(page, lab_server, LOGS_NOTEBOOK)
-    lab.run_all_cells(page)
-    explorer = page.locator(".ccl-log-explorer")
-    explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
-    button = explorer.locator(".widget-upload")
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    try:
+        lab.open_notebook(page, lab_server, LOGS_NOTEBOOK)
+        lab.run_all_cells(page)
+        assert page.locator("#filebrowser").is_visible()
+        explorer = page.locator(".ccl-log-explorer")
+        explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+        button = explorer.locator(".widget-upload")
 
-    def upload(path):  # the widget's file input is not in the page: use the chooser
-        with page.expect_file_chooser() as chooser:
-            button.click()
-        chooser.value.set_files(str(path))
+        def upload(path):  # the widget's file input is not in the page: use the chooser
+            with page.expect_file_chooser() as chooser:
+                button.click()
+            chooser.value.set_files(str(path))
 
-    upload(lab.REPO / "data" / "logs" / "codex_rollout.jsonl")
-    report = explorer.locator(".ccl-log-report").first
-    report.wait_for(timeout=lab.PAGE_TIMEOUT)
-    text = report.text_content()
-    assert "shape: codex-rollout" in text and "model decisions:" in text
-    explorer.locator(".js-plotly-plot").first.wait_for(timeout=lab.PAGE_TIMEOUT)
-    lab.scroll_to_top(explorer)
-    lab.shoot(page, "notebook-07-upload")
-    # a file it cannot read: one readable line, no traceback
-    upload(lab.REPO / "data" / "logs" / "unknown_shape.json")
-    explorer.locator(".ccl-log-report", has_text="not a known agent log").wait_for()
-    assert "Traceback" not in explorer.text_content()
+        shapes = one_log_of_each_shape()
+        assert len(shapes) >= 10, shapes
+        for shape, path in shapes.items():
+            upload(path)
+            report = explorer.locator(".ccl-log-report", has_text=f"file: {path.name}")
+            report.wait_for(timeout=lab.PAGE_TIMEOUT)
+            text = report.text_content()
+            threshold = explore_file(path).choice.threshold
+            assert f"threshold: {threshold:,} tokens, chosen from this log" in text
+            assert f"shape: {shape}" in text
+            assert explorer.locator(".ccl-log-report").count() == 1  # the old one is gone
+            explorer.locator(".js-plotly-plot").first.wait_for()
+            assert explorer.locator("table").count() == 2
+            field = explorer.locator("input[type=number]")
+            assert lab.parse_number(field.input_value()) == threshold
+            assert explorer.evaluate(EXPLORER_PAST_THE_EDGE_JS) == [], path.name
+            if shape == "codex-rollout":
+                lab.scroll_to_top(explorer)
+                lab.shoot(page, "notebook-07-upload")
+                lab.scroll_to_top(explorer.locator("table").first)
+                lab.shoot(page, "notebook-07-upload-tables")
+        # a file it cannot read: its one line, in place of the report
+        unreadable = tmp_path / "latin1.json"
+        unreadable.write_bytes('[{"role": "user", "content": "café"}]'.encode("latin-1"))
+        upload(unreadable)
+        explorer.locator(
+            ".ccl-log-report", has_text="latin1.json: not UTF-8 text"
+        ).wait_for()
+        assert explorer.locator(".ccl-log-report").count() == 1
+        assert explorer.locator(".js-plotly-plot, table").count() == 0
+        assert "Traceback" not in explorer.text_content()
+        lab.shoot(page, "notebook-07-unreadable")
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
