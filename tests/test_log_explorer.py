@@ -191,8 +191,8 @@ def test_the_cut_list_matches_the_last_window_at_any_threshold(path):
         assert (whole["characters"] == whole["characters in last window"]).all()
         if run.overflow is None:
             assert "not reached" not in set(cut["fate"])
-            tools = cut[cut["tool"] != OBSERVATION]
-            assert tools["recoverable"].all()  # the trace holds every tool output
+            # the trace holds every output whole, environment output included
+            assert cut["recoverable"].all()
         if threshold > choice.largest_window:
             assert set(cut["fate"]) <= {"verbatim"}
 

@@ -256,10 +256,10 @@ def test_notebook_views_agree_with_the_core():
     final_tools = {
         m["tool_call_id"]: m for m in run.final_messages if m["role"] == "tool"
     }
-    for call_id, row in cut.iterrows():
-        if call_id in final_tools:
+    for _, row in cut.iterrows():  # rows by place in the log; call ids are unique here
+        if row["tool_call_id"] in final_tools:
             assert row["characters in last window"] == len(
-                final_tools[call_id]["content"]
+                final_tools[row["tool_call_id"]]["content"]
             )
         else:
             assert row["fate"] == "folded into the summary"

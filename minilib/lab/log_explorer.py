@@ -308,9 +308,8 @@ def cut_notes(cut: pd.DataFrame) -> str:
     if (cut["tool"] == OBSERVATION).any():
         notes.append(
             f"{OBSERVATION}: environment output the agent logged as a user message; "
-            "compression cuts it like a tool result. No tool call made it, so the "
-            "trace holds it whole only if a window sent it whole: aged as it arrived, "
-            "it cannot be recovered."
+            "compression cuts it like a tool result, and the trace keeps it whole under "
+            "the id env_<#> that its aged copy names."
         )
     if (cut["fate"] == NOT_REACHED).any():
         notes.append(f"{NOT_REACHED}: the replay stopped before this output arrived.")

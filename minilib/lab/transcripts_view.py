@@ -9,6 +9,7 @@ from typing import Iterable, List, Mapping, Sequence
 
 import pandas as pd
 
+from ..logs.replay import environment_id
 from ..markers import is_aged, is_marker_line, is_summary
 from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..session import Baseline, SessionRun
@@ -62,15 +63,13 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     The last window is the log's messages in order, with aged copies, and a summary
     where a range was folded; so each copy is matched to the message it came from by
     position, not by its call id (agents reuse call ids in later turns). A tool output
-    is recovered from the trace by its id and text; environment output has no call, so
-    the trace holds it in full only if a window sent it whole (or the last window still
-    holds it whole).
+    is recovered from the trace by its id and text; environment output by the id the
+    replay gave it (its place in the log).
     """
     names = _tool_names(messages)
     reached = _messages_reached(run, messages)
     copies = _last_window_copies(run.final_messages, messages[:reached])
     folded = any(is_summary(message) for message in run.final_messages)
-    sent_whole = _sent_whole(run.tracer.records)
     rows = []
     for index, message in enumerate(messages):
         observation = is_observation(message)
@@ -96,10 +95,10 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
                 "characters in last window": len((kept or {}).get("content") or ""),
                 "fate": fate,
                 "recoverable": fate != NOT_REACHED
-                and (
-                    content in sent_whole or fate == "verbatim"
-                    if observation  # whole in a window sent, or in the last one
-                    else _recovered(run.tracer.records, message)
+                and _recovered(
+                    run.tracer.records,
+                    environment_id(index) if observation else message["tool_call_id"],
+                    content,
                 ),
             }
         )
@@ -107,11 +106,10 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["message"] + CUT_COLUMNS).set_index("message")
 
 
-def _recovered(records: Sequence[Mapping], message: Mapping) -> bool:
-    """Whether the trace gives back this tool message's whole output."""
-    content = message.get("content") or ""
+def _recovered(records: Sequence[Mapping], output_id: str, content: str) -> bool:
+    """Whether the trace gives back this output whole, by its id."""
     try:
-        found = recover_tool_output(records, message["tool_call_id"], like=content)
+        found = recover_tool_output(records, output_id, like=content)
     except KeyError:
         return False
     return found == content
@@ -177,17 +175,6 @@ def _last_window_copies(window: Sequence[Mapping], reached: Sequence[Mapping]) -
                 position = begin + len(run)
                 break
     return copies
-
-
-def _sent_whole(records: Iterable[Mapping]) -> set:
-    """The texts of every user message some model call of the trace was sent."""
-    return {
-        message.get("content")
-        for record in records
-        if record.get("event") == "model_call"
-        for message in record["payload"].get("input") or ()
-        if message.get("role") == "user"
-    }
 
 
 def _tool_names(messages: Sequence[Mapping]) -> dict:

@@ -76,10 +76,7 @@ class RecordedConversation:
     """
 
     def __init__(self, messages: Sequence[Mapping]):
-        self.messages = [copy.deepcopy(dict(message)) for message in messages]
-        for index, message in enumerate(self.messages):
-            if is_observation(message) and not message.get("output_id"):
-                message["output_id"] = f"env_{index}"
+        self.messages = with_output_ids([copy.deepcopy(dict(m)) for m in messages])
         self.replies = [
             index
             for index, message in enumerate(self.messages)
@@ -236,6 +233,22 @@ def _joined(segments, window, count_tokens, compactions=()) -> Replay:
     return joined
 
 
+def environment_id(index: int) -> str:
+    """The trace id of the environment output at `index` in a log's messages."""
+    return f"env_{index}"
+
+
+def with_output_ids(messages: Sequence[Mapping]) -> List[Mapping]:
+    """`messages`, each environment output without an id given one by its place (a copy
+    of that message; the others are the same objects)."""
+    return [
+        dict(message, output_id=environment_id(index))
+        if is_observation(message) and not message.get("output_id")
+        else message
+        for index, message in enumerate(messages)
+    ]
+
+
 def replay_transcript(
     messages,
     settings: Settings = Settings(),
@@ -263,6 +276,7 @@ def replay_transcript(
         messages = messages.messages
     compactions = tuple(compactions or ())
     validate_messages(messages)
+    messages = with_output_ids(messages)  # by place in the whole log, across compactions
     window = article_window(summarize, settings, count_tokens)
     met = tuple(
         (sum(m["role"] == "assistant" for m in messages[: c.at]), c) for c in compactions
