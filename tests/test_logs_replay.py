@@ -132,7 +132,7 @@ def test_damaged_and_unknown_logs_get_one_line(tmp_path):
     assert "damaged.jsonl: line 4 is not valid JSON" in damaged.stderr
     unknown = cli("compress", LOGS / "unknown_shape.json", "--out", tmp_path)
     assert unknown.returncode == 2 and unknown.stderr.count("\n") == 1
-    assert "not a known agent log: tried claude-code (" in unknown.stderr
+    assert "not a known agent log; closest: " in unknown.stderr
 
 
 def test_a_head_over_the_threshold_gets_the_clean_overflow_line(tmp_path):

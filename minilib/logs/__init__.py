@@ -11,7 +11,11 @@ specific ones come first, so a trajectory that also has `messages` is not read a
 a plain request. Anything that goes wrong is a one-line `LogFileError`.
 """
 
+import re
+from functools import lru_cache
+from importlib.resources import files
 from pathlib import Path
+from typing import Dict
 
 from . import (
     aider,
@@ -32,7 +36,7 @@ from . import (
     sweagent,
 )
 from .base import Builder, LoadedLog, LogFileError
-from .detect import find_shape, parse_text
+from .detect import Doc, find_shape, parse_text
 
 # line shapes first, then JSON shapes from the most specific to plain message lists
 READERS = (
@@ -83,7 +87,7 @@ def parse_log(text: str, source: str = "<log>") -> LoadedLog:
     step = "detecting its shape"
     try:
         doc = parse_text(text, source)
-        shape = find_shape(doc, list(READERS), source)  # its error lists every shape
+        shape = find_shape(doc, list(READERS), source, closest_shape)
         step = shape.name
         log = Builder(source, shape.name)
         shape.read(doc, log)
@@ -155,6 +159,72 @@ def _place_of(error: BaseException) -> str:
                     place = value
         traceback = traceback.tb_next
     return f"{clipped(place, SHOWN_CHARS)}: " if place else ""
+
+
+def document_fields(value, depth: int = 3, limit: int = 200) -> set:
+    """The field names a JSON value holds, down to `depth` levels (the first `limit`
+    items of each list): what two logs of one shape have in common."""
+    fields, todo = set(), [(value, 0)]
+    while todo:
+        item, level = todo.pop()
+        if level >= depth:
+            continue
+        if isinstance(item, dict):
+            fields.update(key for key in item if isinstance(key, str))
+            todo.extend((child, level + 1) for child in item.values())
+        elif isinstance(item, list):
+            todo.extend((child, level + 1) for child in item[:limit])
+    return fields
+
+
+@lru_cache(maxsize=1)
+def _example_fields() -> Dict[str, frozenset]:
+    """Each shape's fields, from the constructed example of it the package ships."""
+    examples: Dict[str, set] = {}
+    for path in sorted(files("minilib.data").joinpath("logs").iterdir()):
+        try:
+            log = load_log(path)
+            doc = parse_text(path.read_text(encoding="utf-8"), path.name)
+        except (LogFileError, OSError):
+            continue  # the damaged and unknown-shape examples
+        if not doc.is_text:
+            examples.setdefault(log.shape, set()).update(document_fields(doc.value))
+    return {shape: frozenset(fields) for shape, fields in examples.items()}
+
+
+def closest_shape(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
+    """The error for a JSON file no shape claims: the closest shape, what it looked for,
+    and the others' names. Closest: the shape whose bundled example shares the most
+    field names with the file; among equals, one that got as far as an item of the
+    file (its reason names the item), then the one the shared names cover best."""
+    fields = document_fields(doc.value)
+    examples = _example_fields()
+
+    def shared(name: str) -> tuple:
+        example = examples.get(name, frozenset())
+        common = len(fields & example)
+        reached_an_item = re.search(r"\bitems?\[\d+\]|\bline \d+", reasons[name])
+        return (
+            common,
+            reached_an_item is not None,
+            common / len(example) if example else 0,
+        )
+
+    best = max(reasons, key=shared)  # the first of equals: READERS order
+    common = sorted(fields & examples.get(best, frozenset()))
+    if not common:
+        return (
+            f"{source}: not a known agent log, and no shape's example shares a field "
+            f"name with it; tried: {', '.join(reasons)}"
+        )
+    named = ", ".join(common[:6]) + (", ..." if len(common) > 6 else "")
+    others = ", ".join(name for name in reasons if name != best)
+    return (
+        f"{source}: not a known agent log; closest: {best} ({reasons[best]}); its "
+        f"example shares {len(common)} field name{'s' * (len(common) > 1)} with this "
+        f"file ({named}); "
+        f"also tried: {others}"
+    )
 
 
 # the replay reads logs with the functions above, so it is imported after them

@@ -15,7 +15,7 @@ recursion limit, or an integer of more digits than it converts.
 
 import json
 from dataclasses import dataclass
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Tuple
 
 from .base import Builder, LogFileError
 
@@ -107,11 +107,18 @@ def parse_text(text: str, source: str) -> Doc:
     return Doc(objects, [number for number, _ in numbered], text)
 
 
-def find_shape(doc: Doc, shapes: List[Shape], source: str) -> Shape:
+def find_shape(
+    doc: Doc,
+    shapes: List[Shape],
+    source: str,
+    unknown: Optional[Callable[[Doc, str, Dict[str, str]], str]] = None,
+) -> Shape:
     """The first shape whose detect accepts `doc`, or an error naming what each lacked.
 
     A shape's detect answers for the documents it reads (text shapes for text, the
     others for JSON); asked about the other kind, it says so and the next is tried.
+    `unknown(doc, source, {shape: what it lacked})` words the error for a JSON file no
+    shape claims (by default every shape and what it lacked).
     """
     tried = []
     for shape in shapes:
@@ -128,4 +135,7 @@ def find_shape(doc: Doc, shapes: List[Shape], source: str) -> Shape:
             f"{source}: a {kind} text file, not JSON, and no text log shape the lab "
             "knows" + (": tried " + ", ".join(tried) if tried else "")
         )
+    if unknown is not None:
+        reasons = {s.name: s.detect(doc) for s in shapes if not s.reads_text}
+        raise LogFileError(unknown(doc, source, reasons))
     raise LogFileError(f"{source}: not a known agent log: tried " + ", ".join(tried))
