@@ -133,8 +133,11 @@ def test_a_damaged_llm_history_block_is_named_by_its_line():
         "ASSISTANT (or be a '-------' separator)"
     )
     with pytest.raises(LogFileError, match=r"^x: line 3: LLM RESPONSE without a TO LLM"):
-        parse_log("TO LLM 2024-09-03T14:03:02\nLLM RESPONSE 2024-09-03T14:03:03\n"
-                  "LLM RESPONSE 2024-09-03T14:03:04\n", "x")
+        parse_log(
+            "TO LLM 2024-09-03T14:03:02\nLLM RESPONSE 2024-09-03T14:03:03\n"
+            "LLM RESPONSE 2024-09-03T14:03:04\n",
+            "x",
+        )
 
 
 def test_only_weak_model_calls_is_an_error():
