@@ -1,8 +1,6 @@
 """`claude -p --output-format stream-json`: subagent lines skipped, responses merged."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -146,25 +144,3 @@ def test_a_damaged_field_is_named(records, expected):
     with pytest.raises(LogFileError) as error:
         parse_log(stream(*records), "x")
     assert str(error.value) == expected
-
-
-def test_the_fixture_compresses_from_the_command_line(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "minilib",
-            "compress",
-            str(FIXTURE),
-            "--threshold",
-            "600",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stdout.startswith("shape: claude-stream-json")

@@ -1,8 +1,6 @@
 """Harbor ATIF trajectories: results inside the calling step, sidechain steps skipped."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -158,25 +156,3 @@ def test_a_damaged_field_is_named(steps, expected):
     with pytest.raises(LogFileError) as error:
         parse_log(trajectory(*steps), "x")
     assert str(error.value) == expected
-
-
-def test_the_fixture_compresses_from_the_command_line(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "minilib",
-            "compress",
-            str(FIXTURE),
-            "--threshold",
-            "600",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stdout.startswith("shape: harbor-atif")

@@ -1,8 +1,6 @@
 """OpenHands V1 (software-agent-sdk) records: parallel calls by llm_response_id."""
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -181,25 +179,3 @@ def test_in_a_jsonl_file_the_line_is_named():
     assert str(error.value).startswith(
         "out.jsonl: line 1: history[1]: tool result for call 'c9'"
     )
-
-
-def test_the_fixture_compresses_from_the_command_line(tmp_path):
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "minilib",
-            "compress",
-            str(FIXTURE),
-            "--threshold",
-            "600",
-            "--out",
-            str(tmp_path),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-    )
-    assert done.returncode in (0, 1), done.stderr
-    assert "Traceback" not in done.stderr
-    assert done.stdout.startswith("shape: openhands-v1")

@@ -121,7 +121,11 @@ def test_compress_reads_every_shape(name, tmp_path):
     )
     assert done.returncode in (0, 1), done.stderr
     if done.stdout:  # empty only when the protected head alone is over (next test)
-        assert done.stdout.startswith("shape: ") and "round   baseline" in done.stdout
+        shape = load_transcript(LOGS / name).shape
+        assert (
+            done.stdout.startswith(f"shape: {shape} (")
+            and "round   baseline" in done.stdout
+        )
     else:
         assert "stopped: context window needs" in done.stderr
 

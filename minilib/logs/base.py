@@ -138,6 +138,25 @@ def make_call(call_id, name, arguments) -> dict:
     }
 
 
+def parts_text(parts, where: str, log: "Builder") -> str:
+    """Text, or a list of content parts, as one string; image parts are skipped (they
+    cannot be measured as text), any other part is an error naming it."""
+    if parts is None or isinstance(parts, str):
+        return parts or ""
+    if not isinstance(parts, list):
+        raise log.fail(f"{where} must be text or a list of content parts")
+    texts = []
+    for number, part in enumerate(parts):
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text" and isinstance(part.get("text"), str):
+            texts.append(part["text"])
+        elif kind in ("image", "image_url"):
+            log.skip(f"{where}[{number}]", "image part: cannot be measured as text")
+        else:
+            raise log.fail(f"{where}[{number}] is not a text part")
+    return "\n".join(texts)
+
+
 def first_line(text: str) -> str:
     """The first non-empty line of a tool output: the error message readers keep."""
     return next((line.strip() for line in text.splitlines() if line.strip()), "")

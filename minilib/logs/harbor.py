@@ -15,7 +15,7 @@ subagent that a converter wrote inline (`extra.is_sidechain: true`) are not in t
 main agent's window: skipped. `metrics` and `final_metrics` are counts, not text.
 """
 
-from .base import Builder, first_line, make_call
+from .base import Builder, first_line, make_call, parts_text
 from .detect import Doc, Shape
 
 SOURCES = ("system", "user", "agent")
@@ -29,24 +29,6 @@ def _detect(doc: Doc):
     if isinstance(version, str) and version.upper().startswith("ATIF"):
         return None
     return "no 'schema_version: ATIF-v1.*'"
-
-
-def _text(message, where: str, log: Builder) -> str:
-    """A step's message: text, or a list of content parts (images skipped)."""
-    if message is None or isinstance(message, str):
-        return message or ""
-    if not isinstance(message, list):
-        raise log.fail(f"{where} must be text or a list of content parts")
-    texts = []
-    for number, part in enumerate(message):
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind in ("image", "image_url"):
-            log.skip(f"{where}[{number}]", "image part: cannot be measured as text")
-        else:
-            raise log.fail(f"{where}[{number}] is not a text part")
-    return "\n".join(texts)
 
 
 def _calls(step: dict, at: str, log: Builder) -> list:
@@ -81,7 +63,7 @@ def _results(step: dict, at: str, log: Builder) -> None:
         where = f"{at}.observation.results[{number}]"
         if not isinstance(item, dict):
             raise log.fail(f"{where} must be a JSON object")
-        content = _text(item.get("content"), f"{where}.content", log)
+        content = parts_text(item.get("content"), f"{where}.content", log)
         if item.get("subagent_trajectory_ref") and not content:
             log.note(where, "subagent trajectory in another file: its result is empty")
         call_id = item.get("source_call_id")
@@ -106,7 +88,7 @@ def _read(doc: Doc, log: Builder) -> None:
         source = step.get("source")
         if source not in SOURCES:
             raise log.fail(f"{at}.source is {source!r}; expected system, user or agent")
-        text = _text(step.get("message"), f"{at}.message", log)
+        text = parts_text(step.get("message"), f"{at}.message", log)
         if source == "system":
             log.system(text, f"{at}.message")
         elif source == "user":

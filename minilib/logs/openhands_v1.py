@@ -26,7 +26,7 @@ own condensation events are bookkeeping: skipped.
 
 import json
 
-from .base import Builder, first_line, make_call
+from .base import Builder, first_line, make_call, parts_text
 from .detect import Doc, Shape
 
 RESULTS = ("ObservationEvent", "AgentErrorEvent", "UserRejectObservation")
@@ -68,24 +68,6 @@ def _detect(doc: Doc):
     return None
 
 
-def _parts_text(parts, where: str, log: Builder) -> str:
-    """Text, or a list of text parts, as one string; image parts skipped."""
-    if parts is None or isinstance(parts, str):
-        return parts or ""
-    if not isinstance(parts, list):
-        raise log.fail(f"{where} must be text or a list of content parts")
-    texts = []
-    for number, part in enumerate(parts):
-        kind = part.get("type") if isinstance(part, dict) else None
-        if kind == "text" and isinstance(part.get("text"), str):
-            texts.append(part["text"])
-        elif kind in ("image", "image_url"):
-            log.skip(f"{where}[{number}]", "image part: cannot be measured as text")
-        else:
-            raise log.fail(f"{where}[{number}] is not a text part")
-    return "\n".join(texts)
-
-
 def _call(event: dict, at: str, log: Builder) -> dict:
     call = event.get("tool_call")
     if not isinstance(call, dict):
@@ -120,9 +102,9 @@ def _result(event: dict, at: str, log: Builder):
     if not isinstance(observation, dict):
         raise log.fail(f"{at}.observation is missing")
     if "content" in observation:
-        text = _parts_text(observation["content"], f"{at}.observation.content", log)
+        text = parts_text(observation["content"], f"{at}.observation.content", log)
     else:
-        text = _parts_text(observation.get("output"), f"{at}.observation.output", log)
+        text = parts_text(observation.get("output"), f"{at}.observation.output", log)
     failure = observation.get("error")
     if isinstance(failure, str) and failure and failure not in text:
         text = "\n".join(filter(None, (text, failure)))
@@ -173,8 +155,8 @@ def _read(doc: Doc, log: Builder) -> None:
             message = event.get("llm_message")
             if not isinstance(message, dict):
                 raise log.fail(f"{at}.llm_message is missing")
-            text = _parts_text(message.get("content"), f"{at}.llm_message.content", log)
-            extra = _parts_text(
+            text = parts_text(message.get("content"), f"{at}.llm_message.content", log)
+            extra = parts_text(
                 event.get("extended_content"), f"{at}.extended_content", log
             )
             text = "\n".join(filter(None, (text, extra)))
@@ -188,7 +170,7 @@ def _read(doc: Doc, log: Builder) -> None:
                     f"{at}.llm_message.role is {role!r}; expected user or assistant"
                 )
         elif kind == "ActionEvent":
-            thought = _parts_text(event.get("thought"), f"{at}.thought", log)
+            thought = parts_text(event.get("thought"), f"{at}.thought", log)
             for field in ("reasoning_content", "thinking_blocks"):
                 if event.get(field):
                     log.skip(f"{at}.{field}", "reasoning: not sent back as content")
