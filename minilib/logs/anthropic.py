@@ -26,7 +26,7 @@
   (`LoadedLog.compactions`). A subagent's (`isSidechain`) compaction is skipped.
 """
 
-from .base import Builder, first_line, make_call
+from .base import Builder, content_items, first_line, make_call
 from .detect import Doc, Shape
 
 BLOCKS = {
@@ -60,12 +60,8 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
         if role == "assistant":
             return log.assistant(content, key=key)
         return log.user(content)
-    if not isinstance(content, list):
-        raise log.fail(f"{at}.content must be a string or a list of blocks")
     texts, calls = [], []
-    for number, block in enumerate(content):
-        where = f"{at}.content[{number}]"
-        kind = block.get("type") if isinstance(block, dict) else None
+    for where, kind, block in content_items(content, at, log):
         if kind == "text":
             texts.append(block.get("text") or "")
         elif kind == "tool_use" and role == "assistant":

@@ -138,6 +138,17 @@ def make_call(call_id, name, arguments) -> dict:
     }
 
 
+def content_items(content, at: str, log: "Builder", what: str = "blocks"):
+    """(where, type, item) of each item of a message's content list, after checking it
+    is a list: the loop every block-shaped reader starts with. A string content is the
+    caller's to handle before."""
+    if not isinstance(content, list):
+        raise log.fail(f"{at}.content must be a string or a list of {what}")
+    for number, item in enumerate(content):
+        kind = item.get("type") if isinstance(item, dict) else None
+        yield f"{at}.content[{number}]", kind, item
+
+
 def parts_text(parts, where: str, log: "Builder") -> str:
     """Text, or a list of content parts, as one string; image parts are skipped (they
     cannot be measured as text), any other part is an error naming it."""

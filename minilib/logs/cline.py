@@ -22,7 +22,7 @@ measured as text. The system prompt is rebuilt on every request and not recorded
 
 import re
 
-from .base import Builder, first_line, make_call
+from .base import Builder, content_items, first_line, make_call
 from .detect import Doc, Shape
 
 HEADER = re.compile(r"\[(?P<what>[^\n]*)\] Result:(?:\n|$)")
@@ -110,12 +110,8 @@ def _read_assistant(content, at: str, log: Builder) -> list:
     if isinstance(content, str):
         log.assistant(content)
         return []
-    if not isinstance(content, list):
-        raise log.fail(f"{at}.content must be a string or a list of blocks")
     texts, calls = [], []
-    for number, block in enumerate(content):
-        where = f"{at}.content[{number}]"
-        kind = block.get("type") if isinstance(block, dict) else None
+    for where, kind, block in content_items(content, at, log):
         if kind == "text":
             texts.append(block.get("text") or "")
         elif kind == "tool_use":

@@ -23,7 +23,7 @@ Thinking blocks are not sent back as content and images cannot be measured: both
 skipped. No system prompt is recorded.
 """
 
-from .base import Builder, first_line, make_call
+from .base import Builder, content_items, first_line, make_call
 from .detect import Doc, Shape
 
 ALL = ("text", "toolCall", "thinking")  # the blocks of an assistant message
@@ -38,12 +38,8 @@ def _blocks(content, at: str, log: Builder, allowed=("text",)):
     """(texts, calls) of a content string or block list; thinking and images skipped."""
     if isinstance(content, str):
         return [content], []
-    if not isinstance(content, list):
-        raise log.fail(f"{at}.content must be a string or a list of blocks")
     texts, calls = [], []
-    for number, block in enumerate(content):
-        where = f"{at}.content[{number}]"
-        kind = block.get("type") if isinstance(block, dict) else None
+    for where, kind, block in content_items(content, at, log):
         if kind == "text" and "text" in allowed:
             texts.append(block.get("text") or "")
         elif kind == "toolCall" and "toolCall" in allowed:
