@@ -9,9 +9,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
-from scale_helpers import SCALE_PROFILE  # noqa: F401  (sets hypothesis' home to build/)
+from scale_helpers import SCALE_PROFILE
 
 from minilib import Settings, validate_messages
 from minilib.logs import LogFileError, replay_transcript
@@ -20,13 +20,7 @@ from minilib.session import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = sorted(p for p in (DATA_DIR / "logs").iterdir() if p.is_file())
-PROFILE = settings(
-    max_examples=250,
-    derandomize=True,
-    database=None,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+PROFILE = settings(SCALE_PROFILE, max_examples=250)  # derandomized, no database
 # values a field may be retyped to: other JSON types, a huge number, deep nesting
 ODD_VALUES = [None, 0, -1, 2.5, True, "", "x" * 5000, [], {}, [[[[]]]], {"type": 7}]
 HUGE_NUMBER = "1" + "0" * 5000
