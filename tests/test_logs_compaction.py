@@ -223,10 +223,12 @@ def test_the_user_turn_advice_replays_the_same_way():
     log = load_transcript(CODEX)
     settings = Settings(threshold=500)
     # as the model saw it the replay fits; the whole history stops at its second turn
-    assert replay_transcript(log, settings).overflow is None
-    full = replay_transcript(log, settings, full_history=True)
+    # under the article's rule (its summary may not fold a later user turn)
+    assert replay_transcript(log, settings, window="article").overflow is None
+    full = replay_transcript(log, settings, full_history=True, window="article")
     assert full.overflow is not None and len(full.rounds) == 4
-    # the advice replays the full history too: folding gets further, not to the end
+    # the advice replays the full history through the same window: folding gets
+    # further, not to the end
     advice = user_turn_advice(log, settings, full)
     assert "--fold-user-turns" in advice and advice.endswith("gets to round 9.")
 

@@ -5,8 +5,15 @@ completions, the Anthropic Messages API, Claude Code, Codex CLI, SWE-agent,
 mini-swe-agent, OpenHands, Gemini CLI) into chat-completions messages, and checks
 them like every other entry point does. A round is one assistant message:
 `replay_transcript` governs the window the model would have seen just before it,
-with the same ContextWindow and the same loop (`minilib.loop.replay`) the bundled
-session uses, so the CLI prints the same table and writes the same trace.
+with the same loop (`minilib.loop.replay`) the bundled session uses, so the CLI
+prints the same table and writes the same trace.
+
+A real agent's log runs to hundreds of rounds and many user turns, so the window
+is by default the production one (`window="production"`): the article's pipeline
+with the bounded summary (`minilib.scale.bounded_window`, its default budget), behind
+`FastWindow`, with later user turns folded, quoted whole. The article's unquoted rule
+and unbounded summary make such a log stop once its summary or its second user turn
+is the largest thing left; `window="article"` replays the article's exact pipeline.
 
 Where the agent compacted its own history (`LoadedLog.compactions`: Codex's
 `compacted` line, Claude Code's `compact_boundary`), the replay goes on as the model
@@ -33,6 +40,51 @@ from . import clipped, load_log, parse_log
 from .base import AgentCompaction, LoadedLog, LogFileError
 
 TranscriptFileError = LogFileError  # one error for every file the lab reads as a log
+
+# The windows a log can be replayed through: the default suits a real agent session.
+PRODUCTION, ARTICLE = "production", "article"
+WINDOWS = (PRODUCTION, ARTICLE)
+
+
+def log_settings(window: str = PRODUCTION) -> Settings:
+    """The settings a log is replayed at unless told otherwise: the article's values,
+    and for the production window later user turns folded (a session has many)."""
+    check_window(window)
+    return Settings(fold_user_turns=window == PRODUCTION)
+
+
+def check_window(window: str) -> str:
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {', '.join(WINDOWS)}, got {window!r}")
+    return window
+
+
+def log_window(
+    window: str,
+    settings: Settings,
+    count_tokens: TokenCounter = estimate_tokens,
+    summarize: Summarizer = scripted_summary,
+    summary_budget: Optional[int] = None,
+):
+    """The window `replay_transcript` governs a log with, and its summary's budget in
+    tokens (None for the article's, which has none): the article's ContextWindow, or
+    the bounded summary's window behind FastWindow (the same results, and a round that
+    only appended costs only what it appended)."""
+    # Imported here: minilib.scale's generated histories replay through this module.
+    from ..scale.bounded import bounded_window, default_summary_budget
+    from ..scale.fast import FastWindow
+
+    if check_window(window) == ARTICLE:
+        if summary_budget is not None:
+            raise ValueError(
+                "summary_budget is the production window's; the article's summary "
+                "has no budget"
+            )
+        return article_window(summarize, settings, count_tokens), None
+    if summary_budget is None:
+        summary_budget = default_summary_budget(settings.threshold)
+    bounded = bounded_window(settings, count_tokens, summary_budget, base=summarize)
+    return FastWindow(bounded), summary_budget
 
 
 def _checked(log: LoadedLog, source: str) -> LoadedLog:
@@ -125,6 +177,22 @@ class TranscriptRun(SessionRun):
 
     agent_compactions: Tuple[Tuple[int, AgentCompaction], ...] = ()
     full_history: bool = False
+    window: str = PRODUCTION
+    summary_budget: Optional[int] = None  # the bounded summary's, in tokens
+
+    def window_line(self) -> str:
+        """Which window governed the replay, with what budget, and whether later user
+        turns were folded: one line for the report."""
+        if self.window == ARTICLE:
+            said = "window: the article's pipeline (aging, then the unbounded summary)"
+        else:
+            said = (
+                "window: production (aging, then a summary bounded to "
+                f"{self.summary_budget:,} tokens, behind FastWindow)"
+            )
+        if self.settings.fold_user_turns:
+            return said + "; later user turns folded, quoted whole"
+        return said + "; later user turns not folded (the article's rule)"
 
     def compaction_lines(self) -> List[str]:
         """One line a compaction: where it happened, what it replaced, what the replay
@@ -249,14 +317,56 @@ def with_output_ids(messages: Sequence[Mapping]) -> List[Mapping]:
     ]
 
 
+def baseline_rounds(
+    stretches: Sequence[Sequence[Mapping]],
+    rounds: int,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> Baseline:
+    """The uncompressed window before each of the first `rounds` assistant messages.
+
+    `stretches` are the lists the agent sent from, in order: the whole log, or each
+    stretch between its own compactions (opening with the replacement, whose assistant
+    messages were said before and are no round). The baseline of a round is the stretch
+    up to that assistant message, as a replay without compression counts it; only the
+    messages added since the round before are counted (when the counter is a sum over
+    messages), and no round past `rounds` is computed, so a long log's baseline costs
+    what its messages cost once. `final_messages` is the window of the last round.
+    """
+    from ..scale.fast import ADDITIVE_COUNTERS  # here: minilib.scale imports this module
+
+    per_message = ADDITIVE_COUNTERS.get(count_tokens)
+    tokens: List[int] = []
+    sizes: List[int] = []
+    window: Sequence[Mapping] = ()
+    for stretch, opening in stretches:
+        stretch = with_output_ids(stretch)
+        total = counted = 0
+        for index, message in enumerate(stretch):
+            if len(tokens) == rounds:
+                break
+            if index < opening or message["role"] != "assistant":
+                continue
+            window = stretch[:index]
+            if per_message is None:  # not known to add up: the whole window, each round
+                total = count_tokens(window)
+            else:
+                total += sum(map(per_message, stretch[counted:index]))
+                counted = index
+            tokens.append(total)
+            sizes.append(index)
+    return Baseline(tuple(tokens), tuple(sizes), tuple(window), count_tokens(window))
+
+
 def replay_transcript(
     messages,
-    settings: Settings = Settings(),
+    settings: Optional[Settings] = None,
     count_tokens: TokenCounter = estimate_tokens,
     summarize: Summarizer = scripted_summary,
     *,
     compactions: Optional[Sequence[AgentCompaction]] = None,
     full_history: bool = False,
+    window: str = PRODUCTION,
+    summary_budget: Optional[int] = None,
 ) -> TranscriptRun:
     """Govern the window before every assistant message of `messages`, as the loop would
     have.
@@ -266,18 +376,32 @@ def replay_transcript(
     round is what the agent itself sent, uncompressed by the lab: the log up to that
     assistant message, or after a compaction the kept system prompt, the compaction's
     replacement and what followed (with `full_history`, the whole log up to it). The
-    compressed window is what the article's ContextWindow made of the previous window
-    plus the messages that arrived since (after a compaction, of the replacement). A
+    compressed window is what `window` made of the previous window plus the messages
+    that arrived since (after a compaction, of the replacement): "production" (the
+    default) the bounded summary's window behind FastWindow, its budget
+    `summary_budget` (by default `default_summary_budget(threshold)`); "article" the
+    article's ContextWindow. `settings` default to `log_settings(window)`: the
+    article's values, later user turns folded in the production window only. A
     ContextOverflowError ends the replay and is kept in `run.overflow`, like
-    `run_session`. `messages` is not changed.
+    `run_session`; the baseline stops at the same round. `messages` is not changed.
     """
+    check_window(window)
+    if settings is None:
+        settings = log_settings(window)
+    if not isinstance(settings, Settings):
+        raise TypeError(
+            f"settings must be a minilib Settings, got {type(settings).__name__}"
+        )
     if isinstance(messages, LoadedLog):
         compactions = messages.compactions if compactions is None else compactions
         messages = messages.messages
     compactions = tuple(compactions or ())
     validate_messages(messages)
     messages = with_output_ids(messages)  # by place in the whole log, across compactions
-    window = article_window(summarize, settings, count_tokens)
+    governing, summary_budget = log_window(
+        window, settings, count_tokens, summarize, summary_budget
+    )
+    how = {"window": window, "summary_budget": summary_budget}
     met = tuple(
         (sum(m["role"] == "assistant" for m in messages[: c.at]), c) for c in compactions
     )
@@ -285,8 +409,7 @@ def replay_transcript(
         segments = _segments(messages, compactions)
         for segment, _ in segments[1:]:
             validate_messages(segment)
-        governed = _joined(segments, window, count_tokens, compactions)
-        baseline = _joined(segments, None, count_tokens)
+        governed = _joined(segments, governing, count_tokens, compactions)
         if not governed.rounds and governed.overflow is None:
             return TranscriptRun(
                 settings,
@@ -296,11 +419,11 @@ def replay_transcript(
                 count_tokens(governed.messages),
                 governed.tracer,
                 agent_compactions=met,
+                **how,
             )
-        run = session_run(
-            settings, governed, Baseline.of(baseline, count_tokens), count_tokens
-        )
-        return TranscriptRun(**run.__dict__, agent_compactions=met)
+        baseline = baseline_rounds(segments, len(governed.rounds), count_tokens)
+        run = session_run(settings, governed, baseline, count_tokens)
+        return TranscriptRun(**run.__dict__, agent_compactions=met, **how)
     conversation = RecordedConversation(messages)
     if not conversation.replies:  # no model call, so no round to govern
         return TranscriptRun(
@@ -312,18 +435,19 @@ def replay_transcript(
             Tracer(),
             agent_compactions=met,
             full_history=bool(compactions),
+            **how,
         )
     governed = replay(
-        conversation, window, tracer=Tracer(), count_tokens=count_tokens, max_steps=None
+        conversation,
+        governing,
+        tracer=Tracer(),
+        count_tokens=count_tokens,
+        max_steps=None,
     )
-    baseline = replay(
-        RecordedConversation(messages), None, count_tokens=count_tokens, max_steps=None
-    )
-    run = session_run(
-        settings, governed, Baseline.of(baseline, count_tokens), count_tokens
-    )
+    baseline = baseline_rounds([(messages, 0)], len(governed.rounds), count_tokens)
+    run = session_run(settings, governed, baseline, count_tokens)
     return TranscriptRun(
-        **run.__dict__, agent_compactions=met, full_history=bool(compactions)
+        **run.__dict__, agent_compactions=met, full_history=bool(compactions), **how
     )
 
 
@@ -337,11 +461,13 @@ def user_turn_advice(messages, settings: Settings, run: SessionRun) -> str:
     """
     if run.overflow is None or settings.fold_user_turns:
         return ""
-    same = {}
+    same = {"window": ARTICLE}  # a SessionRun is the article's
     if isinstance(run, TranscriptRun):
         same = {
             "compactions": [compaction for _, compaction in run.agent_compactions],
             "full_history": run.full_history,
+            "window": run.window,
+            "summary_budget": run.summary_budget,
         }
     folding = replay_transcript(messages, replace(settings, fold_user_turns=True), **same)
     if folding.overflow is not None and len(folding.rounds) <= len(run.rounds):
