@@ -1,9 +1,11 @@
 """Command line: `python -m minilib run` replays the bundled session like the article's
 terminal card;
 `python -m minilib compress FILE` replays a recorded transcript (JSON or JSONL) the same
-way. `run --grounded` replays the grounded script (the agent looks up what its window
-lacks) and prints the outcome under the table; `--keep-unseen` ages a tool result only
-after the model has seen it."""
+way, by default through the production window (the bounded summary behind FastWindow,
+later user turns folded; `--article` for the article's pipeline). `run --grounded`
+replays the grounded script (the agent looks up what its window lacks) and prints the
+outcome under the table; `--keep-unseen` ages a tool result only after the model has
+seen it."""
 
 import argparse
 import json
@@ -13,6 +15,8 @@ from typing import Optional, Sequence
 
 from ..logs import MAX_LOG_BYTES
 from ..logs.replay import (
+    ARTICLE,
+    PRODUCTION,
     TranscriptFileError,
     load_transcript,
     replay_transcript,
@@ -20,6 +24,7 @@ from ..logs.replay import (
 )
 from ..measure.grounding import GroundingFileError, run_grounded
 from ..reports.rounds import format_grounded, format_rounds, format_summary
+from ..scale.bounded import MIN_BUDGET, MIN_DEFAULT_BUDGET
 from ..session import (
     DEFAULT_SESSION,
     SessionFileError,
@@ -62,6 +67,15 @@ def _positive(text: str) -> int:
     value = _non_negative(text)
     if value == 0:
         raise argparse.ArgumentTypeError("expected a number >= 1, got 0")
+    return value
+
+
+def _summary_budget(text: str) -> int:
+    value = _non_negative(text)
+    if value < MIN_BUDGET:  # below it not even the condensed line fits
+        raise argparse.ArgumentTypeError(
+            f"expected a number >= {MIN_BUDGET}, got {value}"
+        )
     return value
 
 
@@ -118,7 +132,14 @@ def build_parser() -> argparse.ArgumentParser:
         "the newest result at once)",
     )
     compress = commands.add_parser(
-        "compress", help="replay a recorded transcript round by round"
+        "compress",
+        help="replay a recorded transcript round by round",
+        description="Replay an agent's log round by round. By default through the "
+        "production window, which suits a real agent session: aging, then a rolling "
+        "summary bounded to a quarter of the threshold (at least "
+        f"{MIN_DEFAULT_BUDGET} tokens), behind FastWindow, with later user turns "
+        "folded (quoted whole). --article replays the article's exact pipeline "
+        "instead: its unbounded summary, user turns not folded.",
     )
     compress.add_argument(
         "file",
@@ -134,10 +155,26 @@ def build_parser() -> argparse.ArgumentParser:
         help="refuse a log larger than this many megabytes (default %(default)s)",
     )
     compress.add_argument(
-        "--fold-user-turns",
+        "--article",
         action="store_true",
-        help="let the summary fold later user turns too (quoted whole); the article's "
-        "rule folds assistant and tool messages only",
+        help="replay through the article's pipeline (aging, then its unbounded "
+        "summary) instead of the production window; user turns are then not folded "
+        "unless --fold-user-turns is given",
+    )
+    compress.add_argument(
+        "--summary-budget",
+        type=_summary_budget,
+        default=None,
+        help="the production window's summary budget in tokens (default: a quarter of "
+        f"the threshold, at least {MIN_DEFAULT_BUDGET})",
+    )
+    compress.add_argument(
+        "--fold-user-turns",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let the summary fold later user turns too, quoted whole (default: on in "
+        "the production window, off with --article: the article's rule folds "
+        "assistant and tool messages only)",
     )
     compress.add_argument(
         "--full-history",
@@ -178,13 +215,17 @@ def _writes_over_input(args) -> Optional[Path]:
 
 
 def _run(args) -> int:
+    window = ARTICLE if getattr(args, "article", False) else PRODUCTION
+    fold_user_turns = getattr(args, "fold_user_turns", None)
+    if fold_user_turns is None:  # a real agent session has many user turns
+        fold_user_turns = args.command == "compress" and window == PRODUCTION
     settings = Settings(
         args.threshold,
         args.head_chars,
         args.tail_chars,
         args.min_chars,
         args.protect_tail,
-        getattr(args, "fold_user_turns", False),
+        fold_user_turns,
     )
     log = grounded = None
     if (clash := _writes_over_input(args)) is not None:
@@ -197,7 +238,20 @@ def _run(args) -> int:
     try:
         if args.command == "compress":
             log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-            run = replay_transcript(log, settings, full_history=args.full_history)
+            if window == ARTICLE and args.summary_budget is not None:
+                print(
+                    "python -m minilib: error: --summary-budget is the production "
+                    "window's; the article's summary (--article) has no budget",
+                    file=sys.stderr,
+                )
+                return BAD_INPUT
+            run = replay_transcript(
+                log,
+                settings,
+                full_history=args.full_history,
+                window=window,
+                summary_budget=args.summary_budget,
+            )
         elif args.grounded or args.keep_unseen:
             grounded = run_grounded(
                 load_session(args.session),
@@ -216,6 +270,7 @@ def _run(args) -> int:
         return OVERFLOW
     if log is not None:  # what was read, so a surprise in the table can be traced back
         print(log.describe())
+        print(run.window_line())
         print()
     print(format_rounds(run))
     print()
