@@ -154,11 +154,13 @@ def test_the_chosen_threshold_is_where_the_replay_just_completes(path):
     for fold in (True, False):
         settings = replace(LOG_SETTINGS, fold_user_turns=fold)
         choice = choose_threshold(messages, settings)
-        at = replay_transcript(messages, replace(settings, threshold=choice.threshold))
+        at = replay_transcript(
+            messages, replace(settings, threshold=choice.threshold), window="article"
+        )
         assert at.overflow is None
         if choice.stops_at:
             below = replace(settings, threshold=choice.stops_at)
-            assert replay_transcript(messages, below).overflow is not None
+            assert replay_transcript(messages, below, window="article").overflow
             assert choice.threshold - choice.stops_at <= choice.step
         assert choice.threshold <= max(1, choice.largest_window)
 
@@ -179,7 +181,7 @@ def test_the_cut_list_matches_the_last_window_at_any_threshold(path):
     ):
         settings = replace(LOG_SETTINGS, threshold=threshold)
         report = explore_text(path.read_text(encoding="utf-8"), path.name, settings)
-        run = replay_transcript(messages, settings)
+        run = replay_transcript(messages, settings, window="article")
         cut = report.cut
         kept = [m for m in run.final_messages if m["role"] == "tool" or is_observation(m)]
         in_window = cut[cut["fate"].isin(["verbatim", "aged"])]
@@ -266,7 +268,7 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     settings = Settings(threshold=800)
     report = explore_file(LOGS / "codex_rollout.jsonl", settings)
     messages = load_transcript(LOGS / "codex_rollout.jsonl").messages
-    run = replay_transcript(messages, settings)
+    run = replay_transcript(messages, settings, window="article")
     assert report.error is None and report.description.startswith("shape: codex-rollout")
     assert report.header.splitlines()[1].startswith("threshold: 800 tokens. On this log")
     assert f"final window: {len(run.final_messages)} messages" in report.summary

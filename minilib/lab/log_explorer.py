@@ -12,6 +12,11 @@ log to its end. There aging and the summary do the most, so the curve, the cut l
 the paths differ most; a fixed number would be too high for a short log (nothing is
 compressed) and too low for a long one (the replay stops at once).
 
+The replay here is the article's pipeline (`window="article"`), which chapter 07 takes
+to real logs, with later user turns folded; `compress` and `replay_transcript` default
+to the production window instead (the bounded summary behind FastWindow, chapter 09),
+whose summary never becomes the largest message however long the log runs.
+
 `LogExplorer` is the widget around it: a file-upload button, the threshold and the
 multi-turn option. An upload sets the threshold to the one chosen from that log; the
 report is a function of the three values only.
@@ -30,7 +35,12 @@ import pandas as pd
 import plotly.io as pio
 from IPython.display import display
 
-from ..logs.replay import TranscriptFileError, parse_transcript, replay_transcript
+from ..logs.replay import (
+    ARTICLE,
+    TranscriptFileError,
+    parse_transcript,
+    replay_transcript,
+)
 from ..policies.on_logs import baseline_row, path_rows
 from ..reports import format_summary
 from ..window import Settings
@@ -122,7 +132,9 @@ def choose_threshold(
     low, high = 0, max(1, largest)
     while math.ceil(high / step) - low // step > 1:
         middle = (low // step + (math.ceil(high / step) - low // step) // 2) * step
-        run = replay_transcript(messages, replace(settings, threshold=middle))
+        run = replay_transcript(
+            messages, replace(settings, threshold=middle), window=ARTICLE
+        )
         if run.overflow is None:
             high = middle
         else:
@@ -200,7 +212,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
     choice = threshold_choice(text, name, settings or LOG_SETTINGS)
     if settings is None:
         settings = replace(LOG_SETTINGS, threshold=choice.threshold)
-    run = replay_transcript(messages, settings)
+    run = replay_transcript(messages, settings, window=ARTICLE)
     summary = format_summary(run)
     if run.overflow is not None:
         summary = (
