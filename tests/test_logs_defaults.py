@@ -59,6 +59,8 @@ def test_compress_completes_a_1000_call_log_at_32k_by_default(long_log, tmp_path
         "FastWindow); later user turns folded, quoted whole"
     ) in out.splitlines()
     assert last_round(out) == 752  # every assistant message of the log
+    written = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
+    assert (written["window"], written["summary_budget"]) == ("production", 8000)
 
 
 def test_compress_article_stops_a_1000_call_log_at_32k_where_it_always_did(

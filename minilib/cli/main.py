@@ -18,6 +18,7 @@ from ..logs.replay import (
     ARTICLE,
     PRODUCTION,
     TranscriptFileError,
+    TranscriptRun,
     load_transcript,
     replay_transcript,
     user_turn_advice,
@@ -47,6 +48,9 @@ def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -
     }
     if grounded is not None:
         document["grounded"] = grounded
+    if isinstance(run, TranscriptRun):  # a log: which window replayed it
+        document["window"] = run.window
+        document["summary_budget"] = run.summary_budget
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     write_text_safely(out / "rounds.json", text)
 
