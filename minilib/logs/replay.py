@@ -11,9 +11,10 @@ prints the same table and writes the same trace.
 A real agent's log runs to hundreds of rounds and many user turns, so the window
 is by default the production one (`window="production"`): the article's pipeline
 with the bounded summary (`minilib.scale.bounded_window`, its default budget), behind
-`FastWindow`, with later user turns folded, quoted whole. The article's unquoted rule
-and unbounded summary make such a log stop once its summary or its second user turn
-is the largest thing left; `window="article"` replays the article's exact pipeline.
+`FastWindow`, with later user turns folded, quoted whole. The article's range rule
+(it never folds a later user turn) and its unbounded summary stop such a log at its
+second user turn, or once the summary is the largest message left;
+`window="article"` replays the article's exact pipeline.
 
 Where the agent compacted its own history (`LoadedLog.compactions`: Codex's
 `compacted` line, Claude Code's `compact_boundary`), the replay goes on as the model
@@ -46,17 +47,17 @@ PRODUCTION, ARTICLE = "production", "article"
 WINDOWS = (PRODUCTION, ARTICLE)
 
 
+def check_window(window: str) -> str:
+    if window not in WINDOWS:
+        raise ValueError(f"window must be one of {', '.join(WINDOWS)}, got {window!r}")
+    return window
+
+
 def log_settings(window: str = PRODUCTION) -> Settings:
     """The settings a log is replayed at unless told otherwise: the article's values,
     and for the production window later user turns folded (a session has many)."""
     check_window(window)
     return Settings(fold_user_turns=window == PRODUCTION)
-
-
-def check_window(window: str) -> str:
-    if window not in WINDOWS:
-        raise ValueError(f"window must be one of {', '.join(WINDOWS)}, got {window!r}")
-    return window
 
 
 def log_window(
@@ -318,15 +319,16 @@ def with_output_ids(messages: Sequence[Mapping]) -> List[Mapping]:
 
 
 def baseline_rounds(
-    stretches: Sequence[Sequence[Mapping]],
+    stretches: Sequence[Tuple[Sequence[Mapping], int]],
     rounds: int,
     count_tokens: TokenCounter = estimate_tokens,
 ) -> Baseline:
     """The uncompressed window before each of the first `rounds` assistant messages.
 
-    `stretches` are the lists the agent sent from, in order: the whole log, or each
-    stretch between its own compactions (opening with the replacement, whose assistant
-    messages were said before and are no round). The baseline of a round is the stretch
+    `stretches` are the lists the agent sent from, in order, each with the length of
+    its opening: the whole log (0), or each stretch between its own compactions
+    (opening with the replacement, whose assistant messages were said before and are
+    no round). The baseline of a round is the stretch
     up to that assistant message, as a replay without compression counts it; only the
     messages added since the round before are counted (when the counter is a sum over
     messages), and no round past `rounds` is computed, so a long log's baseline costs
@@ -337,7 +339,7 @@ def baseline_rounds(
     per_message = ADDITIVE_COUNTERS.get(count_tokens)
     tokens: List[int] = []
     sizes: List[int] = []
-    window: Sequence[Mapping] = ()
+    last: Sequence[Mapping] = ()  # the stretch of the last round computed
     for stretch, opening in stretches:
         stretch = with_output_ids(stretch)
         total = counted = 0
@@ -346,15 +348,16 @@ def baseline_rounds(
                 break
             if index < opening or message["role"] != "assistant":
                 continue
-            window = stretch[:index]
             if per_message is None:  # not known to add up: the whole window, each round
-                total = count_tokens(window)
+                total = count_tokens(stretch[:index])
             else:
                 total += sum(map(per_message, stretch[counted:index]))
                 counted = index
             tokens.append(total)
             sizes.append(index)
-    return Baseline(tuple(tokens), tuple(sizes), tuple(window), count_tokens(window))
+            last = stretch
+    window = tuple(last[: sizes[-1]]) if sizes else ()
+    return Baseline(tuple(tokens), tuple(sizes), window, count_tokens(window))
 
 
 def replay_transcript(
