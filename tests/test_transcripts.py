@@ -161,8 +161,12 @@ def test_cli_compress_prints_the_run_table_and_writes_the_trace(tmp_path, name):
     assert result.returncode == 0 and result.stderr == ""
     log = load_transcript(TRANSCRIPTS / name)
     run = replay_transcript(log.messages)
-    # what was read first (shape, counts, skips), then the same table as `run`
-    assert result.stdout.startswith(log.describe() + "\n\n" + format_rounds(run) + "\n\n")
+    # what was read first (shape, counts, skips), which window replayed it (by default
+    # the production one), then the same table as `run`
+    assert result.stdout.startswith(
+        log.describe() + "\n" + run.window_line() + "\n\n" + format_rounds(run) + "\n\n"
+    )
+    assert run.window_line().startswith("window: production")
     assert (
         f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
         in result.stdout
