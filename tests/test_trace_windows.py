@@ -5,7 +5,7 @@ these tests check, against what the tracer was handed at each call (copied then)
 every window and reply rebuilt from the records, in memory and after a write and a
 read, is the one that was sent; each message object is recorded once; the trace
 stays byte-identical; and a 1,000-call session's trace is a small multiple of the
-log, where writing every window whole made it rounds × window.
+log, where writing every window whole would make it rounds × window.
 """
 
 import copy
@@ -213,7 +213,7 @@ def test_a_1000_call_trace_grows_with_the_log_not_with_rounds_times_window(
     # result's text only in its tool_call event), and per call its step, purpose and
     # the ids of what is new in its window.
     assert trace_bytes < 1.5 * log_bytes + 500 * rounds
-    # Writing every window whole, as the trace did, costs the sum of all windows sent.
+    # Writing every window whole would cost the sum of all windows sent.
     assert sent_bytes > 10 * trace_bytes
 
 
@@ -230,7 +230,7 @@ def test_a_1000_call_trace_is_byte_identical_from_run_to_run(thousand_calls):
 
 
 def test_a_trace_of_format_1_is_still_read():
-    """A trace written before the message records: each call held its window."""
+    """Format 1 had no message records: each model call holds its whole window."""
     task = {"role": "user", "content": "hi"}
     reply = {"role": "assistant", "content": "done"}
     payload = {"step": 0, "purpose": "decision", "input": [task], "reply": reply}
