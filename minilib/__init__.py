@@ -35,7 +35,7 @@ from .strategy import CompressionResult, Strategy
 from .summary import RollingSummary
 from .tokens import estimate_tokens
 from .tools import Workspace
-from .trace import Tracer, recover_tool_output
+from .trace import Tracer, model_calls, recover_tool_output, window_of
 from .window import (
     Compression,
     ContextOverflowError,
@@ -69,6 +69,7 @@ __all__ = [
     "is_aged",
     "is_summary",
     "load_session",
+    "model_calls",
     "protected_head_length",
     "range_candidates",
     "recover_tool_output",
@@ -79,4 +80,5 @@ __all__ = [
     "scripted_summary",
     "validate_messages",
     "window_before_round",
+    "window_of",
 ]

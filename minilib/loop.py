@@ -129,7 +129,7 @@ def replay(
                 f"model reply at step {step} must be an assistant message"
             )
         if tracer is not None:
-            tracer.model_call(step, "decision", messages, reply)  # the tracer copies
+            tracer.model_call(step, "decision", messages, reply)
         messages.append(reply)
         run.decisions.append(reply)
         # 4. What answers it arrives (tool results, a user turn); none ends the run.

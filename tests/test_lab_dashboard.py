@@ -39,6 +39,7 @@ from minilib.lab.tables import (
     to_html,
     trace_events_table,
 )
+from minilib.trace import event_records
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +130,7 @@ def assert_shows(dashboard, expected):
     ]
     compression_seqs = [
         record["seq"]
-        for record in expected.tracer.records
+        for record in event_records(expected.tracer.records)
         if record["event"] in ("context_compression", "context_overflow")
     ]
     assert [
@@ -502,11 +503,12 @@ def test_trace_data_names_the_traces_when_one_is_missing(session):
 def test_trace_events_table_lists_every_record_in_order(session):
     run = run_session(session)
     every = trace_events_table(run, events=None)
-    assert list(every.index) == [record["seq"] for record in run.tracer.records]
-    assert list(every["event"]) == [record["event"] for record in run.tracer.records]
+    events = list(event_records(run.tracer.records))
+    assert list(every.index) == [record["seq"] for record in events]
+    assert list(every["event"]) == [record["event"] for record in events]
     compressions = trace_events_table(run)
     for seq, row in compressions.iterrows():
-        payload = run.tracer.records[seq - 1]["payload"]
+        payload = events[seq - 1]["payload"]
         assert row["what"] == payload["strategy"]
         assert (
             f"{payload['before_tokens']:,} → {payload['after_tokens']:,} tokens"

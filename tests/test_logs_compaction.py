@@ -18,6 +18,7 @@ from minilib.logs import LogFileError, load_transcript, parse_log, replay_transc
 from minilib.logs.replay import TranscriptRun, user_turn_advice
 from minilib.messages import validate_messages
 from minilib.reports.rounds import format_summary
+from minilib.trace import event_records
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "data" / "logs"
@@ -189,7 +190,7 @@ def test_round_numbers_and_trace_steps_run_on_across_compactions():
     log = load_transcript(CODEX)
     run = replay_transcript(log, Settings(threshold=600))
     assert [rounds for rounds, _ in run.agent_compactions] == [4, 8]
-    records = run.tracer.records
+    records = list(event_records(run.tracer.records))
     assert [r["seq"] for r in records] == list(range(1, len(records) + 1))
     steps = [r["payload"]["step"] for r in records]
     assert steps == sorted(steps) and steps[-1] == log.rounds - 1

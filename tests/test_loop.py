@@ -9,6 +9,7 @@ from message_builders import BAD_CONVERSATIONS, OPENING
 from minilib import InvalidMessagesError, ScriptedModel, Tracer, run_loop
 from minilib.loop import MaxStepsExceeded
 from minilib.model import ScriptEndedError
+from minilib.trace import event_records
 
 
 def call(tool, **arguments):
@@ -52,7 +53,8 @@ def test_loop_without_a_window_just_grows_and_traces_everything(workspace):
         messages[3]["content"],
         messages[5]["content"],
     ]
-    assert [r["seq"] for r in tracer.records] == list(range(1, len(tracer.records) + 1))
+    events = list(event_records(tracer.records))
+    assert [r["seq"] for r in events] == list(range(1, len(events) + 1))
 
 
 def test_loop_limits(workspace):

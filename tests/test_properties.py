@@ -35,6 +35,7 @@ from minilib.aging import first_unseen
 from minilib.logs import replay_transcript
 from minilib.logs.replay import parse_transcript
 from minilib.messages import call_ids
+from minilib.trace import event_records, trace_header
 
 # Hypothesis still caches Unicode tables and source constants on disk: keep them in
 # build/, not in the checkout.
@@ -245,7 +246,7 @@ def test_window_is_within_threshold_or_overflow_leaves_the_list_unchanged(case):
             assert any(blamed is message for message in messages)
         else:
             assert f"written by {error.written_by}" in str(error)
-        assert [record["event"] for record in tracer.records] == ["context_overflow"]
+        assert [r["event"] for r in event_records(tracer.records)] == ["context_overflow"]
     else:
         assert estimate_tokens(messages) <= knob.threshold
 
@@ -324,7 +325,7 @@ def test_compression_never_adds_tokens_and_leaves_a_fitting_window_alone(case):
     after, outcome, tracer = govern(history, knob)
     assert estimate_tokens(after) <= tokens
     if tokens <= knob.threshold:
-        assert after == history and outcome == [] and tracer.records == []
+        assert after == history and outcome == [] and tracer.records == [trace_header()]
 
 
 @settings(PROFILE)

@@ -14,7 +14,7 @@ from message_builders import tool_call
 
 from minilib import Settings, load_session, window_before_round
 from minilib.session import DATA_DIR, SessionFileError
-from minilib.trace import read_jsonl
+from minilib.trace import event_records, read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,7 +30,8 @@ def cli_run(tmp_path_factory):
         check=True,
     )
     rounds = json.loads((out / "rounds.json").read_text(encoding="utf-8"))
-    return done.stdout, rounds, read_jsonl(out / "trace.jsonl")
+    # the event records, each model call with its window rebuilt from the message records
+    return done.stdout, rounds, list(event_records(read_jsonl(out / "trace.jsonl")))
 
 
 def compressions(trace, strategy):

@@ -35,6 +35,7 @@ from minilib.policies import (
     PromptSection,
     SlidingWindowTruncation,
 )
+from minilib.trace import trace_header
 
 section_texts = st.text(
     st.characters(min_codepoint=32, max_codepoint=126) | st.sampled_from("工具声明。"),
@@ -162,7 +163,9 @@ def test_never_adds_tokens_and_leaves_a_fitting_window_alone(case):
     messages, outcome, tracer = govern(history, strategies, threshold)
     assert estimate_tokens(messages) <= tokens
     if tokens <= threshold:
-        assert messages == history and outcome == [] and tracer.records == []
+        assert (
+            messages == history and outcome == [] and tracer.records == [trace_header()]
+        )
 
 
 @settings(PROFILE)

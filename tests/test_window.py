@@ -21,6 +21,7 @@ from minilib import (
     scripted_summary,
 )
 from minilib.logs import replay_transcript
+from minilib.trace import trace_header
 
 HEAD = [{"role": "system", "content": "你是 agent"}, {"role": "user", "content": "任务"}]
 
@@ -35,7 +36,7 @@ def test_within_budget_is_untouched_and_nothing_is_traced():
         )
         == []
     )
-    assert messages == before and tracer.records == []
+    assert messages == before and tracer.records == [trace_header()]
 
 
 def test_ages_first_and_summarizes_only_if_still_over():

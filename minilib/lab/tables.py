@@ -21,6 +21,7 @@ from ..markers import is_aged, is_summary
 from ..messages import protected_head_length
 from ..session import SessionRun
 from ..tokens import estimate_message_tokens, tool_call_name
+from ..trace import event_records
 from .style import PREVIEW_CHARS, TABLE_CSS
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
@@ -115,7 +116,7 @@ def trace_events_table(
     row each."""
     wanted = None if events is None else set(events)
     rows = []
-    for record in run.tracer.records:
+    for record in event_records(run.tracer.records):
         if wanted is not None and record["event"] not in wanted:
             continue
         what, detail = describe_event(record["event"], record["payload"])

@@ -35,7 +35,7 @@ from ..model import scripted_summary
 from ..session import Baseline, SessionRun, session_run
 from ..summary import Summarizer
 from ..tokens import TokenCounter, estimate_tokens, tool_call_name
-from ..trace import Tracer
+from ..trace import Tracer, event_records
 from ..window import Settings, article_window
 from . import clipped, load_log, parse_log
 from .base import AgentCompaction, LoadedLog, LogFileError
@@ -291,11 +291,19 @@ def _joined(segments, window, count_tokens, compactions=()) -> Replay:
         ]
         joined.decisions += run.decisions
         joined.messages = run.messages
-        for record in run.tracer.records if tracer is not None else ():
+        for record in event_records(run.tracer.records) if tracer is not None else ():
             payload = dict(record["payload"])
             if "step" in payload:
                 payload["step"] += offset
-            tracer.event(record["event"], payload)
+            if record["event"] == "model_call":  # its messages recorded in this trace
+                tracer.model_call(
+                    payload["step"],
+                    payload["purpose"],
+                    payload["input"],
+                    payload["reply"],
+                )
+            else:
+                tracer.event(record["event"], payload)
         if run.overflow is not None:
             joined.overflow = run.overflow
             break

@@ -21,9 +21,9 @@ counter that is a sum over messages: the article's `estimate_tokens` is (4 token
 message plus its text and calls, counted alone); any other counter gets the full
 walk every round unless a `per_message` function is given, and that claim is checked
 against the window's counter on every full walk (a mismatch turns the fast path off
-for good, `fast_path_off` says why). One caveat, shared with the tracer's shallow
-copies: messages are values; a message dict changed in place is not seen, so replace
-it instead (the prefix comparison then sends the round through the full walk).
+for good, `fast_path_off` says why). One caveat: messages are values; a message dict
+changed in place is not seen, so replace it instead (the prefix comparison then sends
+the round through the full walk).
 """
 
 from typing import Callable, List, Mapping, Optional, Sequence
