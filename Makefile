@@ -11,7 +11,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_sessio
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
-.PHONY: lab lint test test-browser session data notebooks present bench bench-scale clean
+.PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs clean
 
 # JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -70,6 +70,11 @@ bench: $(STAMP)
 bench-scale: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[bench]'
 	$(BIN)/python bench/bench_scale.py --markdown docs/benchmark_scale.md
+
+# compress as a user runs it, on 100-8,000-call JSON logs (the largest ~47 MB): wall time
+# against the parse floor, peak memory, trace size, how far each run got
+bench-logs: $(STAMP)
+	$(BIN)/python bench/bench_logs.py --markdown docs/benchmark_logs.md
 
 clean:
 	rm -rf $(VENV) build out artifacts
