@@ -47,6 +47,9 @@ sys.path.insert(0, str(ROOT))
 from minilib.logs import load_log  # noqa: E402
 from minilib.scale import generate_history  # noqa: E402
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_scale import write_markdown  # noqa: E402  (the same doc markers rule)
+
 BUILD = ROOT / "build" / "bench_logs"
 CALLS = (100, 1000, 8000)
 THRESHOLDS = (32_000, 200_000)
@@ -316,15 +319,6 @@ def machine_line(command: str) -> str:
     )
 
 
-def write_markdown(path: Path, block: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else f"{BEGIN}\n{END}\n"
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{path}: the markers {BEGIN} ... {END} are missing")
-    before, rest = text.split(BEGIN, 1)
-    _, after = rest.split(END, 1)
-    path.write_text(f"{before}{BEGIN}\n\n{block}\n\n{END}{after}", encoding="utf-8")
-
-
 def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", default=",".join(map(str, CALLS)))
@@ -376,7 +370,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     )
     print(block)
     if options.markdown is not None:
-        write_markdown(options.markdown, block)
+        write_markdown(options.markdown, block, BEGIN, END)
         print(f"\nwrote {options.markdown}", file=sys.stderr)
     return 0
 

@@ -497,13 +497,15 @@ def machine_line() -> str:
     )
 
 
-def write_markdown(path: Path, block: str) -> None:
-    text = path.read_text(encoding="utf-8") if path.exists() else f"{BEGIN}\n{END}\n"
-    if BEGIN not in text or END not in text:
-        raise SystemExit(f"{path}: the markers {BEGIN} ... {END} are missing")
-    before, rest = text.split(BEGIN, 1)
-    _, after = rest.split(END, 1)
-    path.write_text(f"{before}{BEGIN}\n\n{block}\n\n{END}{after}", encoding="utf-8")
+def write_markdown(path: Path, block: str, begin: str = BEGIN, end: str = END) -> None:
+    """Put `block` between the doc's `begin` and `end` markers; the prose around them
+    is the doc's own and stays as it is."""
+    text = path.read_text(encoding="utf-8") if path.exists() else f"{begin}\n{end}\n"
+    if begin not in text or end not in text:
+        raise SystemExit(f"{path}: the markers {begin} ... {end} are missing")
+    before, rest = text.split(begin, 1)
+    _, after = rest.split(end, 1)
+    path.write_text(f"{before}{begin}\n\n{block}\n\n{end}{after}", encoding="utf-8")
 
 
 def main(argv=None) -> int:
