@@ -7,7 +7,7 @@ message answering each call, and a final answer. Results are what a coding agent
 reads: log-like ASCII, file contents, search hits, folder listings, diffs, and some
 CJK notes; from 200 characters to 60 KB, about 1.4k estimated tokens a tool call on
 average; some fail with ``"error": {"code", "message"}``. Every first line names
-facts (paths, error codes, issue numbers, counts), as real tool output does, because
+facts (paths, error codes, build numbers, counts), as real tool output does, because
 the first line is what a quoting summary keeps.
 
 The same `seed` always gives the same messages (only `random.Random(seed)` decides),
@@ -37,7 +37,7 @@ SYSTEM_PROMPT = (
 )
 TASK = (
     "The nightly build of main fails since 10-28 and the release of v0.4 is blocked. "
-    "Find why (see issue #412 and logs/build.log), fix it, make the test suite pass, "
+    "Find why (see build #412 and logs/build.log), fix it, make the test suite pass, "
     "and update docs/RELEASE.md. 发布前请对照 docs/RELEASE.md 的清单逐项确认。"
 )
 
@@ -102,7 +102,7 @@ CJK_SENTENCES = (
 REASONS = (
     "to see how the {word} is handled there",
     "because the last run failed with {code}",
-    "since issue #{number} points at it",
+    "since build #{number} points at it",
     "to check the {word} limit of {number}",
     "before changing {path}",
     "to confirm the fix for {code} is merged",
@@ -296,7 +296,7 @@ class _HistoryWriter:
         return {
             "role": "assistant",
             "content": (
-                f"Fixed the E2BIG failure (issue #412): the link step now passes its "
+                f"Fixed the E2BIG failure (build #412): the link step now passes its "
                 f"objects through a response file; changed {path} and docs/RELEASE.md; "
                 "the test suite passes."
             ),
