@@ -35,7 +35,7 @@ from . import (
     responses,
     sweagent,
 )
-from .base import Builder, LoadedLog, LogFileError
+from .base import Builder, LoadedLog, LogFileError, frame_place
 from .detect import Doc, find_shape, parse_text
 
 # line shapes first, then JSON shapes from the most specific to plain message lists
@@ -150,13 +150,8 @@ def _place_of(error: BaseException) -> str:
     `at` (the place names readers already build for their own messages)."""
     place = ""
     traceback = error.__traceback__
-    while traceback is not None:
-        frame = traceback.tb_frame
-        if frame.f_globals.get("__package__") == __name__:
-            for name in ("where", "at"):
-                value = frame.f_locals.get(name)
-                if isinstance(value, str) and value:
-                    place = value
+    while traceback is not None:  # outermost first: the innermost place wins
+        place = frame_place(traceback.tb_frame) or place
         traceback = traceback.tb_next
     return f"{clipped(place, SHOWN_CHARS)}: " if place else ""
 

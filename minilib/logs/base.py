@@ -348,14 +348,25 @@ class Builder:
         )
 
 
+def frame_place(frame) -> str:
+    """The place a reader's frame names for its own messages (its `at`, else its
+    `where`), or "" for a frame outside the readers or one that names none."""
+    if frame.f_globals.get("__package__") != __package__:
+        return ""
+    for name in ("at", "where"):
+        value = frame.f_locals.get(name)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
 def _reader_place() -> str:
-    """Where the reader calling the builder is in its file: the `at` or `where` it built
-    for its own messages (the nearest reader frame that has one), else ""."""
+    """Where the reader calling the builder is in its file (the nearest reader frame
+    that names a place), its line alone for a line-based file."""
     frame = sys._getframe(2)
     while frame is not None and frame.f_globals.get("__package__") == __package__:
-        for name in ("at", "where"):
-            value = frame.f_locals.get(name)
-            if isinstance(value, str) and value:
-                return value.split(":", 1)[0] if value.startswith("line ") else value
+        place = frame_place(frame)
+        if place:
+            return place.split(":", 1)[0] if place.startswith("line ") else place
         frame = frame.f_back
     return ""
