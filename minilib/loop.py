@@ -107,8 +107,11 @@ def replay(
                 return run
         run.compressions.extend(compressions)
         # 2. Record the round. Counted once (this runs on every slider step): what the
-        #    window measured before compressing is in the first compression's record.
-        tokens = count_tokens(messages)
+        #    window measured before compressing is in the first compression's record,
+        #    and what it sent in its `tokens_sent` (when it counts as this loop does).
+        tokens = _tokens_sent(window, count_tokens)
+        if tokens is None:
+            tokens = count_tokens(messages)
         first = compressions[0] if compressions else None
         run.rounds.append(
             GovernedRound(
@@ -148,6 +151,13 @@ def replay(
             f"until_round {until_round} is past the end of the session ({step} rounds)"
         )
     raise MaxStepsExceeded(f"no final answer after {max_steps} rounds")
+
+
+def _tokens_sent(window, count_tokens: TokenCounter) -> Optional[int]:
+    """The count the window just governed to, if it counts with the loop's counter."""
+    if window is None or getattr(window, "count_tokens", None) is not count_tokens:
+        return None
+    return getattr(window, "tokens_sent", None)
 
 
 class LiveConversation:

@@ -114,6 +114,8 @@ class ConversationChecker:
         """Check the message at `index`, given every message before
         it; raise InvalidMessagesError."""
         at = f"{self.where}[{index}]"
+        # dict first: an isinstance check against typing's Mapping costs a
+        # microsecond, and a long replay checks millions of messages.
         if not isinstance(message, dict) and not isinstance(message, Mapping):
             raise InvalidMessagesError(
                 f"{at} must be a dict, got {type(message).__name__}"
@@ -156,13 +158,14 @@ class ConversationChecker:
         ids = set()
         for number, call in enumerate(tool_calls):
             call_at = f"{at}.tool_calls[{number}]"
-            if not isinstance(call, Mapping):
+            if not isinstance(call, dict) and not isinstance(call, Mapping):
                 raise InvalidMessagesError(f"{call_at} must be a dict")
             call_id = call.get("id")
             if not isinstance(call_id, str) or not call_id:
                 raise InvalidMessagesError(f"{call_at}.id is missing")
             function = call.get("function")
-            name = function.get("name") if isinstance(function, Mapping) else None
+            is_mapping = isinstance(function, dict) or isinstance(function, Mapping)
+            name = function.get("name") if is_mapping else None
             if not isinstance(name, str) or not name:
                 raise InvalidMessagesError(f"{call_at}.function.name is missing")
             arguments = function.get("arguments")

@@ -181,22 +181,16 @@ class SessionRun:
     @property
     def model_decisions(self) -> int:
         """Model calls that decided the next step (the article's 14)."""
-        return sum(
-            1
-            for call in self.tracer.events("model_call")
-            if call["purpose"] == "decision"
-        )
+        return self.tracer.count("model_call", "decision")
 
     @property
     def summary_calls(self) -> int:
         """Model calls made by the rolling summary: compression is not free."""
-        return sum(
-            1 for call in self.tracer.events("model_call") if call["purpose"] == "summary"
-        )
+        return self.tracer.count("model_call", "summary")
 
     @property
     def tool_calls(self) -> int:
-        return len(self.tracer.events("tool_call"))
+        return self.tracer.count("tool_call")
 
     def rounds_as_dicts(self) -> List[dict]:
         return [round_.__dict__.copy() for round_ in self.rounds]

@@ -16,8 +16,9 @@ Example: two CJK characters and ten others, then the 4 tokens of a message.
 """
 
 import re
+from collections.abc import Mapping  # typing's Mapping is 3x slower in isinstance
 from functools import lru_cache
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable
 
 MESSAGE_OVERHEAD = 4
 TOOL_CALL_OVERHEAD = 8

@@ -95,7 +95,8 @@ class Tracer:
         self._recorded: Dict[str, dict] = {}  # message id -> the copy recorded
         # id() of a tool_call's output -> (the output, its call's id, the event's seq)
         self._outputs: Dict[int, Tuple[str, object, int]] = {}
-        self._last_call: Optional[Tuple[int, List[str]]] = None  # seq, the whole window
+        # The last model call: its seq, its window's ids and the copies they recorded.
+        self._last_call: Optional[Tuple[int, List[str], List[dict]]] = None
 
     def event(self, name: str, payload: Mapping) -> dict:
         self._events += 1
@@ -142,13 +143,13 @@ class Tracer:
     ) -> dict:
         """Record one model call: its window as message ids, its reply as a message id
         (or, for a reply that is not a message, a summary's text, as `reply_text`)."""
-        window = [self.message_id(message) for message in input_messages]
+        window, copies = self._window_ids(list(input_messages))
         payload = {"step": step, "purpose": purpose, "input": window}
         # A round that only appended sends the last call's window and what came after
         # it: only that tail is listed, or the id lists alone would grow with rounds ×
         # window. One comparison of shared strings, no longer than the last window.
         if self._last_call is not None:
-            last_seq, last_window = self._last_call
+            last_seq, last_window, _ = self._last_call
             if last_window and window[: len(last_window)] == last_window:
                 payload = {
                     "step": step,
@@ -161,8 +162,26 @@ class Tracer:
         else:
             payload["reply_text"] = reply
         record = self.event("model_call", payload)
-        self._last_call = (record["seq"], window)
+        self._last_call = (record["seq"], window, copies)
         return record
+
+    def _window_ids(self, sent: List[Mapping]) -> Tuple[List[str], List[dict]]:
+        """The ids of a window's messages and the copies recorded for them. The part
+        that begins as the last call's window did is matched in one list comparison
+        against those copies (identity first, then value, in C): each equal message is
+        the one recorded, so only the messages after it are looked up one by one."""
+        ids: List[str] = []
+        copies: List[dict] = []
+        if self._last_call is not None:
+            _, last_window, last_copies = self._last_call
+            known = len(last_copies)
+            if known and len(sent) >= known and sent[:known] == last_copies:
+                ids, copies, sent = list(last_window), list(last_copies), sent[known:]
+        for message in sent:
+            number = self.message_id(message)
+            ids.append(number)
+            copies.append(self._recorded[number])
+        return ids, copies
 
     def tool_call(
         self,
@@ -185,10 +204,26 @@ class Tracer:
             },
         )
 
+    def count(self, name: str, purpose: Optional[str] = None) -> int:
+        """How many events of one kind (and, for model calls, one purpose) were
+        recorded; reads no window back."""
+        return sum(
+            1
+            for record in self.records
+            if record.get("event") == name
+            and (purpose is None or record["payload"].get("purpose") == purpose)
+        )
+
     def events(self, name: str) -> List[dict]:
         """The payloads of every record of one event kind, in order; a model call's
         `input` and `reply` are its messages (shared with the trace: read, do not
         change them)."""
+        if name != "model_call":  # only a model call's payload is rebuilt on reading
+            return [
+                record["payload"]
+                for record in self.records
+                if record.get("type") == "event" and record["event"] == name
+            ]
         return [
             record["payload"]
             for record in event_records(self.records)

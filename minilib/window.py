@@ -121,6 +121,8 @@ class ContextWindow:
     threshold: int = 1200
     strategies: Sequence = field(default_factory=list)
     count_tokens: TokenCounter = estimate_tokens
+    # What the last governed window counted, so the loop need not count it again.
+    tokens_sent: Optional[int] = field(default=None, init=False, compare=False)
 
     def __post_init__(self):
         check_int("threshold", self.threshold, minimum=1)
@@ -132,16 +134,24 @@ class ContextWindow:
                     "compress(messages) method"
                 )
 
-    def walk(self, messages: Sequence[Mapping], step: int = 0) -> List[WindowState]:
-        """Every state the machine passes through for this window; changes nothing."""
+    def walk(
+        self, messages: Sequence[Mapping], step: int = 0, *, counted: Optional[int] = None
+    ) -> List[WindowState]:
+        """Every state the machine passes through for this window; changes nothing.
+
+        `counted` is for a caller that has already checked this list and counted it
+        with this window's counter (a window that tracks what each round appended):
+        the walk then trusts both instead of walking the list twice more.
+        """
         # The window's entry: the list is checked once here, so the strategies it
         # hands it to may trust its shape and pairing.
-        validate_messages(messages)
+        if counted is None:
+            validate_messages(messages)
         check_int("step", step)
         current = list(messages)
         written = {}  # id of a message a strategy wrote -> its name, for an overflow
         # 1. Measure what the loop would send.
-        tokens = self.count_tokens(current)
+        tokens = self.count_tokens(current) if counted is None else counted
         states = [self._measure(current, tokens)]
         for strategy in self.strategies:
             # 2. Within budget: no further strategy runs (aging first, so the cheap
@@ -210,14 +220,19 @@ class ContextWindow:
         )
 
     def before_model_call(
-        self, messages: List[Mapping], tracer=None, step: int = 0
+        self,
+        messages: List[Mapping],
+        tracer=None,
+        step: int = 0,
+        *,
+        counted: Optional[int] = None,
     ) -> List[Compression]:
         """Govern `messages` in place before a model call; trace what changed.
 
         On success the list holds the compressed window; on ContextOverflowError it is
-        left exactly as it was.
+        left exactly as it was. `counted` is passed to `walk`.
         """
-        states = self.walk(messages, step)
+        states = self.walk(messages, step, counted=counted)
         final = states[-1]
         if final.state == "overflow":
             if tracer is not None:
@@ -236,6 +251,7 @@ class ContextWindow:
                     tracer.model_call(step, call["purpose"], call["input"], call["reply"])
                 tracer.event("context_compression", state.compression.payload())
         messages[:] = final.messages
+        self.tokens_sent = final.tokens
         return compressions
 
 

@@ -98,6 +98,8 @@ def drive(window, history, actions, tracer):
             messages[index] = edited(messages[index], action[0])
         try:
             compressions = window.before_model_call(messages, tracer, step)
+            # What the window says it sent is what the list it left counts.
+            assert window.tokens_sent == window.count_tokens(messages)
             outcomes.append(
                 ("sent", [dict(m) for m in messages], [c.payload() for c in compressions])
             )

@@ -257,3 +257,30 @@ def test_a_window_naming_a_message_the_trace_lacks_is_named():
     call = {"event": "model_call", "payload": {"input": ["m9"], "reply": "m9"}}
     with pytest.raises(ValueError, match=r"^the trace has no message record 'm9'$"):
         window_of([{"type": "trace", "format": TRACE_FORMAT}, call], call)
+
+
+def test_count_counts_events_without_reading_windows_back():
+    tracer = Tracer()
+    task = {"role": "user", "content": "go"}
+    tracer.model_call(0, "decision", [task], {"role": "assistant", "content": "a"})
+    tracer.model_call(0, "summary", [task], "a summary")
+    tracer.tool_call(0, "c1", "read_file", "{}", "text")
+    assert tracer.count("model_call") == 2
+    assert tracer.count("model_call", "summary") == 1
+    assert tracer.count("tool_call") == 1
+    assert tracer.count("context_compression") == 0
+
+
+def test_a_window_that_begins_as_the_last_one_is_named_by_the_same_ids():
+    tracer = Tracer()
+    task = {"role": "user", "content": "go"}
+    first = {"role": "assistant", "content": "a"}
+    tracer.model_call(0, "decision", [task], first)
+    # An equal copy of the task (a harness that rebuilds its list each round) is the
+    # message recorded, not a new one.
+    tracer.model_call(
+        1, "decision", [dict(task), first], {"role": "assistant", "content": "b"}
+    )
+    messages = [record for record in tracer.records if record["type"] == "message"]
+    assert [record["id"] for record in messages] == ["m1", "m2", "m3"]
+    assert [call["input"] for call in model_calls(tracer.records)][1] == [task, first]

@@ -60,6 +60,7 @@ class FastWindow:
                 f"count_tokens {getattr(window.count_tokens, '__name__', '?')} is not "
                 "known to be a sum over messages; pass per_message to use the fast path"
             )
+        self.tokens_sent: Optional[int] = None  # what the last governed window counted
         self.fast_rounds = 0  # rounds answered from the cached state
         self.full_rounds = 0  # rounds sent through the plain window
         self._forget()
@@ -77,8 +78,10 @@ class FastWindow:
     def count_tokens(self):
         return self.window.count_tokens
 
-    def walk(self, messages: Sequence[Mapping], step: int = 0):
-        return self.window.walk(messages, step)
+    def walk(
+        self, messages: Sequence[Mapping], step: int = 0, *, counted: Optional[int] = None
+    ):
+        return self.window.walk(messages, step, counted=counted)
 
     def before_model_call(
         self, messages: List[Mapping], tracer=None, step: int = 0
@@ -99,17 +102,24 @@ class FastWindow:
         check_int("step", step)  # the walk checks the step after the messages
         tokens = self._tokens + sum(map(self.per_message, new))
         if tokens > self.window.threshold:
-            return self._full(messages, tracer, step)
+            # Checked and counted already: the walk need not do either again.
+            return self._full(messages, tracer, step, counted=tokens)
         last.extend(new)
         self._checker, self._tokens = checker, tokens
+        self.tokens_sent = tokens
         self.fast_rounds += 1
         return []
 
-    def _full(self, messages, tracer, step: int) -> List[Compression]:
+    def _full(
+        self, messages, tracer, step: int, counted: Optional[int] = None
+    ) -> List[Compression]:
         self.full_rounds += 1
         # On an error the list is unchanged and the state still describes a prefix of
         # it, so it stays; on success the state is rebuilt from the governed window.
-        compressions = self.window.before_model_call(messages, tracer, step)
+        compressions = self.window.before_model_call(
+            messages, tracer, step, counted=counted
+        )
+        self.tokens_sent = self.window.tokens_sent
         self._seed(messages)
         return compressions
 
@@ -123,8 +133,12 @@ class FastWindow:
                 checker.add(message, index)
         except InvalidMessagesError:
             return  # a strategy wrote an invalid list: the next walk reports it
-        tokens = sum(map(self.per_message, messages))
-        if self.per_message is not ADDITIVE_COUNTERS.get(self.window.count_tokens):
+        additive = self.per_message is ADDITIVE_COUNTERS.get(self.window.count_tokens)
+        if additive and self.tokens_sent is not None:
+            tokens = self.tokens_sent  # the walk just counted this very list
+        else:
+            tokens = sum(map(self.per_message, messages))
+        if not additive:
             counted = self.window.count_tokens(messages)
             if tokens != counted:
                 self.per_message = None
