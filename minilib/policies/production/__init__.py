@@ -1,0 +1,41 @@
+"""The compression policies production agents run, replayed on any log.
+
+Each policy is a small module: what the real system does, its documented defaults as
+parameters, its source (docs/references.md). `POLICIES` maps each key to its class;
+`build_policy(key, window_tokens)` makes one; `replay_policy` runs it on a log.
+"""
+
+from typing import Dict, Type
+
+from ...tokens import TokenCounter, estimate_tokens
+from .article import ArticleBoundedPolicy, ArticlePolicy
+from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .run import PolicyRun, replay_policy
+
+POLICIES: Dict[str, Type[Policy]] = {
+    policy.key: policy for policy in (ArticlePolicy, ArticleBoundedPolicy)
+}
+
+
+def build_policy(
+    key: str,
+    window_tokens: int,
+    count_tokens: TokenCounter = estimate_tokens,
+    **parameters,
+) -> Policy:
+    """The policy `key` for a model with a context window of `window_tokens`."""
+    if key not in POLICIES:
+        raise ValueError(f"unknown policy {key!r}; expected one of {', '.join(POLICIES)}")
+    return POLICIES[key](window_tokens, count_tokens, **parameters)
+
+
+__all__ = [
+    "POLICIES",
+    "KeptHistory",
+    "Policy",
+    "PolicyRun",
+    "Sent",
+    "build_policy",
+    "replay_policy",
+    "stand_in_summarizer",
+]
