@@ -8,12 +8,28 @@ parameters, its source (docs/references.md). `POLICIES` maps each key to its cla
 from typing import Dict, Type
 
 from ...tokens import TokenCounter, estimate_tokens
+from .anthropic_clear import AnthropicClearToolUsesPolicy
 from .article import ArticleBoundedPolicy, ArticlePolicy
 from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .langchain_trim import LangChainTrimPolicy
+from .openai_agents import OpenAITrimmingSessionPolicy
+from .openhands_masking import OpenHandsMaskingPolicy
+from .openhands_summarizing import OpenHandsSummarizingPolicy
 from .run import PolicyRun, replay_policy
+from .swe_agent import SweAgentLastNPolicy
 
 POLICIES: Dict[str, Type[Policy]] = {
-    policy.key: policy for policy in (ArticlePolicy, ArticleBoundedPolicy)
+    policy.key: policy
+    for policy in (
+        ArticlePolicy,
+        ArticleBoundedPolicy,
+        AnthropicClearToolUsesPolicy,
+        OpenHandsMaskingPolicy,
+        OpenHandsSummarizingPolicy,
+        SweAgentLastNPolicy,
+        OpenAITrimmingSessionPolicy,
+        LangChainTrimPolicy,
+    )
 }
 
 

@@ -1,0 +1,132 @@
+"""LangChain's `trim_messages`, run as written: whole messages dropped from the start.
+
+What the real system does: `langchain_core.messages.trim_messages` with
+`strategy="last"` keeps the longest run of last messages whose tokens fit `max_tokens`
+(a binary search over how many to keep, counted by the `token_counter` it is given);
+with `include_system=True` the first message, when it is a system message, is always
+kept and its tokens come off the budget. It cuts between any two messages: nothing
+keeps a tool result with the call it answers, so a window may start with a tool result
+whose call was dropped, which providers reject (a known bug; docs/references.md). The
+lab runs it as written and the runner counts those broken windows without repairing
+them. The first user message (the task) is dropped like any other message once it no
+longer fits.
+
+How the lab runs it: the real function, from the optional package `langchain-core`
+(`pip install 'context-compression-lab[langchain]'`); building the policy without it
+raises an ImportError that names the package. Each new message of the log is converted
+once to a LangChain message (system, human, AI with its tool calls, tool) and its tokens
+counted once with the lab's counter (`count_tokens`, message by message); the counter
+given to `trim_messages` adds those counts up, so the budget is the lab's count.
+`trim_messages` returns the very message objects it was given, and each maps back to
+the log's own message. `max_tokens` is the whole window (`trim_messages` keeps no
+reserve of its own), so every window fits; what it costs is what it drops, and the
+broken pairs. Arguments that are not a JSON object become an invalid tool call, as
+LangChain parses them.
+"""
+
+import json
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from ...messages import check_int
+from ...tokens import TokenCounter, estimate_tokens
+from .base import Policy, Sent
+
+PACKAGE = "langchain-core"
+INSTALL = (
+    "pip install 'context-compression-lab[langchain]' (or: pip install langchain-core)"
+)
+
+
+def load_langchain():
+    """The langchain_core names the policy uses, or an ImportError naming the package."""
+    try:
+        from langchain_core import messages
+    except ImportError as error:
+        raise ImportError(
+            f"the langchain-trim policy runs LangChain's own trim_messages: install the "
+            f"optional package {PACKAGE}: {INSTALL}"
+        ) from error
+    return messages
+
+
+def to_langchain(message: Mapping, messages):
+    """The LangChain message for one chat-completions message."""
+    role, content = message.get("role"), message.get("content") or ""
+    if role == "system":
+        return messages.SystemMessage(content)
+    if role == "user":
+        return messages.HumanMessage(content)
+    if role == "tool":
+        status = "error" if message.get("error") else "success"
+        return messages.ToolMessage(
+            content, tool_call_id=message.get("tool_call_id") or "", status=status
+        )
+    calls, invalid = [], []
+    for call in message.get("tool_calls") or ():
+        function = call.get("function") or {}
+        name, arguments = function.get("name") or "", function.get("arguments") or "{}"
+        try:
+            args = json.loads(arguments)
+        except ValueError:
+            args = None
+        if isinstance(args, dict):
+            calls.append({"id": call.get("id"), "name": name, "args": args})
+        else:
+            invalid.append(
+                {"id": call.get("id"), "name": name, "args": arguments, "error": None}
+            )
+    return messages.AIMessage(content, tool_calls=calls, invalid_tool_calls=invalid)
+
+
+class LangChainTrimPolicy(Policy):
+    key = "langchain-trim"
+    title = "LangChain trim_messages (strategy='last')"
+    summary = (
+        "Keeps the last messages that fit the window and the system message; cuts "
+        "between any two messages, so tool results can lose their calls."
+    )
+    source = (
+        "langchain_core.messages.trim_messages(strategy='last', include_system=True), "
+        "run from the optional package langchain-core"
+    )
+    main_parameter = "max_tokens"
+
+    def __init__(
+        self,
+        window_tokens: int,
+        count_tokens: TokenCounter = estimate_tokens,
+        *,
+        max_tokens: Optional[int] = None,
+    ):
+        super().__init__(window_tokens, count_tokens)
+        self.max_tokens = (
+            self.window_tokens
+            if max_tokens is None
+            else check_int("max_tokens", max_tokens, minimum=1)
+        )
+        self.langchain = load_langchain()
+        self.converted: List = []  # the log's messages as LangChain messages
+        self.original: Dict[int, Mapping] = {}  # id(LangChain message) -> log message
+        self.tokens: Dict[int, int] = {}  # id(LangChain message) -> the lab's count
+
+    def send(self, history: Sequence[Mapping], step: int) -> Sent:
+        for message in history[len(self.converted) :]:
+            converted = to_langchain(message, self.langchain)
+            self.converted.append(converted)
+            self.original[id(converted)] = message
+            self.tokens[id(converted)] = self.count_tokens([message])
+        kept = self.langchain.trim_messages(
+            self.converted,
+            max_tokens=self.max_tokens,
+            token_counter=self._count,
+            strategy="last",
+            include_system=True,
+        )
+        return Sent([self.original[id(message)] for message in kept])
+
+    def _count(self, messages: list) -> int:
+        """The lab's count of LangChain messages: the sum of their messages' counts."""
+        return sum(map(self.tokens.__getitem__, map(id, messages)))
+
+    def parameters(self) -> dict:
+        return {"max_tokens": self.max_tokens}
