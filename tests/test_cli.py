@@ -172,3 +172,105 @@ def test_a_lone_surrogate_is_kept_in_the_trace_and_the_old_trace_survives_a_fail
     records = read_jsonl(out / "trace.jsonl")
     assert recover_tool_output(records, "c1") == messages[2]["content"]
     assert not list(out.glob(".*partial"))  # written through a temporary file
+
+
+REPORT_KEYS = {
+    "rounds",
+    "overflow_round",
+    "tokens_sent",
+    "facts_used",
+    "facts_kept",
+    "facts_restorable",
+    "facts_lost",
+    "cache_reused_tokens",
+    "cache_written_tokens",
+    "cut",
+}
+
+
+def test_compress_report_writes_the_costs_it_prints(tmp_path):
+    log = ROOT / "data" / "transcripts" / "m3_release_check.json"
+    done = cli(
+        "compress",
+        str(log),
+        "--threshold",
+        "2000",
+        "--out",
+        "out",
+        "--report",
+        "rep",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    assert REPORT_KEYS <= set(report)
+    used = report["facts_used"]
+    assert used > 0
+    assert (
+        used == report["facts_kept"] + report["facts_restorable"] + report["facts_lost"]
+    )
+    assert (
+        f"facts the agent used (shown by a tool, later written by the agent): {used};"
+        in (done.stdout)
+    )
+    assert "tokens: estimated (the article's rule, not a tokenizer)" in done.stdout
+    trace = read_jsonl(tmp_path / "out" / "trace.jsonl")
+    rows = (tmp_path / "rep" / "cut.csv").read_text(encoding="utf-8").splitlines()
+    assert rows[0] == "id,tool,round,characters,fate,changed_at,recoverable"
+    assert len(rows) - 1 == len(report["cut"]) > 0
+    for entry in report["cut"]:  # "recoverable" is what the trace really gives back
+        whole = recover_tool_output(trace, entry["id"], step=entry["round"])
+        assert entry["recoverable"] and len(whole) == entry["characters"]
+    assert {entry["fate"] for entry in report["cut"]} <= {"whole", "cut", "folded"}
+    assert any(entry["fate"] != "whole" for entry in report["cut"])  # 2,000 compresses
+
+
+def test_a_replay_with_nothing_to_compress_loses_nothing_and_rewrites_no_cache(tmp_path):
+    log = ROOT / "data" / "transcripts" / "m3_release_check.json"
+    done = cli(
+        "compress", str(log), "--threshold", "1000000", "--report", "rep", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    assert report["facts_lost"] == report["facts_restorable"] == 0
+    assert report["cache_rewritten_tokens"] == report["cache_breaks"] == 0
+    # each message is written once, when it arrives: the last window's tokens in all
+    rounds = json.loads((tmp_path / "out" / "rounds.json").read_text(encoding="utf-8"))
+    assert report["cache_written_tokens"] == rounds["rounds"][-1]["tokens_after"]
+
+
+def test_a_real_tokenizer_governs_and_the_estimate_is_shown_beside_it(tmp_path):
+    pytest.importorskip("bpe_openai")
+    from minilib.measure.tokenizers import message_counter
+
+    log = ROOT / "data" / "transcripts" / "m3_release_check.json"
+    done = cli(
+        "compress",
+        str(log),
+        "--threshold",
+        "2000",
+        "--tokenizer",
+        "o200k",
+        "--report",
+        "rep",
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
+    assert report["tokens_counted_with"] == "counted with o200k_base"
+    assert report["tokens_sent_estimated"] != report["tokens_sent"]
+    count = message_counter("o200k_base")
+    trace = read_jsonl(tmp_path / "out" / "trace.jsonl")
+    from minilib.trace import model_calls
+
+    windows = [c["input"] for c in model_calls(trace) if c["purpose"] == "decision"]
+    assert sum(count(w) for w in windows) == report["tokens_sent"]
+    assert max(count(w) for w in windows) <= 2000
+
+
+def test_after_an_overflow_the_window_left_is_called_never_sent(tmp_path):
+    log = ROOT / "data" / "transcripts" / "m3_release_check.json"
+    done = cli("compress", str(log), "--threshold", "300", "--article", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "window left at the overflow (never sent):" in done.stdout
+    assert "final window" not in done.stdout

@@ -162,9 +162,10 @@ def test_cli_compress_prints_the_run_table_and_writes_the_trace(tmp_path, name):
     log = load_transcript(TRANSCRIPTS / name)
     run = replay_transcript(log.messages)
     # what was read first (shape, counts, skips), which window replayed it (by default
-    # the production one), then the same table as `run`
+    # the production one), how tokens are counted, then the same table as `run`
+    counted = "tokens: estimated (the article's rule, not a tokenizer)"
     assert result.stdout.startswith(
-        log.describe() + "\n" + run.window_line() + "\n\n" + format_rounds(run) + "\n\n"
+        f"{log.describe()}\n{run.window_line()}\n{counted}\n\n{format_rounds(run)}\n\n"
     )
     assert run.window_line().startswith("window: production")
     assert (

@@ -22,8 +22,13 @@ from ..logs.replay import (
     load_transcript,
     replay_transcript,
     user_turn_advice,
+    with_output_ids,
 )
+from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.costs import measure_replay
 from ..measure.grounding import GroundingFileError, run_grounded
+from ..measure.tokenizers import TokenizerUnavailable, message_counter
+from ..reports.costs import format_costs, write_report
 from ..reports.rounds import format_grounded, format_rounds, format_summary
 from ..scale.bounded import MIN_BUDGET, MIN_DEFAULT_BUDGET
 from ..session import (
@@ -33,6 +38,7 @@ from ..session import (
     load_session,
     run_session,
 )
+from ..tokens import estimate_message_tokens, estimate_tokens
 from ..trace import write_text_safely
 from ..window import Settings
 
@@ -97,19 +103,37 @@ def _add_settings_arguments(command: argparse.ArgumentParser) -> None:
         "--threshold",
         type=_positive,
         default=defaults.threshold,
-        help="window budget in tokens",
+        help="window budget in tokens (default %(default)s, the article's)",
     )
-    command.add_argument("--head-chars", type=_non_negative, default=defaults.head_chars)
-    command.add_argument("--tail-chars", type=_non_negative, default=defaults.tail_chars)
-    command.add_argument("--min-chars", type=_non_negative, default=defaults.min_chars)
     command.add_argument(
-        "--protect-tail", type=_non_negative, default=defaults.protect_tail
+        "--head-chars",
+        type=_non_negative,
+        default=defaults.head_chars,
+        help="characters an aged tool result keeps from its start (default %(default)s)",
+    )
+    command.add_argument(
+        "--tail-chars",
+        type=_non_negative,
+        default=defaults.tail_chars,
+        help="characters an aged tool result keeps from its end (default %(default)s)",
+    )
+    command.add_argument(
+        "--min-chars",
+        type=_non_negative,
+        default=defaults.min_chars,
+        help="a tool result this short or shorter is never aged (default %(default)s)",
+    )
+    command.add_argument(
+        "--protect-tail",
+        type=_non_negative,
+        default=defaults.protect_tail,
+        help="the last messages the summary never folds (default %(default)s)",
     )
     command.add_argument(
         "--out",
         type=Path,
         default=Path("out"),
-        help="folder for trace.jsonl and rounds.json",
+        help="folder for trace.jsonl and rounds.json (default %(default)s)",
     )
 
 
@@ -121,19 +145,23 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _add_settings_arguments(run)
     run.add_argument(
-        "--session", type=Path, default=DEFAULT_SESSION, help="session file (JSON)"
+        "--session",
+        type=Path,
+        default=DEFAULT_SESSION,
+        help="session file (JSON; default: the bundled session)",
     )
     run.add_argument(
         "--grounded",
         action="store_true",
         help="the scripted agent checks its window for the facts each reply rests on, "
-        "looks up what is missing, and the outcome is printed under the table",
+        "looks up what is missing, and the outcome is printed under the table "
+        "(default: off)",
     )
     run.add_argument(
         "--keep-unseen",
         action="store_true",
-        help="age a tool result only after the model has seen it (the article ages "
-        "the newest result at once)",
+        help="age a tool result only after the model has seen it (default: off; the "
+        "article ages the newest result at once)",
     )
     compress = commands.add_parser(
         "compress",
@@ -162,8 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--article",
         action="store_true",
         help="replay through the article's pipeline (aging, then its unbounded "
-        "summary) instead of the production window; user turns are then not folded "
-        "unless --fold-user-turns is given",
+        "summary) instead of the production window (default: off); user turns are "
+        "then not folded unless --fold-user-turns is given",
     )
     compress.add_argument(
         "--summary-budget",
@@ -181,12 +209,48 @@ def build_parser() -> argparse.ArgumentParser:
         "assistant and tool messages only)",
     )
     compress.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        default="estimate",
+        help="count tokens with the article's estimate (default) or a real tokenizer "
+        "(o200k: o200k_base, cl100k: cl100k_base; needs the optional bpe-openai): the "
+        "window is governed with that count, and the report shows the estimate beside it",
+    )
+    compress.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure what compression cost the agent and write DIR/report.json "
+        "and DIR/cut.csv: the facts it used that were kept, restorable or lost, the "
+        "prompt cache reused and written, each tool output's fate (default: off)",
+    )
+    compress.add_argument(
+        "--cache-prices",
+        choices=sorted(CACHE_PRICES),
+        default=DEFAULT_PRICES,
+        help="the price table the report's cache cost uses, in multiples of the input "
+        "price (default %(default)s: read 0.1x, write 1.25x)",
+    )
+    compress.add_argument(
         "--full-history",
         action="store_true",
         help="replay the whole history through the agent's own compactions; by default "
-        "a compaction the log records replaces the history, as the model saw it",
+        "(off) a compaction the log records replaces the history, as the model saw it",
     )
     return parser
+
+
+# --tokenizer: the article's estimate, or a real encoding (minilib.measure.tokenizers).
+TOKENIZERS = {"estimate": None, "o200k": "o200k_base", "cl100k": "cl100k_base"}
+
+
+def _counter(name: str):
+    """The counter `--tokenizer name` governs with, and how its figures are labelled."""
+    encoding = TOKENIZERS[name]
+    if encoding is None:
+        return estimate_tokens, "estimated (the article's rule, not a tokenizer)"
+    return message_counter(encoding), f"counted with {encoding}"
 
 
 # Exit statuses: a script can tell a finished replay, a replay a context overflow
@@ -239,9 +303,10 @@ def _run(args) -> int:
             file=sys.stderr,
         )
         return BAD_INPUT
+    count_tokens, counted_with = estimate_tokens, None
     try:
         if args.command == "compress":
-            log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+            count_tokens, counted_with = _counter(args.tokenizer)
             if window == ARTICLE and args.summary_budget is not None:
                 print(
                     "python -m minilib: error: --summary-budget is the production "
@@ -249,12 +314,14 @@ def _run(args) -> int:
                     file=sys.stderr,
                 )
                 return BAD_INPUT
+            log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
             run = replay_transcript(
                 log,
                 settings,
                 full_history=args.full_history,
                 window=window,
                 summary_budget=args.summary_budget,
+                count_tokens=count_tokens,
             )
         elif args.grounded or args.keep_unseen:
             grounded = run_grounded(
@@ -266,6 +333,12 @@ def _run(args) -> int:
             run = grounded.run
         else:
             run = run_session(load_session(args.session), settings)
+    except TokenizerUnavailable as error:
+        print(
+            f"python -m minilib: error: --tokenizer {args.tokenizer}: {error}",
+            file=sys.stderr,
+        )
+        return BAD_INPUT
     except (SessionFileError, TranscriptFileError, GroundingFileError) as error:
         print(f"python -m minilib: error: {error}", file=sys.stderr)
         return BAD_INPUT
@@ -275,6 +348,7 @@ def _run(args) -> int:
     if log is not None:  # what was read, so a surprise in the table can be traced back
         print(log.describe())
         print(run.window_line())
+        print(f"tokens: {counted_with}")
         print()
     print(format_rounds(run))
     print()
@@ -285,6 +359,25 @@ def _run(args) -> int:
         print(format_grounded(grounded))
     write_outputs(run, args.out, None if outcome is None else outcome.as_dict())
     print(f"wrote {args.out / 'trace.jsonl'} and {args.out / 'rounds.json'}")
+    if log is not None and args.report is not None:
+        costs = measure_replay(
+            run,
+            with_output_ids(log.messages),
+            getattr(count_tokens, "per_message", estimate_message_tokens),
+            rounds_total=log.rounds,
+            counted_with=counted_with,
+            prices=args.cache_prices,
+        )
+        print()
+        print(format_costs(costs))
+        extra = {
+            "log": str(args.file),
+            "window": run.window,
+            "summary_budget": run.summary_budget,
+            "settings": settings.__dict__,
+        }
+        write_report(costs, args.report, extra)
+        print(f"wrote {args.report / 'report.json'} and {args.report / 'cut.csv'}")
     if run.overflow is not None:
         print(f"python -m minilib: stopped: {run.overflow}", file=sys.stderr)
         if log is not None and (advice := user_turn_advice(log, settings, run)):

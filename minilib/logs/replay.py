@@ -34,7 +34,7 @@ from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..model import scripted_summary
 from ..session import Baseline, SessionRun, session_run
 from ..summary import Summarizer
-from ..tokens import TokenCounter, estimate_tokens, tool_call_name
+from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens, tool_call_name
 from ..trace import Tracer, event_records
 from ..window import Settings, article_window
 from . import clipped, load_log, parse_log
@@ -84,8 +84,13 @@ def log_window(
         return article_window(summarize, settings, count_tokens), None
     if summary_budget is None:
         summary_budget = default_summary_budget(settings.threshold)
-    bounded = bounded_window(settings, count_tokens, summary_budget, base=summarize)
-    return FastWindow(bounded), summary_budget
+    # A real tokenizer's counter says how it counts one message and one text
+    # (minilib.measure.tokenizers); the estimate's are known to both.
+    count_text = getattr(count_tokens, "count_text", estimate_text_tokens)
+    bounded = bounded_window(
+        settings, count_tokens, summary_budget, count_text, base=summarize
+    )
+    return FastWindow(bounded, getattr(count_tokens, "per_message", None)), summary_budget
 
 
 def _checked(log: LoadedLog, source: str) -> LoadedLog:

@@ -66,18 +66,24 @@ def message_counter(name: str) -> TokenCounter:
     encoding `name` out."""
     count_text = text_counter(name)
 
-    def count_tokens(messages: Iterable[Mapping]) -> int:
-        total = 0
-        for message in messages:
-            total += MESSAGE_OVERHEAD + count_text(message.get("content") or "")
-            for call in message.get("tool_calls") or ():
-                arguments = (call.get("function") or {}).get("arguments") or ""
-                total += (
-                    TOOL_CALL_OVERHEAD
-                    + count_text(tool_call_name(call))
-                    + count_text(arguments)
-                )
+    def count_message(message: Mapping) -> int:
+        total = MESSAGE_OVERHEAD + count_text(message.get("content") or "")
+        for call in message.get("tool_calls") or ():
+            arguments = (call.get("function") or {}).get("arguments") or ""
+            total += (
+                TOOL_CALL_OVERHEAD
+                + count_text(tool_call_name(call))
+                + count_text(arguments)
+            )
         return total
 
+    def count_tokens(messages: Iterable[Mapping]) -> int:
+        return sum(map(count_message, messages))
+
     count_tokens.__name__ = f"count_tokens_{name}"
+    # A sum over messages: a window that tracks what each round appended
+    # (FastWindow) counts only the new messages with it, and a summary's budget is
+    # measured with the same text rule.
+    count_tokens.per_message = count_message
+    count_tokens.count_text = count_text
     return count_tokens

@@ -8,6 +8,8 @@ built here and written by `python -m minilib.reports`.
 - `rounds`: a replay as text (the per-round table, the summary lines, the grounded
   outcome), as `python -m minilib run` prints it.
 - `paths`: the six compression paths as rows (per run, per fact, per tokenizer).
+- `costs`: a replay's measured costs (facts, prompt cache, outputs cut) as the lines
+  and files `python -m minilib compress --report` prints and writes.
 - `markdown`: rows as a markdown table.
 - `six_paths_page`, `grounded_page`: docs/six_paths.md and docs/grounded.md.
 """

@@ -60,8 +60,10 @@ def format_summary(run: SessionRun) -> str:
             f"{last.baseline_tokens:,} "
             f"without compression ({saved:.0%} less)"
         )
+    # After an overflow the list left is the one that did not fit: it was never sent.
+    said = "window left at the overflow (never sent)" if run.overflow else "final window"
     text.append(
-        f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
+        f"{said}: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
     )
     return "\n".join(text)
 

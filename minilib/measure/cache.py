@@ -1,0 +1,175 @@
+"""What compression costs in the prompt cache: the prefix each call can reuse.
+
+Providers cache the prefix of a prompt: a call whose window begins exactly as the
+last one did reads that prefix from the cache at a fraction of the input price, and
+what follows is written to the cache (Anthropic bills the write at a premium). So a
+window that only appended costs little, and a compression that changes an early
+message (aging an old result, inserting a summary) makes every token after it a
+write again. Per round this module measures, on the windows actually sent:
+
+- **reused**: the tokens of the longest run of messages shared with the previous
+  window, from its start (a provider can read them from the cache);
+- **written**: the rest of the window (written anew);
+- **rewritten**: written minus what arrived since the last call, counted uncompressed
+  (what a compression made the cache write again; 0 in a round that only appended);
+
+and over a run, their cost in input-token equivalents under a price table
+(`CACHE_PRICES`, a parameter; sources in docs/references.md).
+
+Limits: the prefix is compared message by message (a provider matches tokens, so a
+changed message's own unchanged start is counted as written); every call is assumed
+to come within the cache's lifetime, with a cache breakpoint at the end of each
+window (what an agent harness sets); minimum cacheable sizes are ignored.
+
+Example: a window that only appended reuses all of the last one; a changed first
+message breaks the cache for everything after it.
+
+    >>> from minilib.tokens import estimate_message_tokens
+    >>> cache = PrefixCache(estimate_message_tokens)
+    >>> task = {"role": "user", "content": "go"}
+    >>> reply = {"role": "assistant", "content": "ok"}
+    >>> cache.sent([task]).written
+    5
+    >>> cache.sent([task, reply]).reused, cache.sent([task, reply]).written
+    (5, 0)
+    >>> cache.sent([{"role": "user", "content": "gone"}, reply]).reused
+    0
+"""
+
+from dataclasses import dataclass
+from typing import Callable, List, Mapping, Optional, Sequence
+
+MessageCounter = Callable[[Mapping], int]
+
+
+@dataclass(frozen=True)
+class CachePrices:
+    """What a cached token costs, in multiples of the base input price."""
+
+    key: str
+    read: float  # a token read from the cache
+    write: float  # a token written to the cache
+    source: str
+
+
+# Sources: docs/references.md ("Prompt caching prices").
+CACHE_PRICES = {
+    "anthropic-5m": CachePrices(
+        "anthropic-5m", 0.1, 1.25, "Anthropic prompt caching, 5-minute cache"
+    ),
+    "anthropic-1h": CachePrices(
+        "anthropic-1h", 0.1, 2.0, "Anthropic prompt caching, 1-hour cache"
+    ),
+    "openai": CachePrices(
+        "openai", 0.1, 1.0, "OpenAI prompt caching (gpt-5 family: cached input at 10%)"
+    ),
+    "none": CachePrices("none", 1.0, 1.0, "no prompt cache: every token at full price"),
+}
+DEFAULT_PRICES = "anthropic-5m"
+
+
+@dataclass(frozen=True)
+class CacheRound:
+    """One call: its window's tokens, the prefix reused, the rest written."""
+
+    tokens: int
+    reused: int
+    written: int
+    rewritten: int  # written beyond what arrived since the last call
+    broke: bool = False  # the window did not begin with the whole last one
+
+
+class PrefixCache:
+    """Feed it each window sent (`sent`); it measures the cache per round.
+
+    It keeps the last window and its messages' running token totals, so a round
+    costs what it appended plus, where the prefix changed, one walk to the change.
+    """
+
+    def __init__(self, count_message: MessageCounter):
+        self.count_message = count_message
+        self._last: List[Mapping] = []
+        self._totals: List[int] = [0]  # _totals[k]: tokens of the last window's first k
+        self.rounds: List[CacheRound] = []
+
+    def sent(
+        self, window: Sequence[Mapping], arrived: Optional[int] = None
+    ) -> CacheRound:
+        """Measure one window; `arrived` is the tokens of what arrived since the last
+        call, uncompressed (by default, what follows the last window's last message)."""
+        last, window = self._last, list(window)
+        shared = _shared_prefix(last, window)
+        totals = self._totals[: shared + 1]
+        running = totals[-1]
+        for message in window[shared:]:
+            running += self.count_message(message)
+            totals.append(running)
+        tokens, reused = totals[-1], totals[shared]
+        written = tokens - reused
+        broke = shared < len(last)
+        if arrived is None:
+            arrived = tokens - totals[_arrival_start(last, window, shared)]
+        measured = CacheRound(tokens, reused, written, max(0, written - arrived), broke)
+        self._last, self._totals = window, totals
+        self.rounds.append(measured)
+        return measured
+
+
+def _arrival_start(last: List[Mapping], window: List[Mapping], shared: int) -> int:
+    """Where what arrived since the last call begins: after the last window's last
+    message (a compression rewrites what is before it, not what came after)."""
+    if not last:
+        return 0
+    for index in range(len(window) - 1, shared - 2, -1):
+        if index >= 0 and window[index] is last[-1]:
+            return index + 1
+    return len(window)  # the last message itself was rewritten: nothing new is known
+
+
+def _shared_prefix(last: List[Mapping], window: List[Mapping]) -> int:
+    """How many messages `window` shares with `last` from the start."""
+    known = len(last)
+    if len(window) >= known and window[:known] == last:  # the usual round: appended
+        return known
+    shared = 0
+    for old, new in zip(last, window):
+        if old is not new and old != new:
+            break
+        shared += 1
+    return shared
+
+
+@dataclass(frozen=True)
+class CacheCost:
+    """A run's cache bill in input-token equivalents, beside the same tokens uncached."""
+
+    prices: str
+    reused: int
+    written: int
+    rewritten: int
+    breaks: int  # rounds whose window did not begin with the last one
+    cost: float  # reused × read + written × write
+    uncached: int  # every token sent at the full input price
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+def cache_cost(rounds: Sequence[CacheRound], prices: str = DEFAULT_PRICES) -> CacheCost:
+    """What `rounds` cost under the price table `prices` (a key of CACHE_PRICES)."""
+    if prices not in CACHE_PRICES:
+        raise ValueError(
+            f"unknown cache prices {prices!r}; expected one of {', '.join(CACHE_PRICES)}"
+        )
+    table = CACHE_PRICES[prices]
+    reused = sum(r.reused for r in rounds)
+    written = sum(r.written for r in rounds)
+    return CacheCost(
+        prices,
+        reused,
+        written,
+        sum(r.rewritten for r in rounds),
+        sum(1 for r in rounds if r.broke),
+        reused * table.read + written * table.write,
+        sum(r.tokens for r in rounds),
+    )

@@ -1,0 +1,193 @@
+"""What a replay cost the agent, measured from the windows it sent: facts, cache, cuts.
+
+`RunMeter` is fed each window a replay sent, in order (`sent`), and the outputs as
+they arrive (`output`); it needs nothing but the log itself, no planted facts and no
+answer key:
+
+- the facts the agent used (`minilib.measure.used_facts`): kept, restorable or lost at
+  the round that used them;
+- the prompt cache (`minilib.measure.cache`): tokens reused and written, what the
+  compressions made it write again, and the bill under a price table;
+- each tool output's fate: still whole in the last window sent, cut (aged to head and
+  tail), or folded away (into a summary, or dropped), the round that first happened,
+  and whether the trace can give its whole text back.
+
+`measure_replay(run, messages)` reads a `SessionRun`'s trace this way, and
+`RunCosts.report()` is the plain dict `python -m minilib compress --report` writes.
+"""
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from ..tokens import estimate_message_tokens
+from ..trace import event_records
+from .cache import DEFAULT_PRICES, CacheCost, PrefixCache, cache_cost
+from .used_facts import FactFate, FactMeter, used_facts
+
+WHOLE, CUT, FOLDED = "whole", "cut", "folded"
+
+
+@dataclass
+class OutputFate:
+    """One tool output (or environment output) over a run."""
+
+    id: str
+    tool: str
+    round: int  # the round whose call it answers
+    characters: int
+    fate: str = WHOLE
+    changed_at: Optional[int] = None  # the first round it was not whole
+    recoverable: bool = True  # the trace holds its whole text
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class RunCosts:
+    """A run's measured costs; `report()` is the dict the CLI writes."""
+
+    rounds: int
+    rounds_total: int
+    overflow_round: Optional[int]
+    tokens: List[int]
+    counted_with: str  # "estimated (...)" or "counted (o200k_base)"
+    facts: Dict[str, int]
+    lost: List[FactFate]
+    cache: CacheCost
+    outputs: List[OutputFate] = field(default_factory=list)
+    estimated_tokens: Optional[int] = None  # the estimate's sum, beside a real count
+
+    def report(self) -> dict:
+        return {
+            "rounds": self.rounds,
+            "rounds_total": self.rounds_total,
+            "overflow_round": self.overflow_round,
+            "tokens_sent": sum(self.tokens),
+            "tokens_peak": max(self.tokens, default=0),
+            "tokens_counted_with": self.counted_with,
+            "tokens_sent_estimated": (
+                sum(self.tokens)
+                if self.estimated_tokens is None
+                else self.estimated_tokens
+            ),
+            **self.facts,
+            "facts_lost_list": [
+                {"fact": f.fact, "kind": f.kind, "round": f.round} for f in self.lost
+            ],
+            "cache_prices": self.cache.prices,
+            "cache_reused_tokens": self.cache.reused,
+            "cache_written_tokens": self.cache.written,
+            "cache_rewritten_tokens": self.cache.rewritten,
+            "cache_breaks": self.cache.breaks,
+            "cache_cost": round(self.cache.cost, 1),
+            "uncached_cost": self.cache.uncached,
+            "cut": [output.as_dict() for output in self.outputs],
+        }
+
+
+class RunMeter:
+    """Measures a run window by window (see the module text)."""
+
+    def __init__(self, messages: Sequence[Mapping], count_message, prices=DEFAULT_PRICES):
+        self.facts = FactMeter(used_facts(messages))
+        self.cache = PrefixCache(count_message)
+        # The article's estimate of the same windows, beside a real tokenizer's count.
+        self.estimate = None
+        if count_message is not estimate_message_tokens:
+            self.estimate = PrefixCache(estimate_message_tokens)
+        self.prices = prices
+        self.outputs: Dict[str, OutputFate] = {}
+        self._texts: Dict[str, str] = {}  # output id -> its whole text
+        self.tokens: List[int] = []
+
+    def output(self, output_id: str, tool: str, step: int, text) -> None:
+        """An output arrived (a tool_call event)."""
+        recoverable = isinstance(text, str)
+        self._texts[output_id] = text if recoverable else ""
+        self.outputs[output_id] = OutputFate(
+            output_id, tool, step, len(self._texts[output_id]), recoverable=recoverable
+        )
+
+    def sent(self, step: int, window: Sequence[Mapping], arrived: Optional[int] = None):
+        """A window was sent at round `step`."""
+        measured = self.cache.sent(window, arrived)
+        self.tokens.append(measured.tokens)
+        if self.estimate is not None:
+            self.estimate.sent(window)
+        self.facts.sent(step, window)
+        if measured.broke or len(self.tokens) == 1:
+            self._fates(step, window)  # a window that only appended changes no fate
+
+    def _fates(self, step: int, window: Sequence[Mapping]) -> None:
+        present = {}
+        for message in window:
+            named = message.get("tool_call_id") or message.get("output_id")
+            if named in self.outputs:
+                present[named] = message.get("content")
+        for output_id, fate in self.outputs.items():
+            if output_id not in present:
+                state = FOLDED
+            else:
+                text = present[output_id]
+                whole = text is self._texts[output_id] or text == self._texts[output_id]
+                state = WHOLE if whole else CUT
+            if state != fate.fate:
+                fate.fate = state
+                if fate.changed_at is None:
+                    fate.changed_at = step
+
+    def costs(self, rounds_total: int, overflow_round: Optional[int], counted_with: str):
+        fates = self.facts.fates()
+        return RunCosts(
+            len(self.tokens),
+            rounds_total,
+            overflow_round,
+            self.tokens,
+            counted_with,
+            self.facts.counts(),
+            [fate for fate in fates if fate.fate == "lost"],
+            cache_cost(self.cache.rounds, self.prices),
+            list(self.outputs.values()),
+            None
+            if self.estimate is None
+            else sum(r.tokens for r in self.estimate.rounds),
+        )
+
+
+def measure_replay(
+    run,
+    messages: Sequence[Mapping],
+    count_message,
+    *,
+    rounds_total: int,
+    counted_with: str,
+    prices: str = DEFAULT_PRICES,
+) -> RunCosts:
+    """The costs of a replay (a SessionRun or TranscriptRun), read from its trace.
+
+    `messages` is the log the run replayed (with output ids), `rounds_total` its
+    rounds; what arrived each round is the run's own uncompressed baseline, so the
+    cache's "rewritten" is what compression made it write again.
+    """
+    meter = RunMeter(messages, count_message, prices)
+    baseline = [r.baseline_tokens for r in run.rounds]
+    decisions = 0
+    for record in event_records(run.tracer.records):
+        payload = record["payload"]
+        if record["event"] == "tool_call":
+            meter.output(
+                payload["tool_call_id"],
+                payload["name"],
+                payload["step"],
+                payload["output"],
+            )
+        elif record["event"] == "model_call" and payload["purpose"] == "decision":
+            arrived = None
+            if decisions < len(baseline) and baseline[decisions] is not None:
+                before = baseline[decisions - 1] if decisions else 0
+                arrived = max(0, baseline[decisions] - (before or 0))
+            meter.sent(payload["step"], payload["input"], arrived)
+            decisions += 1
+    overflow_round = len(run.rounds) if run.overflow is not None else None
+    return meter.costs(rounds_total, overflow_round, counted_with)

@@ -1,0 +1,85 @@
+"""The prompt cache: the prefix each call shares with the last, and what it costs."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import PROFILE
+
+from minilib.measure.cache import CACHE_PRICES, PrefixCache, cache_cost
+from minilib.tokens import estimate_message_tokens
+
+
+def message(number, size=3):
+    return {"role": "user", "content": f"m{number} " + "x" * size}
+
+
+@settings(PROFILE, max_examples=60)
+@given(
+    sizes=st.lists(st.integers(0, 200), min_size=1, max_size=12),
+    rounds=st.lists(st.integers(0, 3), min_size=1, max_size=6),
+    change=st.none() | st.integers(0, 30),
+)
+def test_reused_is_the_shared_prefix_and_written_the_rest(sizes, rounds, change):
+    messages = [message(n, size) for n, size in enumerate(sizes)]
+    cache = PrefixCache(estimate_message_tokens)
+    window, previous = [], []
+    for added in rounds:
+        window = window + messages[len(window) : len(window) + added + 1]
+        if change is not None and window and len(rounds) > 1:
+            at = change % len(window)
+            window = (
+                window[:at] + [dict(window[at], content="changed")] + window[at + 1 :]
+            )
+        measured = cache.sent(window)
+        shared = 0
+        while (
+            shared < min(len(previous), len(window))
+            and previous[shared] == window[shared]
+        ):
+            shared += 1
+        counts = [estimate_message_tokens(m) for m in window]
+        assert measured.tokens == sum(counts)
+        assert measured.reused == sum(counts[:shared])
+        assert measured.written == sum(counts[shared:])
+        assert measured.broke == (shared < len(previous))
+        previous = window
+
+
+def test_a_window_that_only_appends_rewrites_nothing():
+    cache = PrefixCache(estimate_message_tokens)
+    window = []
+    for number in range(5):
+        window = window + [message(number, 40)]
+        measured = cache.sent(window)
+        assert measured.rewritten == 0 and not measured.broke
+    cost = cache_cost(cache.rounds, "anthropic-5m")
+    # every message is written once, when it arrives, and read every round after
+    assert cost.written == sum(estimate_message_tokens(m) for m in window)
+    assert cost.breaks == 0 and cost.rewritten == 0
+
+
+def test_a_change_early_in_the_window_is_written_again_after_it():
+    cache = PrefixCache(estimate_message_tokens)
+    window = [message(n, 40) for n in range(4)]
+    cache.sent(window)
+    aged = [window[0], dict(window[1], content="[aged]")] + window[2:]
+    measured = cache.sent(aged)
+    tail = sum(estimate_message_tokens(m) for m in aged[1:])
+    assert measured.reused == estimate_message_tokens(window[0])
+    assert measured.written == measured.rewritten == tail  # nothing new arrived
+    assert measured.broke
+
+
+def test_the_cost_uses_the_price_table():
+    cache = PrefixCache(estimate_message_tokens)
+    first = [message(0, 400)]
+    cache.sent(first)
+    cache.sent(first + [message(1, 40)])
+    cost = cache_cost(cache.rounds, "anthropic-5m")
+    prices = CACHE_PRICES["anthropic-5m"]
+    assert cost.cost == pytest.approx(
+        cost.reused * prices.read + cost.written * prices.write
+    )
+    assert cache_cost(cache.rounds, "none").cost == cost.uncached
+    with pytest.raises(ValueError, match="unknown cache prices 'cheap'"):
+        cache_cost(cache.rounds, "cheap")

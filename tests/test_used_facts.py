@@ -1,0 +1,142 @@
+"""The facts an agent used, read from its own log, and what a window left of them."""
+
+import pytest
+from message_builders import tool
+
+from minilib.loop import replay
+from minilib.measure.facts import load_facts
+from minilib.measure.used_facts import (
+    FactMeter,
+    WindowIndex,
+    classify,
+    facts_used,
+    used_facts,
+    written_text,
+)
+from minilib.session import DATA_DIR, DEFAULT_SESSION, load_session
+
+
+def call(call_id, name="read_file", arguments='{"path": "src/app.py"}'):
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": name, "arguments": arguments},
+    }
+
+
+TASK = {"role": "user", "content": "fix the crash"}
+READ = {"role": "assistant", "content": "", "tool_calls": [call("c_read")]}
+RESULT = {
+    "role": "tool",
+    "tool_call_id": "c_read",
+    "content": "raise E2BIG in src/app.py after 1,342 bytes; timeout_s=30",
+}
+ANSWER = {"role": "assistant", "content": "E2BIG comes from src/app.py (timeout_s=30)."}
+LOG = [TASK, READ, RESULT, ANSWER]
+
+
+def test_a_fact_a_tool_showed_and_the_agent_wrote_is_a_use_at_its_round():
+    uses = facts_used(LOG)
+    assert [(u.fact, u.kind, u.round, u.sources) for u in uses] == [
+        ("E2BIG", "ids/codes", 1, ("c_read",)),
+        ("src/app.py", "paths", 1, ("c_read",)),
+        ("timeout_s=30", "settings", 1, ("c_read",)),
+    ]
+
+
+def test_a_fact_the_person_named_first_is_not_the_tools_to_show():
+    log = [dict(TASK, content="the crash is in src/app.py"), READ, RESULT, ANSWER]
+    assert "src/app.py" not in {u.fact for u in facts_used(log)}
+
+
+def test_a_fact_written_before_any_tool_showed_it_is_not_a_use():
+    early = {"role": "assistant", "content": "maybe E2BIG?", "tool_calls": [call("c0")]}
+    log = [TASK, early, tool("c0", "nothing"), READ, RESULT]
+    assert facts_used(log) == []
+
+
+def test_call_arguments_are_written_text():
+    again = {"role": "assistant", "content": "", "tool_calls": [call("c2")]}
+    assert "src/app.py" in written_text(again)
+    log = LOG + [again]
+    assert [u.round for u in facts_used(log) if u.fact == "src/app.py"] == [1, 2]
+
+
+@pytest.mark.parametrize(
+    "window, fate",
+    [
+        (LOG[:3], "kept"),  # the result is there whole
+        (
+            LOG[:2] + [dict(RESULT, content="[aged] see tool_call_id=c_read")],
+            "restorable",
+        ),
+        # the call is folded away, and a summary quotes the fact
+        ([TASK, {"role": "user", "content": "[summary] read_file: E2BIG"}], "kept"),
+        (
+            [TASK, {"role": "user", "content": "[summary] read the file c_read"}],
+            "restorable",
+        ),
+        ([TASK, {"role": "user", "content": "[summary] looked at a file"}], "lost"),
+    ],
+)
+def test_a_use_is_kept_restorable_or_lost_by_what_the_window_holds(window, fate):
+    used = used_facts(LOG)
+    use = next(u for u in used.uses if u.fact == "E2BIG")
+    assert classify(use, WindowIndex(window), used.pointers) == fate
+
+
+def test_the_path_a_call_read_points_back_at_what_it_showed():
+    used = used_facts(LOG)
+    use = next(u for u in used.uses if u.fact == "E2BIG")
+    summary = {"role": "user", "content": "[summary] read_file src/app.py"}
+    assert classify(use, WindowIndex([TASK, summary]), used.pointers) == "restorable"
+    assert classify(use, WindowIndex([TASK, summary]), {}) == "lost"
+
+
+def test_a_fact_takes_the_worst_fate_of_its_uses():
+    meter = FactMeter(used_facts(LOG + [dict(ANSWER)]))
+    meter.sent(1, LOG[:3])
+    meter.sent(2, [TASK])  # the same facts written again, from a window without them
+    fates = {f.fact: (f.fate, f.round) for f in meter.fates()}
+    assert fates["E2BIG"] == ("lost", 2)
+    assert meter.counts() == {
+        "facts_used": 3,
+        "facts_kept": 0,
+        "facts_restorable": 0,
+        "facts_lost": 3,
+    }
+
+
+def bundled_log():
+    session = load_session(DEFAULT_SESSION)
+    return replay(session.conversation(), None).messages
+
+
+def test_it_finds_the_planted_facts_the_sessions_replies_use():
+    """Recall on the bundled session: every planted fact a reply writes verbatim is
+    found as a use at that reply's round (the fact, or a fact inside it)."""
+    messages = bundled_log()
+    replies = [m for m in messages if m["role"] == "assistant"]
+    uses = facts_used(messages)
+    planted = load_facts(DATA_DIR / "facts.json")
+    expected = [
+        (fact, number)
+        for fact in planted
+        for number, reply in enumerate(replies)
+        if fact.text in written_text(reply)
+    ]
+    assert len(expected) >= 5  # the check has something to check
+    for fact, number in expected:
+        found = [u.fact for u in uses if u.round == number and u.fact in fact.text]
+        assert found, f"{fact.id} ({fact.text!r}) used at round {number} not found"
+
+
+def test_without_compression_every_use_is_kept():
+    messages = bundled_log()
+    meter = FactMeter(used_facts(messages))
+    replies = [i for i, m in enumerate(messages) if m["role"] == "assistant"]
+    for step, index in enumerate(replies):
+        meter.sent(step, messages[:index])
+    counts = meter.counts()
+    assert counts["facts_used"] > 0
+    assert counts["facts_kept"] == counts["facts_used"]
