@@ -9,10 +9,15 @@ from typing import Dict, Type
 
 from ...tokens import TokenCounter, estimate_tokens
 from .anthropic_clear import AnthropicClearToolUsesPolicy
+from .anthropic_compaction import AnthropicCompactionPolicy
 from .article import ArticleBoundedPolicy, ArticlePolicy
 from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .claude_code import ClaudeCodePolicy
+from .codex import CodexPolicy
+from .gemini_cli import GeminiCliPolicy
 from .langchain_trim import LangChainTrimPolicy
 from .openai_agents import OpenAITrimmingSessionPolicy
+from .opencode import OpencodePrunePolicy
 from .openhands_masking import OpenHandsMaskingPolicy
 from .openhands_summarizing import OpenHandsSummarizingPolicy
 from .run import PolicyRun, replay_policy
@@ -29,6 +34,11 @@ POLICIES: Dict[str, Type[Policy]] = {
         SweAgentLastNPolicy,
         OpenAITrimmingSessionPolicy,
         LangChainTrimPolicy,
+        ClaudeCodePolicy,
+        CodexPolicy,
+        GeminiCliPolicy,
+        OpencodePrunePolicy,
+        AnthropicCompactionPolicy,
     )
 }
 
