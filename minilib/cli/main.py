@@ -238,7 +238,118 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay the whole history through the agent's own compactions; by default "
         "(off) a compaction the log records replaces the history, as the model saw it",
     )
+    compare = commands.add_parser(
+        "compare",
+        help="replay a log under every production policy, one row each",
+        description="Replay an agent's log under the compression policies production "
+        "agents run (the article's, Claude Code's, Codex's, the Anthropic API's, "
+        "OpenHands', SWE-agent's, Gemini CLI's, opencode's, the OpenAI Agents SDK's, "
+        "LangChain's) and print one row a policy: rounds completed, tokens sent, the "
+        "facts the agent used that were kept, restorable or lost, the prompt cache, "
+        "windows that broke pairing and summary calls added. Where a policy calls an "
+        "LLM to summarise, the lab's deterministic summary stands in.",
+    )
+    compare.add_argument("file", type=Path, help="the agent's log (any known shape)")
+    compare.add_argument(
+        "--policies",
+        type=_policy_list,
+        default=None,
+        help="comma-separated policy keys (default: all of them)",
+    )
+    compare.add_argument(
+        "--window",
+        type=_positive,
+        default=200_000,
+        help="the model's context window in tokens; each policy derives its own "
+        "trigger from it (default %(default)s)",
+    )
+    compare.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        default="estimate",
+        help="count tokens with the article's estimate (default) or a real tokenizer",
+    )
+    compare.add_argument(
+        "--cache-prices",
+        choices=sorted(CACHE_PRICES),
+        default=DEFAULT_PRICES,
+        help="the cache cost's price table (default %(default)s)",
+    )
+    compare.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the rows as JSON (default: off)",
+    )
+    compare.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep each policy's trace in DIR/<policy>/trace.jsonl (default: off)",
+    )
+    compare.add_argument(
+        "--max-mb",
+        type=_positive,
+        default=MAX_LOG_BYTES // (1024 * 1024),
+        help="refuse a log larger than this many megabytes (default %(default)s)",
+    )
     return parser
+
+
+def _policy_list(text: str) -> list:
+    from ..policies.production import POLICIES
+
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    unknown = [key for key in keys if key not in POLICIES]
+    if not keys or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown policy {(unknown or [text])[0]!r}; expected some of "
+            + ", ".join(POLICIES)
+        )
+    return keys
+
+
+def _compare(args) -> int:
+    """`python -m minilib compare`: one row a policy."""
+    from ..policies.production.compare import compare_policies, format_comparison
+
+    try:
+        count_tokens, counted_with = _counter(args.tokenizer)
+        log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        rows = compare_policies(
+            log.messages,
+            args.policies,
+            args.window,
+            count_tokens,
+            counted_with=counted_with,
+            prices=args.cache_prices,
+            trace_folder=args.out,
+        )
+    except TokenizerUnavailable as error:
+        print(
+            f"python -m minilib: error: --tokenizer {args.tokenizer}: {error}",
+            file=sys.stderr,
+        )
+        return BAD_INPUT
+    except TranscriptFileError as error:
+        print(f"python -m minilib: error: {error}", file=sys.stderr)
+        return BAD_INPUT
+    except ImportError as error:  # a policy's optional package (langchain-core)
+        print(f"python -m minilib: error: {error}", file=sys.stderr)
+        return BAD_INPUT
+    print(log.describe())
+    print(f"window: {args.window:,} tokens; tokens {counted_with}")
+    print()
+    print(format_comparison(rows))
+    if args.json is not None:
+        text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+        write_text_safely(args.json, text)
+        print(f"wrote {args.json}")
+    if args.out is not None:
+        print(f"wrote {len(rows)} traces under {args.out}")
+    return DONE
 
 
 # --tokenizer: the article's estimate, or a real encoding (minilib.measure.tokenizers).
@@ -262,7 +373,7 @@ OUTPUT_FILES = ("trace.jsonl", "rounds.json")
 def main(argv: Optional[Sequence[str]] = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        return _run(args)
+        return _compare(args) if args.command == "compare" else _run(args)
     except Exception as error:  # a fault of the lab, not of the input: say so in one line
         print(
             f"python -m minilib: internal error ({type(error).__name__}: "

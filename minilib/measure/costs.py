@@ -21,8 +21,8 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..tokens import estimate_message_tokens
 from ..trace import event_records
-from .cache import DEFAULT_PRICES, CacheCost, PrefixCache, cache_cost
-from .used_facts import FactFate, FactMeter, used_facts
+from .cache import DEFAULT_PRICES, CacheCost, CacheRound, PrefixCache, cache_cost
+from .used_facts import FactFate, FactMeter, UsedFacts, used_facts
 
 WHOLE, CUT, FOLDED = "whole", "cut", "folded"
 
@@ -89,9 +89,10 @@ class RunCosts:
 class RunMeter:
     """Measures a run window by window (see the module text)."""
 
-    def __init__(self, messages: Sequence[Mapping], count_message, prices=DEFAULT_PRICES):
-        self.facts = FactMeter(used_facts(messages))
+    def __init__(self, used: UsedFacts, count_message, prices=DEFAULT_PRICES):
+        self.facts = FactMeter(used)
         self.cache = PrefixCache(count_message)
+        self.cache_rounds: List[CacheRound] = []
         # The article's estimate of the same windows, beside a real tokenizer's count.
         self.estimate = None
         if count_message is not estimate_message_tokens:
@@ -109,9 +110,18 @@ class RunMeter:
             output_id, tool, step, len(self._texts[output_id]), recoverable=recoverable
         )
 
-    def sent(self, step: int, window: Sequence[Mapping], arrived: Optional[int] = None):
-        """A window was sent at round `step`."""
-        measured = self.cache.sent(window, arrived)
+    def sent(
+        self,
+        step: int,
+        window: Sequence[Mapping],
+        arrived: Optional[int] = None,
+        measured: Optional[CacheRound] = None,
+    ):
+        """A window was sent at round `step`; `measured` is its cache round when the
+        caller has measured it already (a policy replay counts with the cache)."""
+        if measured is None:
+            measured = self.cache.sent(window, arrived)
+        self.cache_rounds.append(measured)
         self.tokens.append(measured.tokens)
         if self.estimate is not None:
             self.estimate.sent(window)
@@ -147,7 +157,7 @@ class RunMeter:
             counted_with,
             self.facts.counts(),
             [fate for fate in fates if fate.fate == "lost"],
-            cache_cost(self.cache.rounds, self.prices),
+            cache_cost(self.cache_rounds, self.prices),
             list(self.outputs.values()),
             None
             if self.estimate is None
@@ -170,7 +180,7 @@ def measure_replay(
     rounds; what arrived each round is the run's own uncompressed baseline, so the
     cache's "rewritten" is what compression made it write again.
     """
-    meter = RunMeter(messages, count_message, prices)
+    meter = RunMeter(used_facts(messages), count_message, prices)
     baseline = [r.baseline_tokens for r in run.rounds]
     decisions = 0
     for record in event_records(run.tracer.records):

@@ -6,19 +6,27 @@ history so far (uncompressed, the same list growing) and sends a window
 over the model's context window (or the policy's own overflow), and counts the windows
 that break pairing (a tool result whose call is not right before it): a policy that
 breaks pairing is run as written, and its broken windows are counted, not hidden.
-`on_window(step, messages)` sees each window sent, for the measurements
-(`minilib.measure`) that read a run round by round.
+
+Counting and checking cost what a round appended, not the whole window, when the
+window begins as the last one did (most rounds): the counts come from the prompt-cache
+measurement (`minilib.measure.cache.PrefixCache`, which keeps each message's count),
+the pairing check from a `ConversationChecker` kept between rounds. So the run also
+measures the cache. `on_window(step, window, arrived, measured)` sees each window
+sent, the log's messages that arrived since the last one and the window's cache
+round, for the measurements that read a run round by round (`minilib.measure.costs`).
 """
 
 from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...messages import InvalidMessagesError, validate_messages
+from ...measure.cache import CacheRound, PrefixCache
+from ...messages import ConversationChecker, InvalidMessagesError
+from ...scale.fast import ADDITIVE_COUNTERS
 from ...window import ContextOverflowError
 from .base import Policy
 
-WindowObserver = Callable[[int, List[Mapping]], None]
+WindowObserver = Callable[[int, List[Mapping], List[Mapping], CacheRound], None]
 
 
 @dataclass
@@ -27,16 +35,20 @@ class PolicyRun:
 
     policy: str
     rounds_total: int  # the log's rounds (assistant messages)
-    tokens: List[int] = field(default_factory=list)  # the window sent, each round
+    cache: List[CacheRound] = field(default_factory=list)  # one a round sent
     invalid_rounds: List[int] = field(default_factory=list)  # windows breaking pairing
     summary_calls: int = 0
     overflow_round: Optional[int] = None
     overflow: Optional[str] = None  # what stopped it, in words
 
     @property
+    def tokens(self) -> List[int]:
+        return [measured.tokens for measured in self.cache]
+
+    @property
     def rounds(self) -> int:
         """Rounds sent (a round that overflowed was not sent)."""
-        return len(self.tokens)
+        return len(self.cache)
 
     @property
     def tokens_sent(self) -> int:
@@ -45,6 +57,38 @@ class PolicyRun:
     @property
     def peak_tokens(self) -> int:
         return max(self.tokens, default=0)
+
+
+def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
+    """How `count_tokens` counts one message, for counting only what is new."""
+    known = getattr(count_tokens, "per_message", None) or ADDITIVE_COUNTERS.get(
+        count_tokens
+    )
+    return known or (lambda message: count_tokens([message]))
+
+
+class PairingCheck:
+    """Whether each window keeps pairing, checking only what a round appended when the
+    window begins with the whole last one."""
+
+    def __init__(self):
+        self._last: List[Mapping] = []
+        self._checker: Optional[ConversationChecker] = None  # None: the last was broken
+
+    def valid(self, window: List[Mapping]) -> bool:
+        known = len(self._last)
+        if self._checker is not None and window[:known] == self._last:
+            checker, start = self._checker.copy(), known
+        else:
+            checker, start = ConversationChecker(), 0
+        try:
+            for index in range(start, len(window)):
+                checker.add(window[index], index)
+        except InvalidMessagesError:
+            self._last, self._checker = window, None
+            return False
+        self._last, self._checker = window, checker
+        return True
 
 
 def replay_policy(
@@ -57,28 +101,30 @@ def replay_policy(
     prepared = with_output_ids(messages)
     replies = [i for i, message in enumerate(prepared) if message["role"] == "assistant"]
     run = PolicyRun(policy.key, len(replies))
+    count_message = per_message_counter(policy.count_tokens)
+    cache, pairing = PrefixCache(count_message), PairingCheck()
     history: List[Mapping] = []
     for step, index in enumerate(replies):
-        history.extend(prepared[len(history) : index])
+        arrived = prepared[len(history) : index]
+        history.extend(arrived)
         try:
             sent = policy.send(history, step)
         except ContextOverflowError as error:
             run.overflow_round, run.overflow = step, str(error)
             break
         run.summary_calls += sent.summary_calls
-        tokens = policy.count_tokens(sent.messages)
-        if tokens > policy.window_tokens:
+        window = list(sent.messages)
+        measured = cache.sent(window, sum(map(count_message, arrived)))
+        if measured.tokens > policy.window_tokens:
             run.overflow_round = step
             run.overflow = (
-                f"the window needs {tokens:,} tokens, over the model's "
+                f"the window needs {measured.tokens:,} tokens, over the model's "
                 f"{policy.window_tokens:,}"
             )
             break
-        try:
-            validate_messages(sent.messages)
-        except InvalidMessagesError:
+        if not pairing.valid(window):
             run.invalid_rounds.append(step)
-        run.tokens.append(tokens)
+        run.cache.append(measured)
         if on_window is not None:
-            on_window(step, sent.messages)
+            on_window(step, window, arrived, measured)
     return run

@@ -1,0 +1,122 @@
+"""Every production policy on every bundled log shape, one row each, checked."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from minilib.logs import LogFileError, load_transcript
+from minilib.policies.production import POLICIES
+from minilib.policies.production.compare import compare_policies
+from minilib.trace import model_calls, read_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent
+LOGS = sorted((ROOT / "data" / "logs").iterdir()) + sorted(
+    (ROOT / "data" / "transcripts").iterdir()
+)
+# Run as written: LangChain's trim_messages may cut a call and keep its result.
+MAY_BREAK_PAIRING = {"langchain-trim"}
+REPORT_KEYS = {
+    "rounds",
+    "overflow_round",
+    "tokens_sent",
+    "facts_used",
+    "facts_kept",
+    "facts_restorable",
+    "facts_lost",
+    "cache_reused_tokens",
+    "cache_written_tokens",
+    "cut",
+}
+
+
+def readable_logs():
+    for path in LOGS:
+        try:
+            yield path.name, load_transcript(path)
+        except LogFileError:
+            continue  # the damaged and foreign fixtures: their readers' tests cover them
+
+
+READABLE = dict(readable_logs())
+try:
+    import langchain_core  # noqa: F401
+
+    KEYS = list(POLICIES)
+except ImportError:
+    KEYS = [key for key in POLICIES if key != "langchain-trim"]
+
+
+def test_there_are_logs_of_many_shapes_to_compare_on():
+    assert len(READABLE) >= 25
+    assert len({log.shape for log in READABLE.values()}) >= 15
+
+
+@pytest.mark.parametrize("window", [2_000, 200_000])
+@pytest.mark.parametrize("name", sorted(READABLE))
+def test_every_policy_on_every_log_keeps_its_invariants(name, window):
+    log = READABLE[name]
+    rows = compare_policies(log.messages, KEYS, window)
+    assert [row["policy"] for row in rows] == KEYS
+    for row in rows:
+        assert REPORT_KEYS | {"policy", "windows_invalid", "summary_calls"} <= set(row)
+        assert row["rounds_total"] == log.rounds
+        if row["overflow_round"] is None:
+            assert row["rounds"] == log.rounds
+        else:
+            assert row["rounds"] == row["overflow_round"] < log.rounds
+        assert row["tokens_peak"] <= window
+        fates = row["facts_kept"] + row["facts_restorable"] + row["facts_lost"]
+        assert fates == row["facts_used"]
+        if row["policy"] not in MAY_BREAK_PAIRING:
+            assert row["windows_invalid"] == 0, (row["policy"], row["invalid_rounds"])
+        # nothing compresses a window that fits: at 200k every log here is whole
+        if window == 200_000 and row["policy"] not in MAY_BREAK_PAIRING:
+            assert row["facts_lost"] == 0
+
+
+def test_compare_on_the_command_line_writes_rows_and_traces(tmp_path):
+    log = ROOT / "data" / "transcripts" / "m3_release_check.json"
+    keys = "article,swe-agent-last-n,anthropic-clear-tool-uses"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "minilib",
+            "compare",
+            str(log),
+            "--policies",
+            keys,
+            "--window",
+            "3000",
+            "--json",
+            "rows.json",
+            "--out",
+            "traces",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    rows = json.loads((tmp_path / "rows.json").read_text(encoding="utf-8"))
+    assert [row["policy"] for row in rows] == keys.split(",")
+    for row in rows:
+        assert row["policy"] in done.stdout
+        trace = read_jsonl(tmp_path / "traces" / row["policy"] / "trace.jsonl")
+        windows = [c["input"] for c in model_calls(trace)]
+        assert len(windows) == row["rounds"]
+
+
+def test_an_unknown_policy_is_named():
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "compare", "x.json", "--policies", "gpt-magic"],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 2
+    assert "unknown policy 'gpt-magic'" in done.stderr
