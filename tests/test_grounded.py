@@ -4,10 +4,12 @@ Every expectation here is recomputed from the trace (the exact window of every m
 call, every tool call with its full output) and the declarations in
 data/grounding.json, not typed from a run; the only fixed numbers are the article's.
 `check_grounded_trace` is the independent reading of a grounded run that the property
-test (tests/test_grounded_properties.py) also applies at random thresholds.
+test (tests/test_grounded_properties.py) also applies at random thresholds; what a
+reply or a look-up may say is checked by tests/test_grounded_window.py.
 """
 
 import json
+import re
 import subprocess
 import sys
 from collections import Counter
@@ -19,11 +21,12 @@ from test_properties import assert_pairs_intact
 
 from minilib import Settings, ToolResultAging, estimate_tokens, is_aged, run_session
 from minilib.aging import first_unseen
-from minilib.measure.facts import named_ids, window_text
+from minilib.measure.facts import probe, window_text
 from minilib.measure.grounded_model import (
     RECALL,
     UNKNOWN_RE,
     GroundedModel,
+    plan_lookup,
     unknown_marker,
 )
 from minilib.measure.grounding import (
@@ -58,24 +61,25 @@ def decisions(tracer):
     return [c for c in tracer.events("model_call") if c["purpose"] == "decision"]
 
 
-def looked_up_fact(call, grounding):
-    """Which fact a look-up call asks for, read from its arguments alone."""
-    name, arguments = call["function"]["name"], call["function"]["arguments"]
-    if name == RECALL:
-        grep = json.loads(arguments)["grep"]
-        return next(f for f, text in grounding.texts.items() if text == grep)
-    return next(
-        f
-        for f, lookup in grounding.lookups.items()
-        if (lookup["name"], lookup["arguments"]) == (name, arguments)
-    )
+def places_before(grounding, replies, fact, reply):
+    """The places of `fact` shown by the script's calls before `reply`, newest first."""
+    made = {c["id"] for r in replies[:reply] for c in r.get("tool_calls") or ()}
+    return tuple(reversed([p for p in grounding.places[fact] if p.call in made]))
+
+
+def window_plan(grounding, replies, fact, reply, window):
+    """The look-up the rule allows for `fact` before `reply` in `window`, or None."""
+    cites = [u.cite for u in grounding.uses[reply] if u.fact == fact]
+    places = places_before(grounding, replies, fact, reply)
+    return plan_lookup(places, cites, window, grounding.recall)
 
 
 def check_grounded_trace(tracer, grounding, replies, threshold=None):
     """Read a grounded run from its trace alone and check every rule of the mode.
 
     Returns what it read: the look-ups [(round, reply, fact, call)], the markers
-    [(round, fact)], and the text of the final reply (None when there is none).
+    [(round, fact)], the text of the final reply (None when there is none), and for
+    each look-up round whether the next window holds it answered.
     """
     tool_calls = {c["tool_call_id"]: c for c in tracer.events("tool_call")}
     reply, prepared, looked = 0, False, Counter()
@@ -88,30 +92,35 @@ def check_grounded_trace(tracer, grounding, replies, threshold=None):
         text = window_text(sent)
         uses = grounding.uses[reply]
         missing = list(
-            dict.fromkeys(u.fact for u in uses if grounding.texts[u.fact] not in text)
+            dict.fromkeys(u.fact for u in uses if not grounding.shows(u.fact, text))
         )
+        due = [f for f in missing if looked[f] < grounding.lookups_per_fact]
+        plans = {f: window_plan(grounding, replies, f, reply, sent) for f in due}
         calls = answer.get("tool_calls") or []
         if calls and all(c["id"].startswith(LOOKUP) for c in calls):
             assert not prepared, "one look-up round per reply"
-            asked = [looked_up_fact(c, grounding) for c in calls]
-            due = [f for f in missing if looked[f] < grounding.lookups_per_fact]
-            assert asked == due and asked, "it looks up exactly what is missing and due"
-            named = named_ids(sent, set(grounding.first_calls.values()))
+            asked = [f for f in due if plans[f] is not None]
+            assert len(calls) == len(asked) and asked, (
+                "it looks up exactly what is missing, due, and has a pointer"
+            )
             for fact, call in zip(asked, calls):
-                by_recall = grounding.recall and grounding.first_calls[fact] in named
-                assert (call["function"]["name"] == RECALL) == by_recall
+                plan = plans[fact]
+                assert (call["function"]["name"], call["function"]["arguments"]) == (
+                    plan.name,
+                    plan.arguments,
+                )
+                if plan.name == RECALL:
+                    assert grounding.recall
                 traced = tool_calls[call["id"]]  # an ordinary, traced tool call ...
                 assert traced["step"] == step  # ... of this round
-                assert grounding.texts[fact] in evidence(traced["name"], traced["output"])
-                assert grounding.texts[fact] not in answer["content"]
+                assert not grounding.shows(fact, answer["content"])
                 looked[fact] += 1
                 lookups.append((step, reply, fact, call["id"]))
             prepared = True
             continue
-        # a scripted reply: it only goes on without looking when nothing is due
-        assert prepared or not any(
-            looked[f] < grounding.lookups_per_fact for f in missing
-        )
+        # a scripted reply: it only goes on without looking when nothing due has a
+        # pointer in the window
+        assert prepared or all(plan is None for plan in plans.values())
         content = answer.get("content") or ""
         for use in uses:
             assert (unknown_marker(use.fact) in content) == (use.fact in missing)
@@ -246,15 +255,17 @@ def test_the_middle_of_the_notes_is_never_sent_unless_looked_up(session, groundi
     round_1 = window_text(decisions(run_session(session).tracer)[1]["input"])
     assert set(plain) == {i for i, row in enumerate(rows) if row in round_1}
     assert len(plain) < len(rows) // 10
-    # grounded, a row of the middle is sent only in the round after a look-up found it
+    # grounded, the model cannot reach the middle either: it may only re-read the file
+    # its window names (it holds no phrase of the rows it needs), and aging cuts the
+    # re-read in the round it arrives, like the first read
     tracer = run_grounded(session).run.tracer
-    grounded = rows_sent(tracer)
-    found = set(grounded) - set(plain)
-    assert found
-    for index in found:
-        previous = decisions(tracer)[grounded[index] - 1]["reply"]
-        assert all(c["id"].startswith(LOOKUP) for c in previous["tool_calls"])
-        assert any(grounding.texts[f] in rows[index] for f in grounding.texts)
+    reread = [
+        c
+        for c in tracer.events("tool_call")
+        if c["tool_call_id"].startswith(LOOKUP) and c["name"] == "read_file"
+    ]
+    assert any(json.loads(c["arguments"])["path"] == "long_notes.txt" for c in reread)
+    assert set(rows_sent(tracer)) == set(plain)
 
 
 @pytest.mark.parametrize("key", list(PATHS))
@@ -359,6 +370,44 @@ def test_cli_keep_unseen_at_the_articles_threshold_stops_in_round_1(tmp_path):
     assert "finished: no" in done.stdout
 
 
+# --- pointers: the summary quotes the ids and arguments of what it folds
+# ------------------------------------------------------------------
+
+
+def test_pointers_are_off_by_default_and_name_every_folded_call(session, grounding):
+    plain = run_grounded(session)
+    assert plain.pointers is False
+    summaries = [
+        c for c in plain.run.tracer.events("model_call") if c["purpose"] != "decision"
+    ]
+    assert summaries and not any("〔指向" in c["reply"] for c in summaries)
+    with pytest.raises(ValueError, match="grounded mode"):
+        run_grounded(session, grounded=False, pointers=True)
+    pointed = run_grounded(session, Settings(threshold=1_600), pointers=True)
+    for call in pointed.run.tracer.events("model_call"):
+        if call["purpose"] == "decision":
+            continue
+        folded = [
+            c["id"]
+            for m in call["input"]
+            if m.get("role") == "assistant"
+            for c in m.get("tool_calls") or ()
+        ]
+        assert all(f"〔指向 {call_id} " in call["reply"] for call_id in folded)
+
+    # what the ids buy: every fact the final window lacks is still traceable, by an id
+    # it names, where without pointers some are lost
+    def final_states(run):
+        tracer = run.run.tracer
+        outputs = {c["tool_call_id"]: c["output"] for c in tracer.events("tool_call")}
+        return probe(default_facts(), decisions(tracer)[-1]["input"], outputs)
+
+    without = final_states(run_grounded(session, Settings(threshold=1_600)))
+    assert "lost" in without.values()
+    assert "lost" not in final_states(pointed).values()
+    check_grounded_trace(pointed.run.tracer, grounding, session.replies, 1_600)
+
+
 # --- keep_unseen: aging waits until the model has been sent a result
 # ------------------------------------------------------------------
 
@@ -416,19 +465,31 @@ def test_the_threshold_to_finish_is_the_first_one_that_fits_the_largest_result(s
 # --------------------------------------------------------------------
 
 
-def test_every_lookup_shows_its_fact_more_cheaply_than_the_first_call(session, grounding):
-    first = {
-        call["id"]: (call["function"]["name"], call["function"]["arguments"])
-        for reply in session.replies
-        for call in reply.get("tool_calls") or ()
-    }
-    for fact, lookup in grounding.lookups.items():
-        output = session.tools.call(lookup["name"], lookup["arguments"]).content
-        assert grounding.texts[fact] in evidence(lookup["name"], output)
-        again = session.tools.call(*first[grounding.first_calls[fact]]).content
-        assert estimate_tokens([{"content": output}]) <= estimate_tokens(
-            [{"content": again}]
-        )
+def test_every_place_shows_its_fact_in_the_file_it_names(session, grounding):
+    """The pointers the model may follow are where the session showed each fact: the
+    call's output shows it (not only in a search's header), in the file named; the
+    first place is the fact's first call; every reply that names a fact declares it."""
+    for fact, places in grounding.places.items():
+        assert places[0].call == grounding.first_calls[fact]
+        for place in places:
+            output = session.tools.call(place.name, place.arguments).content
+            shown = evidence(place.name, output)
+            assert grounding.shows(fact, shown)
+            if place.name == "search_text":
+                assert any(
+                    line.startswith(place.file + ":") and grounding.shows(fact, line)
+                    for line in shown.splitlines()
+                )
+            else:
+                assert json.loads(place.arguments)["path"] == place.file
+    for index, reply in enumerate(session.replies):
+        content = reply.get("content") or ""
+        declared = {use.fact for use in grounding.uses[index]}
+        for fact, text in grounding.texts.items():
+            named = grounding.shows(fact, content) or any(
+                number in content for number in re.findall(r"#\d+", text)
+            )
+            assert not named or fact in declared, (index, fact)
 
 
 def _write(tmp_path, change):
@@ -459,7 +520,12 @@ def _write(tmp_path, change):
             ),
             "first shows in call_10, which no earlier reply calls",
         ),
-        (lambda d: d["lookups"].pop("code-e2big"), r"lookups\['code-e2big'\]"),
+        (lambda d: d["places"].pop("code-e2big"), r"places\['code-e2big'\] must list"),
+        (
+            lambda d: d["places"]["code-e2big"][0].update(arguments="{}"),
+            "call_01 is not a scripted call with that tool",
+        ),
+        (lambda d: d["forms"].update(x=["y"]), r"forms\['x'\] is not a planted fact"),
         (lambda d: d.update(unknown_marker="??"), "unknown_marker must be"),
     ],
 )

@@ -3,15 +3,18 @@
 At random thresholds (from far below the article's to past the uncompressed session)
 each grounded run is read back from its trace by `check_grounded_trace`: every window
 sent is within the threshold and has no call without its answer; a look-up round asks
-for exactly the declared facts its window lacks and may still look up, each fact at
-most once, each call traced in its own round and showing the fact; a scripted reply
-carries a marker exactly for the facts still missing. A run ends with the final reply
-or an overflow, within twice the script's rounds.
+for exactly the declared facts its window lacks, may still look up and holds a pointer
+to, each fact at most once, each call traced in its own round and built by the rule
+from that window; a scripted reply carries a marker exactly for the facts still
+missing. `check_window_only` adds that no reply or look-up states a fact its window
+does not hold. A run ends with the final reply or an overflow, within twice the
+script's rounds.
 """
 
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 from test_grounded import check_grounded_trace, decisions
+from test_grounded_window import check_window_only
 from test_properties import PROFILE
 
 from minilib.measure.grounding import session_grounding
@@ -35,6 +38,7 @@ def test_grounded_runs_keep_the_windows_invariants(path, threshold, keep_unseen)
     lookups, markers, final, _ = check_grounded_trace(
         run.tracer, grounding, SESSION.replies, threshold
     )
+    check_window_only(run.tracer, grounding)
     outcome = run.grounded
     event("finished" if outcome.finished else "overflow")  # --hypothesis-show-statistics
     event(f"look-ups: {'none' if not lookups else 'some'}")

@@ -3,34 +3,83 @@
 A recorded reply does not depend on what the model is sent, so on its own a replay
 cannot show whether compression cut a fact the agent needed. `GroundedModel` makes the
 script answer the window it gets: each reply declares the planted facts it rests on,
-and before replying the model checks that each is in the window verbatim. A missing
-fact is looked up once (`recall` when the harness has an external store and the window
-names the call, else the cheapest workspace call that shows it), in an extra round of
-its own; what is still missing after that is replaced in the reply by
-`〔未知:<fact id>〕`. One look-up round per reply at most, so a grounded replay takes at
-most twice the script's rounds (28 for the bundled 14 replies; the loop's `max_steps`
-is 50).
+and before replying the model checks that each is in the window verbatim (in its
+planted text or a form the grounding declares, e.g. the configuration's
+`tool_timeout_s = 30`). It is a stand-in for an LLM: the script decides what the agent
+does, the window decides what it may say.
+
+The rule for a missing fact: the model may look it up only with what its window still
+holds, never with the fact's own text (a model that no longer holds `#412` cannot
+search for it). What it reads of a window is the text of its messages, as the fact
+probe does. It knows which of its own earlier calls showed the fact (the grounding's
+`places`: the call, and the file the fact stands in), and it knows the words it means
+to say (the cite of the fact in its scripted reply). From those, the first pointer its
+window holds gives the look-up, every argument copied from the window's text:
+
+1. an id: when the harness has an external store (`recall`) and the window's text
+   names the call that showed the fact (an omission line, a store header, the store's
+   index, a summary), `recall(id=<that id>, grep=<phrase>)`, or the whole output when
+   no phrase is left;
+2. a path and a phrase: the window names the file the fact stands in, and one of the
+   words the reply cites for the fact is still in the window:
+   `search_text(pattern=<phrase>, path=<file>)`;
+3. a phrase: `search_text(pattern=<phrase>)` over the workspace;
+4. a command: the window still names the path or the pattern of the call that showed
+   the fact: that call again (re-read the file, re-run the search).
+
+A phrase is an ASCII word of the cite (`nightly`, `#58`, `tool_timeout_s`, `60`) that the
+window holds, the longest first. Without an id, a store or a phrase, an aging omission
+line points a person at the run log, not the model: there is no tool that reads it.
+A fact with no pointer left is not looked up; it is unknown. A look-up is an extra round
+of its own before the reply (one per reply, at most one look-up per fact in a run), and
+its result is compressed like any other: aging may cut the fact from it again. What is
+still missing when the reply is given is replaced in it by `〔未知:<fact id>〕`. A
+grounded replay thus takes at most twice the script's rounds (28 for the bundled 14
+replies; the loop's `max_steps` is 50).
+
+`pointers=True` (off by default: the summary stays the article's) makes the model's
+summary quote, for each call it folds, the call's id and arguments, so the paths, patterns
+and ids of folded calls stay in the window as pointers.
 """
 
 import copy
 import json
 import re
-from dataclasses import dataclass, replace
-from typing import Dict, List, Mapping, Sequence, Tuple
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import check_int
-from ..model import ScriptedModel
-from .facts import named_ids, window_text
+from ..model import ScriptedModel, scripted_summary
+from .facts import window_text
 
 UNKNOWN_MARK = "〔未知:{fact}〕"
 UNKNOWN_RE = re.compile(r"〔未知:([^〕]+)〕")
 RECALL = "recall"
+SEARCH = "search_text"
 LOOKUP_ID = "lookup_{number:02d}"  # ids of the look-up calls, apart from the script's
+# The words of a cite a search may use: ASCII runs with a letter, digit or '#' in them
+# (paths, codes, names, numbers); CJK text, spaces and '=' separate them.
+PHRASE = re.compile(r"[A-Za-z0-9_#./-]*[A-Za-z0-9#][A-Za-z0-9_#./-]*")
+LITERAL_SPECIALS = re.compile(r"([.^$*+?{}\[\]\\|()])")
+# A word of the window stands on its own: no ASCII word character, path or id character
+# right before it, none right after it but a final '.' (the end of a sentence).
+BEFORE, AFTER = r"(?<![A-Za-z0-9_#./~-])", r"(?![A-Za-z0-9_#/~-])"
+POINTER_MARK = "〔指向 {calls}〕"  # what `pointers=True` adds to a folded action
 
 
 def unknown_marker(fact_id: str) -> str:
     """What replaces the words of a reply that rest on a fact the model cannot see."""
     return UNKNOWN_MARK.format(fact=fact_id)
+
+
+def literal_pattern(text: str) -> str:
+    """A search_text pattern that matches `text` literally, escaping only what a regular
+    expression would read as syntax (spaces and '#' stay as typed)."""
+    return LITERAL_SPECIALS.sub(r"\\\1", text)
+
+
+def call_arguments(**arguments) -> str:
+    return json.dumps(arguments, ensure_ascii=False)
 
 
 @dataclass(frozen=True)
@@ -42,20 +91,38 @@ class FactUse:
 
 
 @dataclass(frozen=True)
+class Place:
+    """Where a scripted call showed a fact: the call (its id, tool and JSON arguments)
+    and the file of the workspace the fact stands in."""
+
+    call: str
+    name: str
+    arguments: str
+    file: str
+
+    def command_keys(self) -> Tuple[str, ...]:
+        """What the window must name to run this call again: its path or pattern."""
+        values = json.loads(self.arguments)
+        return tuple(v for k, v in values.items() if k in ("path", "pattern"))
+
+
+@dataclass(frozen=True)
 class Grounding:
     """What the grounded mode knows, all read from data (minilib.measure.grounding).
 
-    `texts` and `first_calls`: each planted fact's verbatim text and the tool call
-    whose output first shows it; `uses`: for each scripted reply, the facts it rests
-    on; `lookups`: for each fact, the cheapest workspace call that shows it again
-    ({"name", "arguments"}). `recall`: the harness has an external store with a
-    `recall` tool. `lookups_per_fact`: how often one fact may be looked up in a run.
+    `texts`, `forms` and `first_calls`: each planted fact's verbatim text, the other
+    verbatim forms that state it, and the call whose output first shows it; `uses`: for
+    each scripted reply, the facts it rests on; `places`: for each fact, every scripted
+    call whose output shows it and the file it stands in, in call order. `recall`: the
+    harness has an external store with a `recall` tool. `lookups_per_fact`: how often
+    one fact may be looked up in a run.
     """
 
     texts: Mapping[str, str]
     first_calls: Mapping[str, str]
     uses: Tuple[Tuple[FactUse, ...], ...]
-    lookups: Mapping[str, Mapping[str, str]]
+    places: Mapping[str, Tuple[Place, ...]]
+    forms: Mapping[str, Tuple[str, ...]] = field(default_factory=dict)
     recall: bool = False
     lookups_per_fact: int = 1
 
@@ -65,6 +132,20 @@ class Grounding:
     def with_recall(self, recall: bool = True) -> "Grounding":
         return replace(self, recall=recall)
 
+    def shows(self, fact: str, text: str) -> bool:
+        """`text` states `fact` verbatim: its planted text or one of its forms."""
+        forms = (self.texts[fact], *self.forms.get(fact, ()))
+        return any(form in text for form in forms)
+
+
+@dataclass(frozen=True)
+class LookupPlan:
+    """One look-up the window allows: the tool call, and what in the window it used."""
+
+    name: str
+    arguments: str
+    pointer: str  # "id", "path", "phrase" or "command"
+
 
 @dataclass(frozen=True)
 class GroundedStep:
@@ -73,7 +154,8 @@ class GroundedStep:
     `call` is the model call's number (the replay's round), `reply` the scripted reply
     it served or prepared, `missing` the declared facts not in the window it was sent.
     A look-up round has `lookups` ((fact, tool_call_id) pairs); a scripted reply has
-    `unknown`, the facts its text now marks as unknown.
+    `unknown`, the facts its text now marks as unknown, and `no_pointer`, those of them
+    its window held no pointer to.
     """
 
     call: int
@@ -81,6 +163,7 @@ class GroundedStep:
     missing: Tuple[str, ...]
     lookups: Tuple[Tuple[str, str], ...] = ()
     unknown: Tuple[str, ...] = ()
+    no_pointer: Tuple[str, ...] = ()
 
     @property
     def is_lookup(self) -> bool:
@@ -99,11 +182,85 @@ def mark_unknown(content: str, uses: Sequence[FactUse], missing: Sequence[str]) 
     return "".join(parts) + content[at:]
 
 
+def names(text: str, word: str) -> bool:
+    """`text` holds `word` as a word of its own (`call_1` is not in `call_10`, `60` is
+    not in `1600`)."""
+    return re.search(BEFORE + re.escape(word) + AFTER, text) is not None
+
+
+def phrases(cites: Sequence[str], text: str) -> List[str]:
+    """The words of `cites` that `text` holds, longest first (then in cite order)."""
+    words = dict.fromkeys(
+        w for cite in cites for w in PHRASE.findall(cite) if names(text, w)
+    )
+    return sorted(words, key=lambda w: -len(w))
+
+
+def plan_lookup(
+    places: Sequence[Place],
+    cites: Sequence[str],
+    messages: Sequence[Mapping],
+    recall: bool = False,
+) -> Optional[LookupPlan]:
+    """The look-up for a missing fact that the window `messages` allows (see the
+    module's text), or None when it holds no pointer. `places` are the calls made so
+    far that showed the fact, newest first; `cites` the reply's words for it."""
+    text = window_text(messages)
+    words = phrases(cites, text)
+    if recall:
+        for place in places:
+            if names(text, place.call):
+                grep = {"grep": words[0]} if words else {}
+                return LookupPlan(RECALL, call_arguments(id=place.call, **grep), "id")
+    if words:
+        pattern = literal_pattern(words[0])
+        for place in places:
+            if names(text, place.file):
+                arguments = call_arguments(pattern=pattern, path=place.file)
+                return LookupPlan(SEARCH, arguments, "path")
+        return LookupPlan(SEARCH, call_arguments(pattern=pattern), "phrase")
+    for place in places:
+        keys = place.command_keys()
+        if keys and all(names(text, key) for key in keys):
+            return LookupPlan(place.name, place.arguments, "command")
+    return None
+
+
+def pointer_summary(messages: Sequence[Mapping]) -> str:
+    """The scripted summary, each folded action followed by the id and the arguments
+    (paths, patterns) of its calls (`〔指向 call_01 long_notes.txt〕`): what
+    `pointers=True` writes."""
+    marked = []
+    for message in messages:
+        calls = message.get("tool_calls") or ()
+        if message.get("role") == "assistant" and calls:
+            shown = "; ".join(
+                " ".join([str(call.get("id")), *map(str, call_values(call))])
+                for call in calls
+            )
+            content = (message.get("content") or "") + POINTER_MARK.format(calls=shown)
+            message = dict(message, content=content)
+        marked.append(message)
+    return scripted_summary(marked)
+
+
+def call_values(call: Mapping) -> List:
+    """The argument values of a tool call, in order ([] when they are not JSON)."""
+    try:
+        values = json.loads(call["function"]["arguments"])
+    except (KeyError, TypeError, ValueError):
+        return []
+    return list(values.values()) if isinstance(values, dict) else []
+
+
 class GroundedModel(ScriptedModel):
     """Replays a session's replies, each checked against the window it is sent (see the
-    module's text). `steps` lists every call it made, look-up rounds included."""
+    module's text). `steps` lists every call it made, look-up rounds included, and
+    `plans` the look-up each call id stands for."""
 
-    def __init__(self, replies: Sequence[Mapping], grounding: Grounding):
+    def __init__(
+        self, replies: Sequence[Mapping], grounding: Grounding, pointers: bool = False
+    ):
         super().__init__(replies)
         if len(grounding.uses) != len(self.replies):
             raise ValueError(
@@ -111,9 +268,15 @@ class GroundedModel(ScriptedModel):
                 f"the script has {len(self.replies)}"
             )
         self.grounding = grounding
+        self.pointers = pointers
         self.steps: List[GroundedStep] = []
+        self.plans: Dict[str, LookupPlan] = {}  # look-up call id -> its plan
         self.looked_up: Dict[str, int] = {}  # fact id -> look-ups so far
         self._prepared = False  # the current reply had its look-up round
+        self._no_pointer: Tuple[str, ...] = ()  # due facts its window gave no pointer to
+
+    def summarize(self, messages: Sequence[Mapping]) -> str:
+        return pointer_summary(messages) if self.pointers else super().summarize(messages)
 
     def complete(self, messages: Sequence[Mapping]) -> dict:
         if self.calls >= len(self.replies):
@@ -122,55 +285,66 @@ class GroundedModel(ScriptedModel):
         uses = grounding.uses[index]
         text = window_text(messages)
         missing = tuple(
-            dict.fromkeys(u.fact for u in uses if grounding.texts[u.fact] not in text)
+            dict.fromkeys(u.fact for u in uses if not grounding.shows(u.fact, text))
         )
         if not self._prepared:
-            todo = [
+            due = [
                 fact
                 for fact in missing
                 if self.looked_up.get(fact, 0) < grounding.lookups_per_fact
             ]
+            plans = [(fact, self.plan(fact, index, messages)) for fact in due]
+            todo = [(fact, plan) for fact, plan in plans if plan is not None]
+            self._no_pointer = tuple(fact for fact, plan in plans if plan is None)
             if todo:
                 self._prepared = True
-                return self._lookup_round(messages, index, missing, todo)
+                return self._lookup_round(index, missing, todo)
         self._prepared = False
         reply = copy.deepcopy(self.replies[index])
         if missing:
             reply["content"] = mark_unknown(reply.get("content") or "", uses, missing)
-        self.steps.append(GroundedStep(len(self.steps), index, missing, (), missing))
+        no_pointer = tuple(f for f in self._no_pointer if f in missing)
+        step = GroundedStep(len(self.steps), index, missing, (), missing, no_pointer)
+        self.steps.append(step)
         self.calls += 1
         return reply
 
-    def _lookup_round(self, messages, index, missing, todo) -> dict:
+    def places_so_far(self, fact: str, index: int) -> Tuple[Place, ...]:
+        """The places of `fact` shown by calls of the replies before `index`, newest
+        first: what the model itself called."""
+        made = {
+            call["id"]
+            for reply in self.replies[:index]
+            for call in reply.get("tool_calls") or ()
+        }
+        places = [p for p in self.grounding.places.get(fact, ()) if p.call in made]
+        return tuple(reversed(places))
+
+    def plan(self, fact: str, index: int, messages) -> Optional[LookupPlan]:
+        """The look-up the window `messages` allows for `fact` before reply `index`."""
+        cites = [u.cite for u in self.grounding.uses[index] if u.fact == fact]
+        places = self.places_so_far(fact, index)
+        return plan_lookup(places, cites, messages, self.grounding.recall)
+
+    def _lookup_round(self, index, missing, todo) -> dict:
         """An extra model decision: one look-up call for each fact in `todo`."""
-        named = named_ids(messages, set(self.grounding.first_calls.values()))
         calls, pairs = [], []
-        for fact in todo:
+        for fact, plan in todo:
             self.looked_up[fact] = self.looked_up.get(fact, 0) + 1
-            call_id = LOOKUP_ID.format(number=sum(self.looked_up.values()))
-            name, arguments = self.lookup_call(fact, named)
+            call_id = LOOKUP_ID.format(number=len(self.plans) + 1)
+            self.plans[call_id] = plan
             calls.append(
                 {
                     "id": call_id,
                     "type": "function",
-                    "function": {"name": name, "arguments": arguments},
+                    "function": {"name": plan.name, "arguments": plan.arguments},
                 }
             )
             pairs.append((fact, call_id))
         self.steps.append(GroundedStep(len(self.steps), index, missing, tuple(pairs)))
+        facts = "、".join(fact for fact, _ in todo)
         return {
             "role": "assistant",
-            "content": f"回答前核对：窗口里已没有 {'、'.join(todo)} 的原文，先查回来。",
+            "content": f"回答前核对：窗口里已没有 {facts} 的原文，先查回来。",
             "tool_calls": calls,
         }
-
-    def lookup_call(self, fact: str, named_in_window=()) -> Tuple[str, str]:
-        """(tool name, JSON arguments) of the look-up for `fact`: `recall` of the call
-        that first showed it when the harness has a store and the window still names
-        that call, else the workspace look-up the data declares."""
-        first = self.grounding.first_calls[fact]
-        if self.grounding.recall and first in named_in_window:
-            grep = self.grounding.texts[fact]
-            return RECALL, json.dumps({"id": first, "grep": grep}, ensure_ascii=False)
-        lookup = self.grounding.lookups[fact]
-        return lookup["name"], lookup["arguments"]

@@ -3,16 +3,17 @@ measured.
 
 The recorded replies of data/session.json are the same whatever the model is sent, so
 a plain replay cannot tell whether compression cut a fact the task needed. In grounded
-mode (`GroundedModel`) each reply declares the planted facts it
+mode (`GroundedModel`, a stand-in for an LLM) each reply declares the planted facts it
 rests on (data/grounding.json, written by scripts/make_grounding.py), the model checks
-each is verbatim in its window, looks a missing one up once in an extra round, and
-marks what is still missing as `〔未知:<fact id>〕` in its reply. This module reads the
-declarations, runs the article's pipeline in that mode (`run_grounded`), and measures
-the outcome of a run (`grounded_outcome`): the facts the final answer got right, the
-look-up rounds and calls it cost, the extra tokens sent, and whether it finished.
+each is verbatim in its window, looks a missing one up once in an extra round, but only
+with what its window still holds (an id, a path, a command or a phrase; never the
+fact's own text), and marks what is still missing as `〔未知:<fact id>〕` in its reply.
+This module reads the declarations, runs the article's pipeline in that mode
+(`run_grounded`), and measures the outcome of a run (`grounded_outcome`): the facts the
+final answer got right, the look-up rounds and calls it cost, the facts it marked
+unknown, the extra tokens sent, and whether it finished.
 """
 
-import re
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -41,6 +42,7 @@ from .grounded_model import (
     GroundedModel,
     GroundedStep,
     Grounding,
+    Place,
     unknown_marker,
 )
 
@@ -61,7 +63,8 @@ def load_grounding(
 
     Checked: one entry per scripted reply; every fact id is a planted fact, shown by a
     tool call of an earlier reply; every cite occurs exactly once in its reply and no
-    two cites of a reply overlap; every fact has a workspace look-up of a known tool.
+    two cites of a reply overlap; every form is a non-empty text of a planted fact;
+    every place of a fact is a scripted call (its id, tool and arguments) and a file.
     """
     path = Path(path)
     data = read_json_file(path, "grounding", GroundingFileError)
@@ -111,28 +114,55 @@ def load_grounding(
             raise GroundingFileError(f"{at}: two cites overlap")
         uses.append(tuple(FactUse(item["fact"], item["cite"]) for item in items))
         called_before += [call["id"] for call in reply.get("tool_calls") or ()]
-    lookups = data.get("lookups")
-    known = set(session.tools.workspace.tools)
-    for fact in facts:
-        lookup = (lookups or {}).get(fact.id)
-        if (
-            not isinstance(lookup, dict)
-            or lookup.get("name") not in known
-            or not isinstance(lookup.get("arguments"), str)
-        ):
-            raise GroundingFileError(
-                f"{path}: lookups[{fact.id!r}] "
-                "must name a workspace tool and its JSON arguments"
-            )
     return Grounding(
         {fact.id: fact.text for fact in facts},
         {fact.id: fact.first_call for fact in facts},
         tuple(uses),
-        {
-            key: {"name": v["name"], "arguments": v["arguments"]}
-            for key, v in lookups.items()
-        },
+        _places(data.get("places"), session, facts, path),
+        _forms(data.get("forms"), by_id, path),
     )
+
+
+def _forms(forms, by_id, path) -> dict:
+    if not isinstance(forms, dict):
+        raise GroundingFileError(f"{path}: forms must be an object (fact id -> texts)")
+    for fact, texts in forms.items():
+        if fact not in by_id:
+            raise GroundingFileError(f"{path}: forms[{fact!r}] is not a planted fact")
+        if not isinstance(texts, list) or not all(
+            isinstance(t, str) and t for t in texts
+        ):
+            raise GroundingFileError(
+                f"{path}: forms[{fact!r}] must be a list of non-empty texts"
+            )
+    return {fact: tuple(texts) for fact, texts in forms.items()}
+
+
+def _places(places, session: Session, facts: Sequence[Fact], path) -> dict:
+    calls = {
+        call["id"]: (call["function"]["name"], call["function"]["arguments"])
+        for reply in session.replies
+        for call in reply.get("tool_calls") or ()
+    }
+    found = {}
+    for fact in facts:
+        items = (places or {}).get(fact.id) if isinstance(places, dict) else None
+        at = f"{path}: places[{fact.id!r}]"
+        if not isinstance(items, list) or not items:
+            raise GroundingFileError(f"{at} must list where the session shows the fact")
+        for number, item in enumerate(items):
+            keys = ("call", "name", "arguments", "file")
+            if not isinstance(item, dict) or not all(
+                isinstance(item.get(key), str) and item[key] for key in keys
+            ):
+                raise GroundingFileError(f"{at}[{number}] needs {', '.join(keys)}")
+            if calls.get(item["call"]) != (item["name"], item["arguments"]):
+                raise GroundingFileError(
+                    f"{at}[{number}]: {item['call']} is not a scripted call "
+                    "with that tool and those arguments"
+                )
+        found[fact.id] = tuple(Place(*(item[key] for key in keys)) for item in items)
+    return found
 
 
 @lru_cache(maxsize=4)
@@ -158,13 +188,19 @@ def cited(text: str, use: FactUse) -> bool:
 
 @dataclass(frozen=True)
 class Lookup:
-    """One look-up call: the round that made it, the reply it prepared, the fact."""
+    """One look-up call: the round that made it, the reply it prepared, the fact, the
+    call (its tool and JSON arguments, copied from the window), the pointer of the
+    window it used ("id", "path", "phrase" or "command"), and whether the reply it
+    prepared then stated the fact (`found`)."""
 
     round: int
     reply: int
     fact: str
     tool_call_id: str
     tool: str
+    arguments: str = ""
+    pointer: str = ""
+    found: bool = False
 
 
 @dataclass(frozen=True)
@@ -187,6 +223,8 @@ class GroundedOutcome:
     tokens_sent: int
     plain_tokens_sent: Optional[int] = None
     final_reply: str = ""
+    # (round, fact) of the markers written with no pointer to the fact in the window
+    no_pointer: Tuple[Tuple[int, str], ...] = ()
 
     @property
     def lookup_calls(self) -> int:
@@ -218,6 +256,7 @@ class GroundedOutcome:
             "lookup_calls": self.lookup_calls,
             "lookups": [asdict(lookup) for lookup in self.lookups],
             "unknown": [list(pair) for pair in self.unknown],
+            "no_pointer": [list(pair) for pair in self.no_pointer],
             "tokens_sent": self.tokens_sent,
             "plain_tokens_sent": self.plain_tokens_sent,
             "extra_tokens": self.extra_tokens,
@@ -240,8 +279,19 @@ def grounded_outcome(
     text = (decisions[-1]["reply"].get("content") or "") if finished else ""
     uses = grounding.uses[final]
     names = {c["tool_call_id"]: c["name"] for c in tracer.events("tool_call")}
+    marked = {(step.reply, fact) for step in model.steps for fact in step.unknown}
+    answered = {step.reply for step in model.steps if not step.is_lookup}
     lookups = tuple(
-        Lookup(step.call, step.reply, fact, call_id, names.get(call_id, ""))
+        Lookup(
+            step.call,
+            step.reply,
+            fact,
+            call_id,
+            names.get(call_id, ""),
+            model.plans[call_id].arguments,
+            model.plans[call_id].pointer,
+            step.reply in answered and (step.reply, fact) not in marked,
+        )
         for step in model.steps
         for fact, call_id in step.lookups
     )
@@ -255,6 +305,7 @@ def grounded_outcome(
         tokens_sent,
         plain_tokens_sent,
         text,
+        tuple((step.call, fact) for step in model.steps for fact in step.no_pointer),
     )
 
 
@@ -280,13 +331,14 @@ class GroundedSessionRun:
     steps: Tuple[GroundedStep, ...]
     outcome: Optional[GroundedOutcome]
     keep_unseen: bool
+    pointers: bool = False
 
 
-def _replay(session, settings, count_tokens, keep_unseen, grounding):
+def _replay(session, settings, count_tokens, keep_unseen, grounding, pointers=False):
     model = (
         ScriptedModel(session.replies)
         if grounding is None
-        else GroundedModel(session.replies, grounding)
+        else GroundedModel(session.replies, grounding, pointers)
     )
     window = article_pipeline(model.summarize, settings, count_tokens, keep_unseen)
     governed = replay(
@@ -301,6 +353,7 @@ def run_grounded(
     *,
     grounded: bool = True,
     keep_unseen: bool = False,
+    pointers: bool = False,
     facts: Optional[Sequence[Fact]] = None,
     count_tokens: TokenCounter = estimate_tokens,
 ) -> GroundedSessionRun:
@@ -309,13 +362,19 @@ def run_grounded(
     With `grounded=False` it is `run_session` (plus the `keep_unseen` choice); with
     it, the outcome holds the facts right, the look-ups and the extra tokens against
     the same pipeline without grounding. A round's baseline is the uncompressed run's
-    at the same scripted reply; a look-up round has none (None).
+    at the same scripted reply; a look-up round has none (None). `pointers=True` (only
+    grounded) makes the summary quote each folded call's id and arguments; the extra
+    tokens are still measured against the article's pipeline, not grounded.
     """
     grounding = None
     if grounded:
         facts = tuple(load_facts(DATA_DIR / "facts.json") if facts is None else facts)
         grounding = session_grounding(session, facts)
-    model, governed = _replay(session, settings, count_tokens, keep_unseen, grounding)
+    elif pointers:
+        raise ValueError("pointers=True is an option of the grounded mode")
+    model, governed = _replay(
+        session, settings, count_tokens, keep_unseen, grounding, pointers
+    )
     baseline = run_baseline(session, count_tokens)
 
     def baseline_round(number: int) -> Optional[int]:  # a look-up round has no baseline
@@ -335,16 +394,7 @@ def run_grounded(
             sum(r.tokens_after for r in plain.rounds),
         )
     steps = tuple(model.steps) if grounded else ()
-    return GroundedSessionRun(run, steps, outcome, keep_unseen)
-
-
-LITERAL_SPECIALS = re.compile(r"([.^$*+?{}\[\]\\|()])")
-
-
-def literal_pattern(text: str) -> str:
-    """A search_text pattern that matches `text` literally, escaping only what a regular
-    expression would read as syntax (spaces and '#' stay as typed)."""
-    return LITERAL_SPECIALS.sub(r"\\\1", text)
+    return GroundedSessionRun(run, steps, outcome, keep_unseen, pointers)
 
 
 def threshold_to_finish(

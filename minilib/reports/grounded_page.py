@@ -1,5 +1,6 @@
 """docs/grounded.md: what the recorded replay cannot show, what the grounded mode changes,
-and what it measures on the six paths and under the age-after-seen rule.
+and what it measures on the six paths, with the summary's pointers and under the
+age-after-seen rule.
 
 Every number comes from running minilib (minilib.measure.grounding and
 minilib.policies.registry); a test checks the committed page. Rewrite it after a change
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Sequence, Tuple
 
-from ..measure.facts import window_text
+from ..measure.facts import count_states, probe, window_text
 from ..measure.grounded_model import unknown_marker
 from ..measure.grounding import run_grounded, session_grounding, threshold_to_finish
 from ..policies.registry import ARTICLE, PATHS, default_facts, default_session, run_path
@@ -44,11 +45,22 @@ DECLARATION_COLUMNS = (
 )
 LOOKUP_COLUMNS = (
     ("path", "path"),
-    ("lookups", "look-ups"),
-    ("unknown", "unknown markers"),
+    ("lookups", "look-ups (round: fact, call; ✓ the reply then states it)"),
+    ("unknown", "unknown markers (round: fact; ∅ no pointer in the window)"),
 )
-# A search's first line, which repeats the pattern it searched for.
-SEARCH_HEADER = re.compile(r"\d+ (?:matches for|lines of \S+ contain) '")
+POINTER_COLUMNS = (
+    ("threshold", "threshold"),
+    ("pointers", "summary"),
+    ("completes", "completes"),
+    ("facts_right", "final answer: facts right"),
+    ("lookup_calls", "look-up calls"),
+    ("unknown", "unknown markers"),
+    ("tokens_sent", "tokens sent, all rounds"),
+    ("kept", "last window: facts kept"),
+    ("traceable", "restorable by id"),
+    ("lost", "lost"),
+)
+POINTER_THRESHOLDS = (1_200, 1_600, 2_000, 2_400)
 
 
 # --- what the windows held -------------------------------------------------------------
@@ -82,11 +94,18 @@ def results_never_whole(tracer) -> List[str]:
     ]
 
 
-def header_only(window, text: str) -> bool:
-    """`text` is in `window` but only in lines that are a search's or a recall's header
-    (which repeats what was searched for), or a summary's quote of one."""
-    lines = [line for line in window_text(window).splitlines() if text in line]
-    return bool(lines) and all(SEARCH_HEADER.search(line) for line in lines)
+def last_window_states(session, facts, grounded) -> Dict[str, int]:
+    """The fact probe on the last window a run sent: how many of the facts surfaced so
+    far it keeps, how many only an id it names still leads back to, how many are lost."""
+    tracer = grounded.run.tracer
+    outputs = {c["tool_call_id"]: c["output"] for c in tracer.events("tool_call")}
+    return count_states(probe(facts, decisions(tracer)[-1]["input"], outputs))
+
+
+def completes(run) -> str:
+    if run.overflow is None:
+        return "yes"
+    return f"overflow at round {len(run.rounds)} (needs {run.overflow.tokens:,})"
 
 
 # --- rows ------------------------------------------------------------------------------
@@ -100,7 +119,10 @@ def declaration_rows(grounding, facts) -> List[dict]:
             "reply": index,
             "cite": f"{use.cite}",
             "fact": use.fact,
-            "text": f"`{by_id[use.fact].text}`",
+            "text": " or ".join(
+                f"`{text}`"
+                for text in (by_id[use.fact].text, *grounding.forms.get(use.fact, ()))
+            ),
             "first": by_id[use.fact].first_call,
         }
         for index, uses in enumerate(grounding.uses)
@@ -108,15 +130,30 @@ def declaration_rows(grounding, facts) -> List[dict]:
     ]
 
 
+def lookup_text(lookup) -> str:
+    """A look-up as the page shows it: round, fact, the call with its arguments."""
+    arguments = ", ".join(
+        f"{key}={value}" for key, value in json.loads(lookup.arguments).items()
+    )
+    found = " ✓" if lookup.found else ""
+    return f"{lookup.round}: {lookup.fact}, {lookup.tool}({arguments}){found}"
+
+
+def unknown_text(outcome) -> str:
+    blind = set(outcome.no_pointer)
+    return "; ".join(
+        f"{r}: {fact}" + (" ∅" if (r, fact) in blind else "")
+        for r, fact in outcome.unknown
+    )
+
+
 def lookup_rows(runs) -> List[dict]:
     """Per path, grounded: each look-up and each unknown marker, by round."""
     rows = []
     for key, run in runs.items():
         outcome = run.grounded
-        looked = "; ".join(
-            f"round {lk.round}: {lk.fact} ({lk.tool})" for lk in outcome.lookups
-        )
-        marked = "; ".join(f"round {r}: {fact}" for r, fact in outcome.unknown)
+        looked = "; ".join(lookup_text(lk) for lk in outcome.lookups)
+        marked = unknown_text(outcome)
         rows.append(
             {
                 "path": PATHS[key].title,
@@ -147,9 +184,7 @@ def aging_rule_row(session, threshold: int, keep_unseen: bool, grounded) -> dict
         if keep_unseen
         else "age at once (article)",
         "threshold": threshold,
-        "completes": "yes"
-        if run.overflow is None
-        else f"overflow at round {len(run.rounds)} (needs {run.overflow.tokens:,})",
+        "completes": completes(run),
         "facts_right": outcome.facts_right,
         "lookup_rounds": outcome.lookup_rounds,
         "lookup_calls": outcome.lookup_calls,
@@ -204,29 +239,75 @@ def _what_the_replay_cannot_show(session, facts, grounding) -> List[str]:
     ]
 
 
+def named_uses(grounding) -> Tuple[list, list]:
+    """The uses whose words are a `#number` of the fact's text, and those whose words
+    are a declared form of it: (reply, use) pairs."""
+    numbered, formed = [], []
+    for index, uses in enumerate(grounding.uses):
+        for use in uses:
+            if use.cite in re.findall(r"#\d+", grounding.texts[use.fact]):
+                numbered.append((index, use))
+            if use.cite in grounding.forms.get(use.fact, ()):
+                formed.append((index, use))
+    return numbered, formed
+
+
 def _what_grounded_mode_changes(grounding) -> List[str]:
     declared = sum(len(uses) for uses in grounding.uses)
     replies_declaring = sum(1 for uses in grounding.uses if uses)
+    numbered, formed = named_uses(grounding)
+    examples = [f"reply {i} names `{use.cite}`" for i, use in numbered] + [
+        f"reply {i} states `{use.cite}`, a form of `{grounding.texts[use.fact]}` "
+        "the grounding declares"
+        for i, use in formed
+    ]
     return [
         "",
         "## What grounded mode changes",
         "",
-        "`ScriptedModel(replies, grounding=...)` (off by default: the article's replay "
-        "and every figure are unchanged, byte for byte). data/grounding.json, written "
-        "by scripts/make_grounding.py, declares for each reply the planted facts "
+        "`GroundedModel(replies, grounding)` is the scripted model as a stand-in for an "
+        "LLM that only knows its window (off by default: the article's replay and every "
+        "figure are unchanged, byte for byte). The script still decides what the agent "
+        "does; the window decides what it may say. data/grounding.json, written by "
+        "scripts/make_grounding.py, declares for each reply the planted facts "
         f"(data/facts.json ids) its words rest on: {declared} uses in "
-        f"{replies_declaring} of the {len(grounding.uses)} replies. Before a reply the "
-        "model checks each declared fact is verbatim in the window it was sent (the "
-        "fact probe's test). For a missing fact it does what an agent would, in an "
-        "extra model decision before its scripted reply: it calls `recall` when the "
-        "harness has an external store and the window still names the call that "
-        "showed the fact, else the cheapest workspace call that shows it again (the "
-        "generator tries the first call again, a search for the fact's text in its "
-        "file or in the workspace, and a search for its whole line, and keeps the "
-        "fewest-token output whose hits show it). One look-up round per reply, at "
-        "most one look-up per fact in a run; the calls are ordinary traced tool calls "
-        "(ids `lookup_NN`) of their own round, paid in tokens like any other. What is "
-        f"still missing is replaced in the reply by `{unknown_marker('<fact id>')}`.",
+        f"{replies_declaring} of the {len(grounding.uses)} replies. Every reply that "
+        "names a fact declares it, by its text, a declared form or a `#number` of it"
+        + (f" ({'; '.join(examples)})" if examples else "")
+        + ". "
+        "Before a reply the model checks each declared fact is verbatim in the window "
+        "it was sent, in its text or a declared form (the fact probe's test, plus the "
+        "forms). The script's own calls keep their recorded arguments: a reply whose "
+        "words mark a path unknown still reads that path, so the check covers what "
+        "the agent says and how it looks things up, not where the script goes.",
+        "",
+        "A missing fact may be looked up only with what the window still holds, never "
+        "with the fact's own text: a model that no longer holds `#412` cannot search "
+        "for it. The model knows which of its earlier calls showed the fact and the "
+        "file it stands in (the grounding's `places`), and the words it means to say "
+        "(the cite); every argument of its look-up is copied from the window's text. "
+        "The first pointer the window holds gives the call:",
+        "",
+        "1. an id: on the store path (the harness has `recall`), the window names the "
+        "call that showed the fact (a store header, the store's index): "
+        "`recall(id=…, grep=<phrase>)`, or the whole output when no phrase is left;",
+        "2. a path and a phrase: the window names the fact's file, and an ASCII word "
+        "of the cite (`nightly`, `#58`, `tool_timeout_s`, `60`) is still in it: "
+        "`search_text(pattern=<phrase>, path=<file>)`;",
+        "3. a phrase alone: `search_text(pattern=<phrase>)` over the workspace;",
+        "4. a command: the window names the path or pattern of the call that showed "
+        "the fact: that call again (re-read the file, re-run the search).",
+        "",
+        "Elsewhere an aging omission line names the call's id too, but it points a "
+        "person at the run log: no tool of those harnesses reads it, so an id alone is "
+        "no pointer there. A fact with no pointer left is not looked up. One look-up "
+        "round per reply, at most one look-up per fact in a run; the calls are "
+        "ordinary traced tool calls (ids `lookup_NN`) of their own round, paid in "
+        "tokens and compressed like any other result: aging cuts a re-read in the "
+        "round it arrives, as it cut the first read. What is still missing is "
+        f"replaced in the reply by `{unknown_marker('<fact id>')}`. "
+        "tests/test_grounded_window.py reads every grounded run's trace and fails on a "
+        "reply or a look-up that states a fact its window does not hold.",
         "",
         "The facts the final answer states are counted from its text: a declared "
         "fact is *right* when the reply still has the words it backs, not its "
@@ -235,37 +316,8 @@ def _what_grounded_mode_changes(grounding) -> List[str]:
     ]
 
 
-def _search_header_caveat(facts, grounding, article) -> List[str]:
-    by_id = {fact.id: fact for fact in facts}
-    final_window = decisions(article.run.tracer)[-1]["input"]
-    echoed = [
-        u.fact
-        for u in grounding.uses[-1]
-        if header_only(final_window, by_id[u.fact].text)
-    ]
-    if echoed:
-        example = next(
-            line.strip()
-            for line in window_text(final_window).splitlines()
-            if by_id[echoed[0]].text in line
-        )
-        how = (
-            "In the article's pipeline grounded, the final reply's window holds "
-            + ", ".join(f"{fact} (`{by_id[fact].text}`)" for fact in echoed)
-            + f" only that way (e.g. `{example}`), and the fact probe counts it as "
-            "kept, as the model does."
-        )
-    else:
-        how = (
-            "In the article's pipeline grounded, no fact of the final reply rests "
-            "on that alone."
-        )
+def _declarations(facts, grounding) -> List[str]:
     return [
-        "",
-        "One caveat, kept visible rather than engineered away: a search's first line "
-        "repeats its pattern, and the rolling summary quotes a result by its first "
-        "line, so a summarized look-up keeps the words it searched for in the window. "
-        + how,
         "",
         "What each reply rests on (data/grounding.json):",
         "",
@@ -277,7 +329,11 @@ def _six_paths_grounded(article) -> List[str]:
     runs = {key: run_path(key, grounded=True) for key in PATHS}
     # a path that finishes yet loses a fact: its answer shows the unknown marker
     marked = next(
-        (run for run in runs.values() if run.grounded.finished and run.grounded.lost),
+        (
+            run
+            for key, run in runs.items()
+            if run.grounded.finished and run.grounded.lost and key != "rolling_summary"
+        ),
         None,
     )
     parts = [
@@ -293,9 +349,9 @@ def _six_paths_grounded(article) -> List[str]:
         "A run that overflows gives no final answer (0 right). Grounding is not free: "
         "the look-up results take room, so a path that finishes without grounding "
         "may overflow with it (its extra tokens are then negative: it stopped "
-        "earlier). A fact looked up early can be cut again before the final answer, "
-        "and the one look-up round of a reply can itself push a fact out of the "
-        "window; such facts end as markers.",
+        "earlier). A look-up that comes back cut (aging, the store's offload) or that "
+        "is folded before the final answer leaves its fact unknown, and a fact "
+        "looked up once is not looked up again.",
         "",
         markdown_table(lookup_rows(runs), LOOKUP_COLUMNS),
         "",
@@ -311,6 +367,105 @@ def _six_paths_grounded(article) -> List[str]:
             f"> {marked.grounded.final_reply}",
         ]
     return parts
+
+
+def pointer_rows(session, facts) -> List[dict]:
+    """The article's pipeline grounded, the summary without and with pointers."""
+    rows = []
+    for threshold in POINTER_THRESHOLDS:
+        for pointers in (False, True):
+            grounded = run_grounded(
+                session, Settings(threshold=threshold), pointers=pointers
+            )
+            outcome, states = (
+                grounded.outcome,
+                last_window_states(session, facts, grounded),
+            )
+            rows.append(
+                {
+                    "threshold": threshold,
+                    "pointers": "ids and arguments" if pointers else "the article's",
+                    "completes": completes(grounded.run),
+                    "facts_right": outcome.facts_right,
+                    "lookup_calls": outcome.lookup_calls,
+                    "unknown": len(outcome.unknown),
+                    "tokens_sent": outcome.tokens_sent,
+                    "kept": states["kept"],
+                    "traceable": states["traceable"],
+                    "lost": states["lost"],
+                }
+            )
+    return rows
+
+
+def _summary_pointers(session, facts) -> List[str]:
+    rows = pointer_rows(session, facts)
+    return [
+        "",
+        "## Pointers in the summary",
+        "",
+        "The article's summary (minilib/summary.py, the scripted summarizer) quotes "
+        "each folded action's words, the names of the tools it called and the first "
+        "line of each result; the bounded summary (minilib/scale/bounded.py) condenses "
+        "older actions into the paths, codes and numbers their text names. Neither "
+        "names a tool_call_id, and neither quotes a call's arguments: a path survives "
+        "only where the agent's own words say it (`读 logs/build.log`), a pattern "
+        "only in a search's first line. `run_grounded(session, pointers=True)` "
+        "(grounded mode only, off by default) makes the summary add to each folded "
+        "action its calls' ids and arguments, e.g. `〔指向 call_01 long_notes.txt〕`. "
+        "Below, the article's pipeline grounded with each summary; the last three "
+        "columns are the fact probe on the last window sent, over the facts surfaced "
+        "by then: kept verbatim, not kept but restorable by an id the window names "
+        "(its full output is in the run log, or in a store), lost.",
+        "",
+        markdown_table(rows, POINTER_COLUMNS),
+        "",
+        pointer_findings(rows),
+    ]
+
+
+def pointer_findings(rows: Sequence[dict]) -> str:
+    """What the pointer table shows, read from its rows."""
+    pairs = list(zip(rows[::2], rows[1::2]))  # (the article's, with pointers)
+    worst = max(row["lost"] for row, _ in pairs)
+    none_lost = all(with_ids["lost"] == 0 for _, with_ids in pairs)
+    overflows = [w for _, w in pairs if w["completes"] != "yes"]
+    changed = [
+        f"{a['facts_right']} → {w['facts_right']} at {a['threshold']:,}"
+        for a, w in pairs
+        if a["completes"] == w["completes"] == "yes"
+        and a["facts_right"] != w["facts_right"]
+    ]
+    both = [(a, w) for a, w in pairs if a["completes"] == w["completes"] == "yes"]
+    cost = [w["tokens_sent"] - a["tokens_sent"] for a, w in both]
+    text = (
+        (
+            "With the pointers no surfaced fact is lost at any of these thresholds: "
+            "each one the last window does not keep is restorable by an id it names "
+            f"(the article's summary loses up to {worst}). "
+        )
+        if none_lost
+        else "The pointers make cut facts restorable by an id the window names. "
+    )
+    text += (
+        "For this model an id restores nothing (only the store path has a tool "
+        "that reads a result back by id); what it can use are the paths and "
+        "patterns the pointers keep, as the path and the phrase of a look-up. "
+        "Facts right in the final answer, where both runs finish: "
+        + ("; ".join(changed) if changed else "the same")
+        + (
+            f" (the same at the other thresholds). Where both finish, the pointers "
+            f"cost {min(cost):+,} to {max(cost):+,} tokens over the run"
+            if cost
+            else ""
+        )
+    )
+    if overflows:
+        text += "; at " + ", ".join(
+            f"{w['threshold']:,} the run with pointers does not finish ({w['completes']})"
+            for w in overflows
+        )
+    return text + "."
 
 
 @dataclass(frozen=True)
@@ -392,8 +547,9 @@ def build_markdown() -> str:
         _heading()
         + _what_the_replay_cannot_show(session, facts, grounding)
         + _what_grounded_mode_changes(grounding)
-        + _search_header_caveat(facts, grounding, article)
+        + _declarations(facts, grounding)
         + _six_paths_grounded(article)
+        + _summary_pointers(session, facts)
         + _age_after_seen(session)
     )
     return "\n".join(parts) + "\n"

@@ -92,9 +92,11 @@ def _grounded_section(grounded: str) -> List[str]:
         "",
         "The same paths at the same settings, replaying the grounded script "
         "(docs/grounded.md): before each reply the agent checks that the facts the "
-        "reply rests on are verbatim in its window, looks up a missing one once "
-        "(`recall` on path 5, a targeted `search_text` elsewhere) in an extra "
-        "round, and writes 〔未知:<fact id>〕 for what is still missing. Extra "
+        "reply rests on are verbatim in its window, looks up a missing one once, "
+        "only with what its window still holds (`recall` of an id it names on path "
+        "5; elsewhere a search for a phrase still in it, or the call that showed the "
+        "fact again), in an extra round, and writes 〔未知:<fact id>〕 for what is "
+        "still missing. Extra "
         "tokens: tokens sent over all rounds minus the same path not grounded "
         "(negative when the grounded run stopped earlier).",
         "",
