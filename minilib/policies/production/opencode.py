@@ -91,7 +91,7 @@ class OpencodePrunePolicy(Policy):
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         start = len(self.kept.messages)
-        turn_ended = None  # the place of the first user turn after an earlier one
+        turn_ends = []  # places of user turns that follow an earlier one
         for place, message in enumerate(self.kept.take_new(history), start):
             if message.get("role") == "assistant":
                 calls = message.get("tool_calls") or ()
@@ -99,11 +99,11 @@ class OpencodePrunePolicy(Policy):
             elif message.get("role") == "tool":
                 self.tool_at[place] = self.names.get(message.get("tool_call_id"))
             elif is_user_turn(message):
-                if self.user_turns and turn_ended is None:
-                    turn_ended = place  # the turn before it has ended
+                if self.user_turns:
+                    turn_ends.append(place)  # the turn before it has ended
                 self.user_turns += 1
-        if turn_ended is not None:
-            self.prune(turn_ended)
+        for end in turn_ends:
+            self.prune(end)
         return Sent(list(self.kept.messages), 0)
 
     def prunable(self, place: int, message: Mapping) -> bool:

@@ -1,0 +1,199 @@
+"""claude-code: microcompact between turns, auto-compact at window - reserve - buffer."""
+
+import pytest
+from message_builders import assistant, tool
+
+from minilib.messages import validate_messages
+from minilib.policies.production import build_policy, replay_policy
+from minilib.policies.production.claude_code import (
+    COMPACTABLE_TOOLS,
+    PLACEHOLDER,
+    TRANSCRIPT_PATH,
+    ClaudeCodePolicy,
+)
+from minilib.scale import generate_history
+from minilib.tokens import estimate_tokens
+
+HEAD = [{"role": "system", "content": "sys"}, {"role": "user", "content": "the task"}]
+OPENING = "This session is being continued from a previous conversation that ran out of"
+
+
+def padded(tokens):
+    """HEAD and one user message: exactly `tokens` tokens in all."""
+    room = tokens - estimate_tokens(HEAD) - 4  # the message's own structure
+    return HEAD + [{"role": "user", "content": "x" * (4 * room)}]
+
+
+def microcompacted(messages, keep=5):
+    """Every compactable result but the last `keep` cleared, computed over the list."""
+    names, places = {}, []
+    for i, m in enumerate(messages):
+        if m["role"] == "assistant":
+            names = {c["id"]: c["function"]["name"] for c in m.get("tool_calls") or ()}
+        elif m["role"] == "tool" and names.get(m["tool_call_id"]) in COMPACTABLE_TOOLS:
+            places.append(i)
+        elif m.get("observation"):
+            places.append(i)
+    clear = set(places[: max(len(places) - keep, 0)])
+    return [
+        dict(m, content=PLACEHOLDER) if i in clear else m for i, m in enumerate(messages)
+    ]
+
+
+def test_all_but_the_five_newest_compactable_results_are_cleared_in_place():
+    history = list(HEAD)
+    for i in range(8):
+        history += [assistant(f"s{i}", f"c{i}", name="Read"), tool(f"c{i}", f"file {i}")]
+    window = ClaudeCodePolicy(200_000).send(history, 0).messages
+    results = [m["content"] for m in window if m["role"] == "tool"]
+    assert results == [PLACEHOLDER] * 3 + [f"file {i}" for i in range(3, 8)]
+    validate_messages(window)  # a cleared result still answers its call
+    assert [m.get("tool_call_id") for m in window] == [
+        m.get("tool_call_id") for m in history
+    ]
+    assert history[3]["content"] == "file 0"  # the log's messages are not changed
+
+
+def test_mcp_and_other_tools_are_never_cleared_and_do_not_count():
+    history = list(HEAD)
+    names = ["mcp__memory__recall", "read_file", "Task"] + ["Bash"] * 5
+    for i, name in enumerate(names):
+        history += [assistant(f"s{i}", f"c{i}", name=name), tool(f"c{i}", f"out {i}")]
+    window = ClaudeCodePolicy(200_000).send(history, 0).messages
+    results = [m["content"] for m in window if m["role"] == "tool"]
+    # read_file (Read) is the only compactable result older than the five Bash ones
+    assert results == ["out 0", PLACEHOLDER, "out 2"] + [f"out {i}" for i in range(3, 8)]
+
+
+def test_environment_output_counts_as_shell_output():
+    history = list(HEAD)
+    for i in range(7):
+        history += [
+            assistant(f"step {i}"),
+            {"role": "user", "content": f"$ ls {i}", "observation": True},
+        ]
+    window = ClaudeCodePolicy(200_000, keep_recent=2).send(history, 0).messages
+    assert window == microcompacted(history, keep=2)
+    assert [m["content"] for m in window[3::2]] == [PLACEHOLDER] * 5 + [
+        "$ ls 5",
+        "$ ls 6",
+    ]
+
+
+def test_microcompact_round_by_round_equals_it_applied_to_the_whole_history():
+    messages = generate_history(60, 3).messages
+    policy = ClaudeCodePolicy(10**9, keep_recent=3)
+    for step, index in enumerate(
+        i for i, m in enumerate(messages) if m["role"] == "assistant"
+    ):
+        history = list(messages[:index])
+        assert policy.send(history, step).messages == microcompacted(history, keep=3)
+        assert policy.send(history, step).messages == microcompacted(history, keep=3)
+
+
+def test_the_trigger_is_the_window_less_the_output_reserve_and_the_buffer():
+    window = 200_000
+    trigger = window - min(32_000, 20_000) - 13_000
+    assert ClaudeCodePolicy(window).trigger_tokens == trigger == 167_000
+    assert round(trigger / window, 3) == 0.835
+    assert ClaudeCodePolicy(window, max_output_tokens=8_000).trigger_tokens == 179_000
+    # the override lowers the trigger to a share of the window less the reserve...
+    lowered = ClaudeCodePolicy(window, autocompact_pct_override=50)
+    assert lowered.trigger_tokens == (window - 20_000) // 2
+    # ...and never raises it
+    assert ClaudeCodePolicy(window, autocompact_pct_override=99).trigger_tokens == trigger
+
+
+def test_below_200k_the_reserve_and_the_buffer_scale_with_the_window():
+    scale = 16_000 / 200_000
+    expected = 16_000 - round(20_000 * scale) - round(13_000 * scale)
+    assert ClaudeCodePolicy(16_000).trigger_tokens == expected == 13_360
+
+
+def test_auto_compact_fires_at_the_trigger_and_not_one_token_below():
+    below = ClaudeCodePolicy(200_000).send(padded(166_999), 0)
+    assert below.summary_calls == 0 and below.messages == padded(166_999)
+    at = ClaudeCodePolicy(200_000).send(padded(167_000), 0)
+    assert at.summary_calls == 1
+    system, continuation = at.messages
+    assert system == HEAD[0]  # the system prompt stays
+    assert continuation["role"] == "user"
+    assert continuation["content"].startswith(OPENING)
+    assert f"read the full transcript at: {TRANSCRIPT_PATH}" in continuation["content"]
+
+
+def test_after_a_compaction_the_conversation_grows_from_the_summary_again():
+    policy = ClaudeCodePolicy(2_000)  # trigger 2000 - 200 - 130
+    history = list(HEAD)
+    windows = []
+    for i in range(30):  # results of an MCP tool: microcompact leaves them all
+        windows.append(policy.send(history, i))
+        history += [
+            assistant(f"s{i}", f"c{i}", name="mcp__db__q"),
+            tool(f"c{i}", "y" * 600),
+        ]
+    compactions = [i for i, sent in enumerate(windows) if sent.summary_calls]
+    assert len(compactions) >= 2
+    for sent in windows:
+        validate_messages(sent.messages)
+        assert estimate_tokens(sent.messages) < 2_000
+    first = windows[compactions[0]].messages
+    after = windows[compactions[0] + 1].messages
+    assert after[: len(first)] == first  # the continuation stays; new rounds follow it
+    # a second compaction folds the first summary in, not the messages before it
+    second = windows[compactions[1]].messages
+    assert len(second) == 2 and second[1]["content"].count(OPENING) == 1
+
+
+@pytest.mark.parametrize("window_tokens", [200_000, 16_000])
+def test_a_generated_200_call_replay_matches_an_independent_computation(window_tokens):
+    messages = list(generate_history(200, 0).messages)
+    policy = build_policy("claude-code", window_tokens)
+    seen = []
+    run = replay_policy(
+        messages, policy, on_window=lambda step, window, *_: seen.append(window)
+    )
+    expected, calls, start, continuation = [], 0, 1, []
+    for history in (
+        messages[:i] for i, m in enumerate(messages) if m["role"] == "assistant"
+    ):
+        window = messages[:1] + continuation + microcompacted(list(history[start:]))
+        if estimate_tokens(window) >= policy.trigger_tokens:
+            # everything after the system prompt becomes one continuation message
+            window = seen[len(expected)]
+            assert window[0] == messages[0] and len(window) == 2
+            assert window[1]["content"].startswith(OPENING)
+            calls, start, continuation = calls + 1, len(history), [window[1]]
+        assert seen[len(expected)] == window
+        expected.append(estimate_tokens(window))
+    assert run.tokens == expected and run.overflow_round is None
+    assert run.summary_calls == calls and run.invalid_rounds == []
+    assert (calls > 0) == (window_tokens == 16_000)  # 200k: microcompact alone holds it
+
+
+@pytest.mark.parametrize(
+    "parameters, name",
+    [
+        ({"keep_recent": 0}, "keep_recent"),
+        ({"keep_recent": 2.5}, "keep_recent"),
+        ({"max_output_tokens": 0}, "max_output_tokens"),
+        ({"autocompact_pct_override": 0}, "autocompact_pct_override"),
+        ({"autocompact_pct_override": 120}, "autocompact_pct_override"),
+        ({"summary_tokens": 8}, "summary_tokens"),
+    ],
+)
+def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
+    with pytest.raises(ValueError, match=f"^{name} "):
+        ClaudeCodePolicy(200_000, **parameters)
+
+
+def test_the_documented_defaults_and_what_it_says_of_itself():
+    policy = build_policy("claude-code", 200_000)
+    assert policy.parameters() == {
+        "keep_recent": 5,
+        "max_output_tokens": 32_000,
+        "autocompact_pct_override": None,
+        "summary_tokens": 5_000,
+    }
+    assert policy.stand_in and policy.main_parameter in policy.parameters()
+    assert "nine sections" in policy.PROMPT

@@ -1,0 +1,185 @@
+"""gemini-cli: at 50% of the token limit, a state snapshot of the older 70%."""
+
+import pytest
+from message_builders import assistant, tool
+
+from minilib.messages import validate_messages
+from minilib.policies.production import build_policy, replay_policy
+from minilib.policies.production.gemini_cli import (
+    ACKNOWLEDGEMENT,
+    CALLS_PER_COMPRESSION,
+    GeminiCliPolicy,
+)
+from minilib.scale import generate_history
+from minilib.tokens import estimate_tokens
+
+SYSTEM = {"role": "system", "content": "sys"}
+
+
+def turns(count, output_chars=3_996, lines=1):
+    """`count` user turns, each a request, one call and its output (equal sizes)."""
+    messages = []
+    for i in range(count):
+        text = "\n".join([f"{i}-{n}" + "o" * output_chars for n in range(lines)])
+        messages += [
+            {"role": "user", "content": f"request {i:02}"},
+            assistant(f"looking {i:02}", f"c{i}", name="read_file"),
+            tool(f"c{i}", text),
+        ]
+    return messages
+
+
+def with_total(messages, tokens):
+    """`messages` with the last output padded so the whole list is `tokens` tokens."""
+    short = tokens - estimate_tokens(messages)
+    last = dict(messages[-1], content=messages[-1]["content"] + "p" * (4 * short))
+    padded = messages[:-1] + [last]
+    assert estimate_tokens(padded) == tokens
+    return padded
+
+
+def test_compression_fires_at_half_the_token_limit_and_not_one_token_below():
+    history = [SYSTEM] + turns(10, output_chars=20_000)  # ~5k tokens a turn
+    below = with_total(history, 99_999)
+    sent = GeminiCliPolicy(200_000).send(below, 0)
+    assert sent.summary_calls == 0 and sent.messages == below
+    at = GeminiCliPolicy(200_000).send(with_total(history, 100_000), 0)
+    assert at.summary_calls == CALLS_PER_COMPRESSION == 2  # the snapshot, its check
+
+
+def test_the_newest_30_percent_is_kept_from_a_user_turn_the_rest_becomes_a_snapshot():
+    history = [SYSTEM] + turns(10)  # ten turns of the same size
+    window = (
+        GeminiCliPolicy(6_000, function_response_budget=10**6).send(history, 0).messages
+    )
+    # 70% of ten equal turns is reached at the start of the eighth: three turns stay
+    assert window[0] == SYSTEM
+    snapshot, ack = window[1], window[2]
+    assert snapshot["role"] == "user"
+    assert snapshot["content"].startswith("<state_snapshot>\n")
+    assert snapshot["content"].endswith("\n</state_snapshot>")
+    assert ack == {"role": "assistant", "content": ACKNOWLEDGEMENT}
+    assert window[3:] == history[1 + 7 * 3 :]
+    assert window[3]["content"] == "request 07"
+    validate_messages(window)
+
+
+def test_a_split_never_falls_on_a_function_response():
+    # one long turn then a short one: 70% falls inside the long turn's outputs
+    long_turn = [{"role": "user", "content": "do it all"}]
+    for i in range(8):
+        long_turn += [assistant(f"s{i}", f"c{i}"), tool(f"c{i}", "r" * 4_000)]
+    history = [SYSTEM] + long_turn + [{"role": "user", "content": "and now this"}]
+    history += [assistant("ok", "d1"), tool("d1", "small")]
+    window = GeminiCliPolicy(8_000).send(history, 0).messages
+    assert window[3:] == history[-3:]  # kept from the last user turn on
+    validate_messages(window)
+
+
+def test_a_session_with_one_user_turn_is_never_compressed():
+    history = [SYSTEM, {"role": "user", "content": "the task"}]
+    for i in range(30):
+        history += [assistant(f"s{i}", f"c{i}"), tool(f"c{i}", "q" * 2_000)]
+    policy = GeminiCliPolicy(10_000)
+    sent = policy.send(history, 0)
+    assert estimate_tokens(history) > 10_000 / 2
+    assert sent.summary_calls == 0 and sent.messages == history
+
+
+def test_older_outputs_over_the_shared_budget_keep_their_last_30_lines():
+    contents = turns(10, output_chars=96, lines=100)  # 100 lines, ~2.5k tokens each
+    policy = GeminiCliPolicy(30_000, function_response_budget=6_000)
+    cut = policy.cut_to_budget(contents)
+    outputs = [m["content"] for m in cut if m["role"] == "tool"]
+    whole = [m["content"] for m in contents if m["role"] == "tool"]
+    # newest first: two outputs fit in 6,000 tokens, the third and older do not
+    assert outputs[-2:] == whole[-2:]
+    for before, after in zip(whole[:-2], outputs[:-2]):
+        header, dots, tail = after.split("\n", 2)
+        assert header.startswith("Output too large. For full output see: .gemini/")
+        assert dots == "..." and tail == "\n".join(before.split("\n")[-30:])
+    assert [m["role"] for m in cut] == [m["role"] for m in contents]
+    # a compression keeps the newest 30% of what the cut left, cut as it is
+    window = policy.send([SYSTEM] + contents, 0).messages
+    assert window[3:] == cut[len(cut) - len(window) + 3 :]
+
+
+def test_a_compression_that_would_grow_the_history_is_dropped_then_only_outputs_are_cut():
+    output = "\n".join(["line"] * 200)  # 254 tokens as a message
+    history = [SYSTEM, {"role": "user", "content": "a"}, {"role": "user", "content": "b"}]
+    history += [assistant("s", "c1"), tool("c1", output)]
+    policy = GeminiCliPolicy(400, function_response_budget=300)
+    first = policy.send(history, 0)
+    # the snapshot of "a" and its acknowledgement are larger than "a": dropped
+    assert first.summary_calls == 2 and policy.failed and first.messages == history
+    history += [assistant("t", "c2"), tool("c2", output)]
+    second = policy.send(history, 1)
+    assert second.summary_calls == 0  # no second try at a summary: the cut alone
+    assert second.messages[4]["content"].startswith("Output too large.")
+    assert second.messages[:4] + second.messages[5:] == history[:4] + history[5:]
+
+
+def multi_turn(messages, every=25):
+    """The generated session with a user turn before every `every`-th reply."""
+    out, replies = [], 0
+    for message in messages:
+        if message["role"] == "assistant":
+            replies += 1
+            if replies % every == 0:
+                out.append({"role": "user", "content": f"Round {replies}: go on."})
+        out.append(message)
+    return out
+
+
+@pytest.mark.parametrize("window_tokens", [200_000, 16_000])
+def test_a_generated_200_call_replay_matches_an_independent_computation(window_tokens):
+    # one user turn: no split point, so the run is the raw history until it overflows
+    messages = generate_history(200, 0).messages
+    run = replay_policy(messages, build_policy("gemini-cli", window_tokens))
+    expected = []
+    for index in (i for i, m in enumerate(messages) if m["role"] == "assistant"):
+        tokens = estimate_tokens(messages[:index])
+        if tokens > window_tokens:
+            break
+        expected.append(tokens)
+    assert run.tokens == expected and run.summary_calls == 0
+    assert run.overflow_round == len(expected) < run.rounds_total
+
+
+def test_with_user_turns_the_generated_session_is_compressed_and_keeps_pairing():
+    messages = multi_turn(generate_history(200, 0).messages)
+    validate_messages(messages)
+    run = replay_policy(messages, build_policy("gemini-cli", 200_000))
+    assert run.overflow_round is None and run.invalid_rounds == []
+    assert run.summary_calls > 0 and run.summary_calls % 2 == 0
+    assert run.peak_tokens < 200_000
+
+
+@pytest.mark.parametrize(
+    "parameters, name",
+    [
+        ({"compression_threshold": 0}, "compression_threshold"),
+        ({"compression_threshold": 1.5}, "compression_threshold"),
+        ({"preserve_threshold": 1}, "preserve_threshold"),
+        ({"function_response_budget": -1}, "function_response_budget"),
+        ({"truncate_lines": 0}, "truncate_lines"),
+        ({"summary_tokens": 1}, "summary_tokens"),
+    ],
+)
+def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
+    with pytest.raises(ValueError, match=f"^{name} "):
+        GeminiCliPolicy(200_000, **parameters)
+
+
+def test_the_documented_defaults():
+    policy = build_policy("gemini-cli", 200_000)
+    assert policy.parameters() == {
+        "compression_threshold": 0.5,
+        "preserve_threshold": 0.3,
+        "function_response_budget": 50_000,
+        "truncate_lines": 30,
+        "summary_tokens": 5_000,
+    }
+    assert policy.trigger_tokens == 100_000
+    assert build_policy("gemini-cli", 16_000).function_response_budget == 4_000
+    assert policy.stand_in and "<state_snapshot>" in policy.PROMPT
