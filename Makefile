@@ -11,7 +11,8 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_sessio
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
-.PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs clean
+.PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs \
+	classroom clean
 
 # JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -24,6 +25,13 @@ $(STAMP): pyproject.toml jupyter/overrides.json
 	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
 	mkdir -p $(dir $(LAB_SETTINGS)) && cp jupyter/overrides.json $(LAB_SETTINGS)
 	touch $(STAMP)
+
+# JupyterHub and the pure-Python proxy (pyproject's classroom extra), into the same venv:
+# every student's server runs the lab's own kernel.
+CLASSROOM_STAMP := $(VENV)/.classroom-stamp
+$(CLASSROOM_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[classroom]'
+	touch $(CLASSROOM_STAMP)
 
 # LAB_ARGS passes more flags, e.g. make lab LAB_ARGS="--no-browser --port 8899"
 # Served from the checkout's top, so the chapters' links to docs/ and minilib/ open;
@@ -39,7 +47,8 @@ lint: $(STAMP)
 test: lint
 	$(JUPYTER_ENV) $(BIN)/python -m pytest -m "not browser" tests $(NOTEBOOKS) $(NBVAL)
 
-test-browser: $(STAMP)
+# The classroom's browser test needs JupyterHub and its proxy: installed first.
+test-browser: $(CLASSROOM_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest -m browser tests -v
 
 session: $(STAMP)
@@ -61,6 +70,16 @@ notebooks: $(STAMP)
 
 present: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/voila notebooks/present/long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
+
+# A JupyterHub for a class on this machine (README, "Classroom"), e.g.
+#   make classroom STUDENTS="ana ben cai" PASSWORD=class-password TEACHER=teacher PORT=8000
+# STUDENTS=30 makes student01..student30; IP=0.0.0.0 lets other machines in; HUB_ARGS
+# passes more flags to jupyterhub. Ctrl-C stops the hub and every server it started.
+classroom: $(CLASSROOM_STAMP)
+	CLASSROOM_STUDENTS="$${STUDENTS-}" CLASSROOM_PASSWORD="$${PASSWORD-}" \
+	CLASSROOM_TEACHER="$${TEACHER-}" CLASSROOM_TEACHER_PASSWORD="$${TEACHER_PASSWORD-}" \
+	CLASSROOM_PORT="$${PORT-}" CLASSROOM_IP="$${IP-}" CLASSROOM_DIR="$${CLASSROOM_DIR-}" \
+	$(JUPYTER_ENV) $(BIN)/jupyterhub -f classroom/jupyterhub_config.py $(HUB_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/benchmark.py
