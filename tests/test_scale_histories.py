@@ -74,3 +74,20 @@ def test_bad_parameters_are_named():
         generate_history(0)
     with pytest.raises(ValueError, match="parallel_share"):
         generate_history(10, parallel_share=1.5)
+
+
+@pytest.mark.parametrize("calls, turns", [(100, 4), (1000, 10), (7, 7)])
+def test_user_turns_add_follow_ups_and_leave_the_session_as_it_was(calls, turns):
+    from minilib.scale.histories import FOLLOW_UPS
+
+    one = generate_history(calls).messages
+    many = generate_history(calls, user_turns=turns).messages
+    validate_messages(many)
+    follow_ups = [m for m in many if m["role"] == "user" and m["content"] in FOLLOW_UPS]
+    assert len(follow_ups) == turns - 1
+    assert [m for m in many if m not in follow_ups] == list(one)
+    # each comes after a round's results, before the next reply
+    for index, message in enumerate(many):
+        if message in follow_ups:
+            assert many[index - 1]["role"] in ("tool", "user")
+            assert many[index + 1]["role"] in ("assistant", "user")

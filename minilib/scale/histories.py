@@ -35,6 +35,14 @@ SYSTEM_PROMPT = (
     "read, search and run things; never guess file contents. Keep answers short and "
     "name the files you changed."
 )
+# What the person says when they come back (user_turns > 1), chosen by position.
+FOLLOW_UPS = (
+    "Good. Now check the same failure on the release branch.",
+    "Also keep the changelog in step, please.",
+    "继续：把剩下的失败测试也看一下。",
+    "Before you go on: does the config still load?",
+    "Run the whole suite once more and tell me what fails.",
+)
 TASK = (
     "The nightly build of main fails since 10-28 and the release of v0.4 is blocked. "
     "Find why (see build #412 and logs/build.log), fix it, make the test suite pass, "
@@ -202,8 +210,14 @@ def generate_history(
     parallel_share: float = 0.15,
     error_share: float = 0.07,
     repeat_ids: bool = False,
+    user_turns: int = 1,
 ) -> GeneratedHistory:
     """A session of `tool_calls` tool calls, the same one for the same arguments.
+
+    `user_turns` above 1 has the person come back with a follow-up that many times
+    less one, evenly spread over the calls, as an interactive session does (the
+    compaction rules of several production agents cut only at a person's turn); the
+    rest of the session is the same as with one turn.
 
     `parallel_share` of the rounds make 2-4 calls at once; `error_share` of the results
     fail. With `repeat_ids=True` every assistant message numbers its calls call_1,
@@ -220,13 +234,19 @@ def generate_history(
         {"role": "system", "content": SYSTEM_PROMPT},
         {"role": "user", "content": TASK},
     ]
+    check_int("user_turns", user_turns, minimum=1)
+    # the calls after which the person speaks again
+    follow_ups = {tool_calls * turn // user_turns for turn in range(1, user_turns)}
     left = tool_calls
     while left > 0:
         width = 1
         if left > 1 and writer.rng.random() < parallel_share:
             width = min(left, writer._int(2, 4))
         messages.extend(writer.round(width, error_share))
+        done = tool_calls - left
         left -= width
+        for _ in range(sum(done < at <= tool_calls - left for at in follow_ups)):
+            messages.append({"role": "user", "content": FOLLOW_UPS[len(messages) % 5]})
     messages.append(writer.final_answer())
     return GeneratedHistory(tool_calls, seed, tuple(messages), repeat_ids)
 

@@ -1,0 +1,381 @@
+"""Chapter 10's views: the policies production agents run, side by side on one log.
+
+`policy_rows` replays a log under each policy (`minilib.policies.production`) and
+measures each run from its own windows; `comparison_frame` shows the rows as a table,
+`tradeoff_figure` as tokens saved against facts lost, coloured by the prompt-cache
+cost. `PolicyLab` puts a log chooser (the bundled generated sessions and transcripts,
+or an upload), the model's window and one slider per policy's main parameter on them:
+a slider re-runs its own policy only. Every number shown is computed by the library.
+"""
+
+import html
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+
+import ipywidgets as widgets
+import pandas as pd
+import plotly.graph_objects as go
+
+from ..logs import LogFileError
+from ..logs.replay import load_transcript, parse_transcript, with_output_ids
+from ..measure.used_facts import used_facts
+from ..policies.production import POLICIES, build_policy
+from ..policies.production.compare import measure_policy
+from ..scale.histories import generate_history
+from ..session import DATA_DIR
+from ..tokens import estimate_message_tokens
+from .shown import ShownAsWidget
+from .style import COMPRESSED_COLOR, OVERFLOW_COLOR, OVERFLOW_SYMBOL, WIDE_SLIDER_WIDTH
+from .tables import TABLE_CSS, HtmlTable, to_html
+
+FIGURE_WIDTH, FIGURE_HEIGHT = 840, 460
+# The logs a class can pick: generated sessions (long and regular) and the bundled
+# transcripts (short, real-shaped).
+# (tool calls, times the person speaks): several production rules cut only at a
+# person's turn, so the long session has the follow-ups an interactive one has.
+GENERATED = {
+    "generated session, 1,000 tool calls, 10 user turns": (1000, 10),
+    "generated session, 200 tool calls, 4 user turns": (200, 4),
+    "generated session, 1,000 tool calls, one task": (1000, 1),
+}
+TRANSCRIPTS = ("m3_release_check.json", "coding_agent_fix.json", "cjk_refactor.jsonl")
+WINDOWS = (200_000, 32_000, 8_000)
+# A main parameter that is a token count moves over a share of the window.
+TOKEN_PARAMETERS = {
+    "threshold",
+    "max_tokens",
+    "auto_compact_token_limit",
+    "trigger",
+    "prune_protect",
+}
+
+
+@lru_cache(maxsize=8)
+def log_messages(name: str) -> Tuple[dict, ...]:
+    """The messages of a log the chapter offers, by its name."""
+    if name in GENERATED:
+        calls, turns = GENERATED[name]
+        return tuple(generate_history(calls, user_turns=turns).messages)
+    return tuple(load_transcript(DATA_DIR / "transcripts" / name).messages)
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """The log sent whole every round: what "tokens saved" is measured against."""
+
+    per_round: Tuple[int, ...]  # tokens of the uncompressed window at each round
+
+    def sent_over(self, rounds: int) -> int:
+        return sum(self.per_round[:rounds])
+
+
+def baseline(messages: Sequence[Mapping]) -> Baseline:
+    per_round, total = [], 0
+    for message in messages:
+        if message["role"] == "assistant":
+            per_round.append(total)
+        total += estimate_message_tokens(message)
+    return Baseline(tuple(per_round))
+
+
+class LogRuns:
+    """One log's rows, one a policy and parameter value, computed once each."""
+
+    def __init__(self, messages: Sequence[Mapping]):
+        self.messages = with_output_ids(list(messages))
+        self.used = used_facts(self.messages)
+        self.baseline = baseline(self.messages)
+        self._rows: Dict[tuple, dict] = {}
+
+    def row(self, key: str, window: int, value=None) -> dict:
+        parameter = POLICIES[key].main_parameter
+        settings = {} if value is None else {parameter: value}
+        found = self._rows.get((key, window, value))
+        if found is None:
+            found = measure_policy(self.messages, key, window, used=self.used, **settings)
+            found["tokens_saved"] = saved_share(found, self.baseline)
+            self._rows[(key, window, value)] = found
+        return found
+
+
+def saved_share(row: Mapping, reference: Baseline) -> float:
+    """Tokens saved against sending the whole log, over the rounds the policy sent."""
+    whole = reference.sent_over(row["rounds"])
+    return 1 - row["tokens_sent"] / whole if whole else 0.0
+
+
+def policy_rows(
+    runs: LogRuns, window: int, values: Optional[Mapping[str, object]] = None
+) -> List[dict]:
+    """Every policy's row at `window`; `values` sets policies' main parameters."""
+    values = values or {}
+    return [runs.row(key, window, values.get(key)) for key in available_policies()]
+
+
+@lru_cache(maxsize=1)
+def available_policies() -> Tuple[str, ...]:
+    """The policies this installation can run (langchain-trim needs langchain-core)."""
+    keys = []
+    for key in POLICIES:
+        try:
+            build_policy(key, 200_000)
+        except ImportError:
+            continue
+        keys.append(key)
+    return tuple(keys)
+
+
+def rounds_cell(row: Mapping) -> str:
+    if row["overflow_round"] is None:
+        return f"{row['rounds']:,} / {row['rounds_total']:,}"
+    return f"stopped at {row['overflow_round']:,}"
+
+
+def summaries_cell(row: Mapping) -> str:
+    """Summary calls, marked where the lab's own summary stands in for an LLM."""
+    calls = f"{row['summary_calls']:,}"
+    return calls + " (stand-in)" if POLICIES[row["policy"]].stand_in else calls
+
+
+def policy_catalogue() -> pd.DataFrame:
+    """Each policy in a sentence: what it does, its main parameter, its source."""
+    return pd.DataFrame(
+        [
+            {
+                "policy": key,
+                "what it does": policy.summary,
+                "slider": policy.main_parameter,
+                "LLM summary": "stand-in" if policy.stand_in else "",
+            }
+            for key, policy in POLICIES.items()
+            if key in available_policies()
+        ]
+    ).set_index("policy")
+
+
+def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
+    """`comparison_frame` as the lab's tables look (a notebook cell's output)."""
+    return HtmlTable(comparison_frame(rows))
+
+
+def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
+    """The rows as a table: one line a policy, the numbers a person compares."""
+    return pd.DataFrame(
+        [
+            {
+                "policy": row["policy"],
+                "rounds": rounds_cell(row),
+                "tokens sent": f"{row['tokens_sent']:,}",
+                "saved": f"{row['tokens_saved']:.0%}",
+                "facts kept": row["facts_kept"],
+                "restorable": row["facts_restorable"],
+                "lost": row["facts_lost"],
+                "cache cost": f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}",
+                "broken": row["windows_invalid"],
+                "summaries": summaries_cell(row),
+            }
+            for row in rows
+        ]
+    ).set_index("policy")
+
+
+def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
+    """Two traces: the policies that ran to the end, and those that stopped (✕)."""
+    traces = []
+    for stopped in (False, True):
+        chosen = [row for row in rows if (row["overflow_round"] is not None) == stopped]
+        cost = [row["cache_cost"] / max(row["uncached_cost"], 1) for row in chosen]
+        traces.append(
+            dict(
+                x=[round(100 * row["tokens_saved"], 1) for row in chosen],
+                y=[row["facts_lost"] + 0.5 * row["facts_restorable"] for row in chosen],
+                text=[row["policy"] for row in chosen],
+                customdata=[
+                    [
+                        row["facts_lost"],
+                        row["facts_restorable"],
+                        round(100 * c),
+                        rounds_cell(row),
+                    ]
+                    for row, c in zip(chosen, cost)
+                ],
+                name="stopped (window overflowed)" if stopped else "ran to the end",
+                mode="markers+text",
+                textposition="top center",
+                marker=dict(
+                    size=[10 + 30 * min(c, 1) for c in cost],
+                    color=OVERFLOW_COLOR if stopped else COMPRESSED_COLOR,
+                    symbol=OVERFLOW_SYMBOL if stopped else "circle",
+                    opacity=0.75,
+                ),
+                hovertemplate="<b>%{text}</b><br>tokens saved %{x}%<br>"
+                "facts lost %{customdata[0]}, restorable %{customdata[1]}<br>"
+                "cache cost %{customdata[2]}% of uncached<br>rounds %{customdata[3]}"
+                "<extra></extra>",
+            )
+        )
+    return traces
+
+
+def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
+    figure = go.Figure()
+    for trace in tradeoff_traces(rows):
+        figure.add_scatter(**trace)
+    figure.update_layout(
+        title=title,
+        width=FIGURE_WIDTH,
+        height=FIGURE_HEIGHT,
+        template="plotly_white",
+        margin=dict(l=70, r=20, t=50, b=50),
+        legend=dict(orientation="h", y=-0.15),
+        xaxis=dict(title="tokens saved against sending the whole log (%)"),
+        yaxis=dict(title="facts lost (+ ½ a restorable one)", rangemode="tozero"),
+    )
+    return figure
+
+
+def slider_for(key: str, window: int) -> widgets.Widget:
+    """A slider on a policy's main parameter, starting at its default for `window`."""
+    policy = build_policy(key, window)
+    name = POLICIES[key].main_parameter
+    default = policy.parameters()[name]
+    description = f"{key}: {name}"
+    style = {"description_width": "260px"}
+    layout = widgets.Layout(width=WIDE_SLIDER_WIDTH.replace("520", "620"))
+    if isinstance(default, float):
+        return widgets.FloatSlider(
+            default,
+            min=0.05,
+            max=0.95,
+            step=0.05,
+            description=description,
+            continuous_update=False,
+            style=style,
+            layout=layout,
+        )
+    if name in TOKEN_PARAMETERS:
+        step = max(window // 40, 1)
+        return widgets.IntSlider(
+            default,
+            min=step,
+            max=max(window, default),
+            step=step,
+            description=description,
+            readout_format=",d",
+            continuous_update=False,
+            style=style,
+            layout=layout,
+        )
+    top = max(20, 4 * default)
+    return widgets.IntSlider(
+        default,
+        min=0 if default == 0 else 1,
+        max=top,
+        step=max(1, top // 40),
+        description=description,
+        continuous_update=False,
+        style=style,
+        layout=layout,
+    )
+
+
+def uploaded_messages(upload: widgets.FileUpload) -> Tuple[str, List[dict]]:
+    """The name and messages of the file uploaded last (ipywidgets 8's value)."""
+    item = upload.value[-1]
+    text = bytes(item["content"]).decode("utf-8", errors="replace")
+    return item["name"], parse_transcript(text, item["name"]).messages
+
+
+class PolicyLab(ShownAsWidget):
+    """A log, a window and a slider a policy: the table and the trade-off figure."""
+
+    def __init__(
+        self, log: str = "generated session, 200 tool calls, 4 user turns", window=32_000
+    ):
+        self.runs: Dict[str, LogRuns] = {}
+        self.choice = widgets.Dropdown(
+            options=list(GENERATED) + list(TRANSCRIPTS),
+            value=log,
+            description="log",
+            layout=widgets.Layout(width="440px"),
+        )
+        self.window = widgets.Dropdown(
+            options=[(f"{w:,}", w) for w in WINDOWS],
+            value=window,
+            description="window",
+            layout=widgets.Layout(width="200px"),
+        )
+        self.upload = widgets.FileUpload(accept=".json,.jsonl,.traj,.md", multiple=False)
+        self.status = widgets.HTML()
+        self.sliders: Dict[str, widgets.Widget] = {}
+        self.slider_box = widgets.VBox()
+        self.table = widgets.HTML()
+        self.figure = go.FigureWidget(tradeoff_figure([]))
+        self.choice.observe(lambda change: self.reset(), "value")
+        self.window.observe(lambda change: self.reset(), "value")
+        self.upload.observe(lambda change: self.take_upload(), "value")
+        self.widget = widgets.VBox(
+            [
+                widgets.HBox([self.choice, self.window, self.upload]),
+                self.status,
+                self.table,
+                self.figure,
+                self.slider_box,
+            ]
+        )
+        self.widget.add_class("ccl-policy-lab")
+        self.reset()
+
+    def current(self) -> LogRuns:
+        name = self.choice.value
+        if name not in self.runs:
+            self.runs[name] = LogRuns(log_messages(name))
+        return self.runs[name]
+
+    def take_upload(self) -> None:
+        if not self.upload.value:
+            return
+        try:
+            name, messages = uploaded_messages(self.upload)
+        except LogFileError as error:
+            self.status.value = f"<b>{html.escape(str(error))}</b>"
+            return
+        label = f"uploaded: {name}"
+        self.runs[label] = LogRuns(messages)
+        options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
+        self.choice.options = options + [label]
+        self.choice.value = label  # resets
+
+    def reset(self) -> List[dict]:
+        """New sliders at the defaults for this window, and every row again."""
+        self.sliders = {
+            key: slider_for(key, self.window.value) for key in available_policies()
+        }
+        for key, slider in self.sliders.items():
+            slider.observe(lambda change, key=key: self.render(), "value")
+        self.slider_box.children = list(self.sliders.values())
+        return self.render()
+
+    def values(self) -> Dict[str, object]:
+        return {key: slider.value for key, slider in self.sliders.items()}
+
+    def render(self) -> List[dict]:
+        runs = self.current()
+        rows = policy_rows(runs, self.window.value, self.values())
+        used = len(runs.used.facts)
+        self.status.value = (
+            f"<b>{html.escape(self.choice.value)}</b>: "
+            f"{len(runs.baseline.per_round):,} rounds, {used} facts the agent used; "
+            f"window {self.window.value:,} tokens (estimated)"
+        )
+        self.table.value = TABLE_CSS + to_html(comparison_frame(rows))
+        fresh = tradeoff_traces(rows)
+        with self.figure.batch_update():
+            for shown, new in zip(self.figure.data, fresh):
+                shown.update(new)
+        self.rows = rows
+        return rows
+
+    def text_form(self) -> str:
+        return "Policy lab (run the notebook to use the sliders)"
