@@ -95,5 +95,9 @@ bench-scale: $(STAMP)
 bench-logs: $(STAMP)
 	$(BIN)/python bench/bench_logs.py --markdown docs/benchmark_logs.md
 
+# every production policy on the 1,000-call log, python -m minilib compare as a user runs it
+bench-policies: $(STAMP)
+	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md
+
 clean:
 	rm -rf $(VENV) build out artifacts
