@@ -28,9 +28,10 @@ window holds gives the look-up, every argument copied from the window's text:
    the fact: that call again (re-read the file, re-run the search).
 
 A phrase is an ASCII word of the cite (`nightly`, `#58`, `tool_timeout_s`, `60`) that the
-window holds, the longest first. Without an id, a store or a phrase, an aging omission
-line points a person at the run log, not the model: there is no tool that reads it.
-A fact with no pointer left is not looked up; it is unknown. A look-up is an extra round
+window holds, the longest first. An aging omission line names the call's id too, but it
+points a person at the run log: without a store no tool reads a result back by id, so
+there an id alone is no pointer. A fact with no pointer left is not looked up; it is
+unknown. A look-up is an extra round
 of its own before the reply (one per reply, at most one look-up per fact in a run), and
 its result is compressed like any other: aging may cut the fact from it again. What is
 still missing when the reply is given is replaced in it by `〔未知:<fact id>〕`. A
