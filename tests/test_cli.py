@@ -209,10 +209,7 @@ def test_compress_report_writes_the_costs_it_prints(tmp_path):
     assert (
         used == report["facts_kept"] + report["facts_restorable"] + report["facts_lost"]
     )
-    assert (
-        f"facts the agent used (shown by a tool, later written by the agent): {used};"
-        in (done.stdout)
-    )
+    assert f"facts the agent used: {used} (shown by a tool" in done.stdout
     assert "tokens: estimated (the article's rule, not a tokenizer)" in done.stdout
     trace = read_jsonl(tmp_path / "out" / "trace.jsonl")
     rows = (tmp_path / "rep" / "cut.csv").read_text(encoding="utf-8").splitlines()

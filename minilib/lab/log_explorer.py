@@ -40,9 +40,13 @@ from ..logs.replay import (
     TranscriptFileError,
     parse_transcript,
     replay_transcript,
+    with_output_ids,
 )
+from ..measure.costs import measure_replay
 from ..policies.on_logs import baseline_row, path_rows
 from ..reports import format_summary
+from ..reports.costs import format_costs
+from ..tokens import estimate_message_tokens
 from ..window import Settings
 from .shown import ShownAsWidget
 from .style import (
@@ -103,6 +107,7 @@ class LogReport:
     paths: Optional[pd.DataFrame] = None
     settings: Optional[Settings] = None
     choice: Optional[ThresholdChoice] = None
+    costs: str = ""  # facts the agent used, the prompt cache, the outputs cut
 
 
 def grid_step(tokens: int) -> int:
@@ -220,6 +225,13 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
             + summary
         )
     rows = [baseline_row(messages)] + path_rows(messages, settings)
+    costs = measure_replay(
+        run,
+        with_output_ids(messages),
+        estimate_message_tokens,
+        rounds_total=log.rounds,
+        counted_with="estimated (the article's rule, not a tokenizer)",
+    )
     header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole
         header += (
@@ -243,6 +255,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         .rename(columns=lambda name: name.replace("_", " ")),
         settings=settings,
         choice=choice,
+        costs=format_costs(costs),
     )
 
 
@@ -334,7 +347,8 @@ def report_outputs(report: LogReport) -> List[dict]:
     read is one output: its line."""
     if report.error is not None:
         return [_html(_message(report.error, problem=True), report.error)]
-    text = "\n\n".join((report.header, report.description, report.summary))
+    parts = (report.header, report.description, report.summary, report.costs)
+    text = "\n\n".join(part for part in parts if part)
     outputs = [_html(_message(text), text)]
     if report.figure is not None:
         outputs.append(

@@ -26,21 +26,31 @@ from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
 from .shown import ShownAsWidget
-from .style import COMPRESSED_COLOR, OVERFLOW_COLOR, OVERFLOW_SYMBOL, WIDE_SLIDER_WIDTH
+from .style import (
+    COMPRESSED_COLOR,
+    OVERFLOW_COLOR,
+    OVERFLOW_SYMBOL,
+    POLICY_FIGURE_HEIGHT,
+    POLICY_FIGURE_WIDTH,
+    WIDE_SLIDER_WIDTH,
+)
 from .tables import TABLE_CSS, HtmlTable, to_html
 
-FIGURE_WIDTH, FIGURE_HEIGHT = 840, 460
 # The logs a class can pick: generated sessions (long and regular) and the bundled
 # transcripts (short, real-shaped).
 # (tool calls, times the person speaks): several production rules cut only at a
 # person's turn, so the long session has the follow-ups an interactive one has.
-GENERATED = {
+GENERATED_LOGS = {
     "generated session, 1,000 tool calls, 10 user turns": (1000, 10),
     "generated session, 200 tool calls, 4 user turns": (200, 4),
     "generated session, 1,000 tool calls, one task": (1000, 1),
 }
-TRANSCRIPTS = ("m3_release_check.json", "coding_agent_fix.json", "cjk_refactor.jsonl")
-WINDOWS = (200_000, 32_000, 8_000)
+BUNDLED_TRANSCRIPTS = (
+    "m3_release_check.json",
+    "coding_agent_fix.json",
+    "cjk_refactor.jsonl",
+)
+POLICY_WINDOWS = (200_000, 32_000, 8_000)
 # A main parameter that is a token count moves over a share of the window.
 TOKEN_PARAMETERS = {
     "threshold",
@@ -54,8 +64,8 @@ TOKEN_PARAMETERS = {
 @lru_cache(maxsize=8)
 def log_messages(name: str) -> Tuple[dict, ...]:
     """The messages of a log the chapter offers, by its name."""
-    if name in GENERATED:
-        calls, turns = GENERATED[name]
+    if name in GENERATED_LOGS:
+        calls, turns = GENERATED_LOGS[name]
         return tuple(generate_history(calls, user_turns=turns).messages)
     return tuple(load_transcript(DATA_DIR / "transcripts" / name).messages)
 
@@ -204,7 +214,8 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
                 mode="markers+text",
                 textposition="top center",
                 marker=dict(
-                    size=[10 + 30 * min(c, 1) for c in cost],
+                    # rounded: a size needs no more, and a stored output compares exactly
+                    size=[round(10 + 30 * min(c, 1), 1) for c in cost],
                     color=OVERFLOW_COLOR if stopped else COMPRESSED_COLOR,
                     symbol=OVERFLOW_SYMBOL if stopped else "circle",
                     opacity=0.75,
@@ -224,8 +235,8 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
         figure.add_scatter(**trace)
     figure.update_layout(
         title=title,
-        width=FIGURE_WIDTH,
-        height=FIGURE_HEIGHT,
+        width=POLICY_FIGURE_WIDTH,
+        height=POLICY_FIGURE_HEIGHT,
         template="plotly_white",
         margin=dict(l=70, r=20, t=50, b=50),
         legend=dict(orientation="h", y=-0.15),
@@ -295,13 +306,13 @@ class PolicyLab(ShownAsWidget):
     ):
         self.runs: Dict[str, LogRuns] = {}
         self.choice = widgets.Dropdown(
-            options=list(GENERATED) + list(TRANSCRIPTS),
+            options=list(GENERATED_LOGS) + list(BUNDLED_TRANSCRIPTS),
             value=log,
             description="log",
             layout=widgets.Layout(width="440px"),
         )
         self.window = widgets.Dropdown(
-            options=[(f"{w:,}", w) for w in WINDOWS],
+            options=[(f"{w:,}", w) for w in POLICY_WINDOWS],
             value=window,
             description="window",
             layout=widgets.Layout(width="200px"),

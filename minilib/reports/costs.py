@@ -25,9 +25,12 @@ def format_costs(costs: RunCosts) -> str:
             f"{costs.estimated_tokens:,} by the article's estimate"
         )
     lines.append(
-        f"facts the agent used (shown by a tool, later written by the agent): "
-        f"{report['facts_used']}; kept {report['facts_kept']}, restorable "
-        f"{report['facts_restorable']}, lost {report['facts_lost']}"
+        f"facts the agent used: {report['facts_used']} (shown by a tool, later written "
+        "by the agent)"
+    )
+    lines.append(
+        f"  kept {report['facts_kept']}, restorable {report['facts_restorable']}, "
+        f"lost {report['facts_lost']}"
     )
     lost = costs.lost[:LOST_SHOWN]
     if lost:
@@ -36,16 +39,19 @@ def format_costs(costs: RunCosts) -> str:
         lines.append(f"  lost: {named}" + (f" and {more} more" if more else ""))
     prices = CACHE_PRICES[costs.cache.prices]
     lines.append(
-        f"prompt cache ({prices.source}: read {prices.read}x, write {prices.write}x): "
-        f"{costs.cache.reused:,} tokens reused, {costs.cache.written:,} written, "
-        f"{costs.cache.rewritten:,} of them written again after a compression changed "
-        f"the prefix ({plural(costs.cache.breaks, 'round')})"
+        f"prompt cache: {costs.cache.reused:,} tokens reused, {costs.cache.written:,} "
+        f"written, {costs.cache.rewritten:,} of them again"
     )
+    breaks = plural(costs.cache.breaks, "round")
+    lines.append(f"  because a compression changed the prefix ({breaks})")
     if costs.cache.uncached:
         share = costs.cache.cost / costs.cache.uncached
         lines.append(
             f"  cost: {costs.cache.cost:,.0f} input-token equivalents against "
-            f"{costs.cache.uncached:,} uncached ({share:.0%})"
+            f"{costs.cache.uncached:,} uncached ({share:.0%}),"
+        )
+        lines.append(
+            f"  under {prices.source} (read {prices.read}x, write {prices.write}x)"
         )
     fates = {}
     for output in costs.outputs:
@@ -54,9 +60,9 @@ def format_costs(costs: RunCosts) -> str:
     lines.append(
         f"tool outputs: {len(costs.outputs)}; in the last window sent "
         f"{fates.get('whole', 0)} whole, {fates.get('cut', 0)} cut, "
-        f"{fates.get('folded', 0)} folded away; {recoverable} recoverable whole from "
-        "the trace"
+        f"{fates.get('folded', 0)} folded away;"
     )
+    lines.append(f"  {recoverable} recoverable whole from the trace")
     return "\n".join(lines)
 
 

@@ -694,3 +694,52 @@ def test_notebook_07_takes_an_uploaded_log_of_every_shape(browser, lab_server, t
     finally:
         context.close()
         lab_server.delete_sessions_and_kernels()
+
+
+POLICIES_NOTEBOOK = "notebooks/10_production_policies.ipynb"
+POLICY_LAB = ".ccl-policy-lab"
+
+
+def test_a_policy_slider_reruns_its_policy_in_the_table(browser, lab_server):
+    """10 at 1280x720: moving SWE-agent's `n` with the keyboard changes that policy's row
+    in the table to what the library computes at the slider's new value."""
+    from minilib.lab.policies_view import PolicyLab
+
+    require_notebook(POLICIES_NOTEBOOK)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    expected_lab = PolicyLab()  # the notebook's own defaults, computed here
+
+    def row_text(key):
+        row = page.locator(f"{POLICY_LAB} tr", has=page.locator(f"th:text-is('{key}')"))
+        return " ".join((row.first.text_content() or "").split())
+
+    try:
+        lab.open_notebook(page, lab_server, POLICIES_NOTEBOOK)
+        lab.run_all_cells(page)
+        page.locator(POLICY_LAB).first.wait_for(timeout=lab.PAGE_TIMEOUT)
+        slider = lab.slider(page, "^swe-agent-last-n: n$", POLICY_LAB)
+        start = lab.slider_value(slider)
+        lab.press_slider(slider, "ArrowLeft", times=2)
+
+        def moved():
+            assert lab.slider_value(slider) == start - 2
+
+        eventually(moved)
+        expected_lab.sliders["swe-agent-last-n"].value = start - 2
+        frame = expected_lab.rows
+        row = next(r for r in frame if r["policy"] == "swe-agent-last-n")
+
+        def shows():
+            assert f"{row['tokens_sent']:,}" in row_text("swe-agent-last-n")
+
+        eventually(shows, timeout=lab.PAGE_TIMEOUT / 1000)
+        lab.scroll_to_top(page.locator(POLICY_LAB).first)
+        lab.shoot(page, "policy-lab-1280x720")
+        assert not errors, errors
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
