@@ -12,7 +12,7 @@ JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DI
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
 .PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs \
-	classroom clean
+	classroom bench-classroom clean
 
 # JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
 ROOT_FLAG := $(if $(filter 0,$(shell id -u)),--allow-root)
@@ -98,6 +98,11 @@ bench-logs: $(STAMP)
 # every production policy on the 1,000-call log, python -m minilib compare as a user runs it
 bench-policies: $(STAMP)
 	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md
+
+# make classroom's hub with 1, 5, 10, 20 and 30 students at once (one a real browser, the
+# others through the kernel websocket API): start, memory per student, keypress -> redraw
+bench-classroom: $(CLASSROOM_STAMP)
+	$(JUPYTER_ENV) $(BIN)/python bench/bench_classroom.py --markdown docs/benchmark_classroom.md
 
 clean:
 	rm -rf $(VENV) build out artifacts
