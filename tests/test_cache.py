@@ -65,9 +65,20 @@ def test_a_change_early_in_the_window_is_written_again_after_it():
     aged = [window[0], dict(window[1], content="[aged]")] + window[2:]
     measured = cache.sent(aged)
     tail = sum(estimate_message_tokens(m) for m in aged[1:])
+    unchanged = sum(estimate_message_tokens(m) for m in aged[2:])
     assert measured.reused == estimate_message_tokens(window[0])
-    assert measured.written == measured.rewritten == tail  # nothing new arrived
+    assert measured.written == tail
+    assert measured.rewritten == unchanged  # held before, sent again after the change
     assert measured.broke
+
+
+def test_changing_only_the_newest_message_rewrites_nothing_cached():
+    cache = PrefixCache(estimate_message_tokens)
+    window = [message(n, 40) for n in range(3)]
+    cache.sent(window[:2])
+    aged_newest = window[:2] + [dict(window[2], content="[aged]")]
+    measured = cache.sent(aged_newest)  # the newest arrived aged: never cached whole
+    assert measured.rewritten == 0 and not measured.broke
 
 
 def test_the_cost_uses_the_price_table():

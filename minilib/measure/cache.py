@@ -10,8 +10,10 @@ write again. Per round this module measures, on the windows actually sent:
 - **reused**: the tokens of the longest run of messages shared with the previous
   window, from its start (a provider can read them from the cache);
 - **written**: the rest of the window (written anew);
-- **rewritten**: written minus what arrived since the last call, counted uncompressed
-  (what a compression made the cache write again; 0 in a round that only appended);
+- **rewritten**: the part of the written tokens that is messages the last window
+  already held, unchanged, after the point where it changed: what a compression made
+  the cache write again (0 in a round that only appended, and 0 when only the newest
+  message changed: it was never cached);
 
 and over a run, their cost in input-token equivalents under a price table
 (`CACHE_PRICES`, a parameter; sources in docs/references.md).
@@ -37,7 +39,7 @@ message breaks the cache for everything after it.
 """
 
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Optional, Sequence
+from typing import Callable, List, Mapping, Sequence
 
 MessageCounter = Callable[[Mapping], int]
 
@@ -75,7 +77,7 @@ class CacheRound:
     tokens: int
     reused: int
     written: int
-    rewritten: int  # written beyond what arrived since the last call
+    rewritten: int  # unchanged messages written again, after an earlier change
     broke: bool = False  # the window did not begin with the whole last one
 
 
@@ -92,11 +94,8 @@ class PrefixCache:
         self._totals: List[int] = [0]  # _totals[k]: tokens of the last window's first k
         self.rounds: List[CacheRound] = []
 
-    def sent(
-        self, window: Sequence[Mapping], arrived: Optional[int] = None
-    ) -> CacheRound:
-        """Measure one window; `arrived` is the tokens of what arrived since the last
-        call, uncompressed (by default, what follows the last window's last message)."""
+    def sent(self, window: Sequence[Mapping]) -> CacheRound:
+        """Measure one window."""
         last, window = self._last, list(window)
         shared = _shared_prefix(last, window)
         totals = self._totals[: shared + 1]
@@ -105,25 +104,19 @@ class PrefixCache:
             running += self.count_message(message)
             totals.append(running)
         tokens, reused = totals[-1], totals[shared]
-        written = tokens - reused
         broke = shared < len(last)
-        if arrived is None:
-            arrived = tokens - totals[_arrival_start(last, window, shared)]
-        measured = CacheRound(tokens, reused, written, max(0, written - arrived), broke)
+        rewritten = 0
+        if broke:  # what the last window held after the change, sent again unchanged
+            held = {id(message) for message in last[shared:]}
+            rewritten = sum(
+                totals[i + 1] - totals[i]
+                for i in range(shared, len(window))
+                if id(window[i]) in held
+            )
+        measured = CacheRound(tokens, reused, tokens - reused, rewritten, broke)
         self._last, self._totals = window, totals
         self.rounds.append(measured)
         return measured
-
-
-def _arrival_start(last: List[Mapping], window: List[Mapping], shared: int) -> int:
-    """Where what arrived since the last call begins: after the last window's last
-    message (a compression rewrites what is before it, not what came after)."""
-    if not last:
-        return 0
-    for index in range(len(window) - 1, shared - 2, -1):
-        if index >= 0 and window[index] is last[-1]:
-            return index + 1
-    return len(window)  # the last message itself was rewritten: nothing new is known
 
 
 def _shared_prefix(last: List[Mapping], window: List[Mapping]) -> int:

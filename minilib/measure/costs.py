@@ -57,6 +57,7 @@ class RunCosts:
     cache: CacheCost
     outputs: List[OutputFate] = field(default_factory=list)
     estimated_tokens: Optional[int] = None  # the estimate's sum, beside a real count
+    cache_rounds: List[CacheRound] = field(default_factory=list)  # one a window sent
 
     def report(self) -> dict:
         return {
@@ -114,13 +115,12 @@ class RunMeter:
         self,
         step: int,
         window: Sequence[Mapping],
-        arrived: Optional[int] = None,
         measured: Optional[CacheRound] = None,
     ):
         """A window was sent at round `step`; `measured` is its cache round when the
         caller has measured it already (a policy replay counts with the cache)."""
         if measured is None:
-            measured = self.cache.sent(window, arrived)
+            measured = self.cache.sent(window)
         self.cache_rounds.append(measured)
         self.tokens.append(measured.tokens)
         if self.estimate is not None:
@@ -162,6 +162,7 @@ class RunMeter:
             None
             if self.estimate is None
             else sum(r.tokens for r in self.estimate.rounds),
+            list(self.cache_rounds),
         )
 
 
@@ -177,12 +178,9 @@ def measure_replay(
     """The costs of a replay (a SessionRun or TranscriptRun), read from its trace.
 
     `messages` is the log the run replayed (with output ids), `rounds_total` its
-    rounds; what arrived each round is the run's own uncompressed baseline, so the
-    cache's "rewritten" is what compression made it write again.
+    rounds.
     """
     meter = RunMeter(used_facts(messages), count_message, prices)
-    baseline = [r.baseline_tokens for r in run.rounds]
-    decisions = 0
     for record in event_records(run.tracer.records):
         payload = record["payload"]
         if record["event"] == "tool_call":
@@ -193,11 +191,6 @@ def measure_replay(
                 payload["output"],
             )
         elif record["event"] == "model_call" and payload["purpose"] == "decision":
-            arrived = None
-            if decisions < len(baseline) and baseline[decisions] is not None:
-                before = baseline[decisions - 1] if decisions else 0
-                arrived = max(0, baseline[decisions] - (before or 0))
-            meter.sent(payload["step"], payload["input"], arrived)
-            decisions += 1
+            meter.sent(payload["step"], payload["input"])
     overflow_round = len(run.rounds) if run.overflow is not None else None
     return meter.costs(rounds_total, overflow_round, counted_with)

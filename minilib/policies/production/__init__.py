@@ -10,7 +10,7 @@ from typing import Dict, Type
 from ...tokens import TokenCounter, estimate_tokens
 from .anthropic_clear import AnthropicClearToolUsesPolicy
 from .anthropic_compaction import AnthropicCompactionPolicy
-from .article import ArticleBoundedPolicy, ArticlePolicy
+from .article import ArticleBatchedPolicy, ArticleBoundedPolicy, ArticlePolicy
 from .base import KeptHistory, Policy, Sent, stand_in_summarizer
 from .claude_code import ClaudeCodePolicy
 from .codex import CodexPolicy
@@ -28,6 +28,7 @@ POLICIES: Dict[str, Type[Policy]] = {
     for policy in (
         ArticlePolicy,
         ArticleBoundedPolicy,
+        ArticleBatchedPolicy,
         AnthropicClearToolUsesPolicy,
         OpenHandsMaskingPolicy,
         OpenHandsSummarizingPolicy,

@@ -114,7 +114,7 @@ def replay_policy(
             break
         run.summary_calls += sent.summary_calls
         window = list(sent.messages)
-        measured = cache.sent(window, sum(map(count_message, arrived)))
+        measured = cache.sent(window)
         if measured.tokens > policy.window_tokens:
             run.overflow_round = step
             run.overflow = (
