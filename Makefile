@@ -44,7 +44,8 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-test: lint
+# JupyterHub too: tests/test_deploy.py loads the classroom's hub configurations with it.
+test: lint $(CLASSROOM_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python -m pytest -m "not browser" tests $(NOTEBOOKS) $(NBVAL)
 
 # The classroom's browser test needs JupyterHub and its proxy: installed first.
