@@ -335,3 +335,23 @@ def test_the_grid_is_a_round_step_of_about_a_hundredth():
         200,
         2_000,
     ]
+
+
+def test_what_79_says_of_the_multi_turn_option_is_what_the_cells_show():
+    """7.9's prose: on the Claude Code log its cell shows, at the threshold chosen from
+    it, "fold later user turns" changes nothing; on codex_rollout.jsonl at 500 it
+    decides whether the replay reaches the end (exercise 4)."""
+
+    def replayed(name, threshold, fold):
+        messages = load_transcript(LOGS / name).messages
+        settings = Settings(threshold=threshold, fold_user_turns=fold)
+        return replay_transcript(messages, settings, window="article")
+
+    shown = explore_file(LOGS / "claude_code_session.jsonl")
+    assert shown.settings.threshold == 360  # the number the prose names
+    folded, kept = (replayed("claude_code_session.jsonl", 360, f) for f in (True, False))
+    assert folded.overflow is None and kept.overflow is None
+    sent = [[r.tokens_after for r in run.rounds] for run in (folded, kept)]
+    assert sent[0] == sent[1]
+    assert replayed("codex_rollout.jsonl", 500, True).overflow is None
+    assert replayed("codex_rollout.jsonl", 500, False).overflow is not None
