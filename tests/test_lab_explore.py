@@ -90,12 +90,38 @@ def test_bar_chart_draws_each_message_once_at_its_estimate_coloured_by_role(
     final_messages,
 ):
     figure = message_tokens_figure(final_messages)
-    drawn = {}
-    for trace in figure.data:
-        for index, tokens in zip(trace.x, trace.y):
-            assert final_messages[index]["role"] == trace.name
-            drawn[index] = tokens
-    assert drawn == {i: estimate_message_tokens(m) for i, m in enumerate(final_messages)}
+    expected = {i: estimate_message_tokens(m) for i, m in enumerate(final_messages)}
+    for axis in ("y", "y2"):  # the whole scale, then the zoom: every message in each
+        drawn = {}
+        for trace in figure.data:
+            if trace.yaxis != axis:
+                continue
+            for index, tokens in zip(trace.x, trace.y):
+                assert final_messages[index]["role"] == trace.name
+                drawn[index] = tokens
+        assert drawn == expected
+    legend = [t.name for t in figure.data if t.showlegend is not False]
+    assert sorted(legend) == sorted({m["role"] for m in final_messages})  # once a role
+
+
+def test_bar_chart_zoom_makes_the_short_messages_readable(final_messages):
+    """Chapter 01: the assistant's messages (a few dozen tokens) are a pixel tall on an
+    axis to 10,000; the zoom's axis ends above them, each bar says its tokens, and a bar
+    the zoom cuts off says it was cut and how big it is."""
+    figure = message_tokens_figure(final_messages, zoom_tokens=120)
+    assert list(figure.layout.yaxis2.range) == [0, 120]
+    assistant = [
+        estimate_message_tokens(m) for m in final_messages if m["role"] == "assistant"
+    ]
+    # the zoom's axis ends above every assistant message, but not 10x above it
+    assert max(assistant) < 120 < 10 * min(assistant)
+    labels = {(a.x, a.text) for a in figure.layout.annotations if a.yref == "y2"}
+    for index, message in enumerate(final_messages):
+        tokens = estimate_message_tokens(message)
+        shown = f"{tokens:,}" if tokens <= 120 else f"{tokens:,} ►"
+        assert (index, shown) in labels
+    cut = [a for a in figure.layout.annotations if a.yref == "y2" and "►" in a.text]
+    assert cut and all(a.y == 120 for a in cut)  # at the top edge, inside the panel
 
 
 # ---------------------------------------------------------------- 02

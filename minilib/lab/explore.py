@@ -14,6 +14,7 @@ import ipywidgets as widgets
 import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import HTML
+from plotly.subplots import make_subplots
 
 from ..aging import ToolResultAging, aged_content
 from ..markers import is_aged
@@ -32,9 +33,12 @@ from .shown import ShownAsWidget
 from .style import (
     AGING_SLIDER_WIDTH,
     HANDLE_COLORS,
+    MESSAGE_FIGURE_HEIGHT,
+    MESSAGE_ZOOM_TOKENS,
     PANE_MIN_WIDTH,
     ROLE_COLORS,
     SLIDER_LABEL_WIDTH,
+    TEXT_COLOR,
 )
 
 
@@ -87,33 +91,79 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
 
 
 def message_tokens_figure(
-    messages: Sequence[Mapping], title: str = "Estimated tokens per message"
+    messages: Sequence[Mapping],
+    title: str = "Estimated tokens per message",
+    zoom_tokens: int = MESSAGE_ZOOM_TOKENS,
 ) -> go.Figure:
-    """A static bar chart: one bar per message, coloured by role (one legend
-    entry per role)."""
+    """A static bar chart: one bar per message, coloured by role (one legend entry per
+    role). Two panels on one x axis: every bar on a linear axis (the tool results
+    dwarf the rest), and the same bars with the axis cut at `zoom_tokens`, where the
+    short messages are tall enough to read; there each bar is labelled with its
+    tokens, and a bar cut off at the top says so (its size and an arrow up)."""
     table = message_table(messages)
-    figure = go.Figure()
+    figure = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        vertical_spacing=0.14,
+        row_heights=[0.6, 0.4],
+        subplot_titles=(
+            "every message, one linear axis",
+            f"the same messages, axis cut at {zoom_tokens:,} tokens: the short ones",
+        ),
+    )
     for role, color in ROLE_COLORS.items():
         rows = table[table["role"] == role]
         if rows.empty:
             continue
-        figure.add_bar(
+        bar = dict(
             x=rows.index.tolist(),
             y=rows["tokens"].tolist(),
             name=role,
+            legendgroup=role,
             marker_color=color,
             customdata=rows[["link", "chars"]].values.tolist(),
             hovertemplate="message %{x}: %{y} "
             "tokens<br>%{customdata[0]}<br>%{customdata[1]} chars",
         )
+        figure.add_bar(**bar, row=1, col=1)
+        labels = [
+            f"{tokens:,}" if tokens <= zoom_tokens else f"{tokens:,} ►"
+            for tokens in rows["tokens"]
+        ]
+        figure.add_bar(
+            **bar,
+            showlegend=False,
+            text=labels,
+            textposition="none",  # drawn as annotations: a cut bar has no top
+            row=2,
+            col=1,
+        )
+        for index, tokens, label in zip(rows.index, rows["tokens"], labels):
+            cut = tokens > zoom_tokens
+            figure.add_annotation(
+                x=index,
+                y=zoom_tokens if cut else tokens,
+                text=label,
+                showarrow=False,
+                yanchor="top" if cut else "bottom",
+                textangle=-90,
+                font={"size": 10, "color": "white" if cut else TEXT_COLOR},
+                xref="x2",
+                yref="y2",
+            )
+    figure.update_yaxes(title_text="estimated tokens", tickformat=",", row=1, col=1)
+    figure.update_yaxes(
+        title_text="tokens", range=[0, zoom_tokens], fixedrange=True, row=2, col=1
+    )
+    figure.update_xaxes(title_text="message index", row=2, col=1)
     figure.update_layout(
         title=title,
-        xaxis_title="message index",
-        yaxis_title="estimated tokens",
         template="plotly_white",
-        height=380,
-        margin=dict(l=60, r=20, t=60, b=50),
+        height=MESSAGE_FIGURE_HEIGHT,
+        margin=dict(l=60, r=20, t=80, b=50),
         legend_title_text="role",
+        bargap=0.15,
     )
     return figure
 

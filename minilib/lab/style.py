@@ -111,6 +111,8 @@ SESSION_FIGURE_WIDTH, SESSION_FIGURE_HEIGHT = 840, 500  # beside the file browse
 # 848 px beside the file browser (width=None, on the projector page, follows the page).
 LAB_WIDTH, LAB_HEIGHT = 840, 720
 PRESENT_HEIGHT = 480  # the sliders and the whole figure fit a 1280 x 720 projector
+# chapter 1's bars: the zoom's axis ends above the short messages (77 tokens at most)
+MESSAGE_FIGURE_HEIGHT, MESSAGE_ZOOM_TOKENS = 560, 120
 SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
 SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
