@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from minilib.measure.costs import REPORT_KEYS
 from minilib.trace import read_jsonl, recover_tool_output
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -174,20 +175,6 @@ def test_a_lone_surrogate_is_kept_in_the_trace_and_the_old_trace_survives_a_fail
     assert not list(out.glob(".*partial"))  # written through a temporary file
 
 
-REPORT_KEYS = {
-    "rounds",
-    "overflow_round",
-    "tokens_sent",
-    "facts_used",
-    "facts_kept",
-    "facts_restorable",
-    "facts_lost",
-    "cache_reused_tokens",
-    "cache_written_tokens",
-    "cut",
-}
-
-
 def test_compress_report_writes_the_costs_it_prints(tmp_path):
     log = ROOT / "data" / "transcripts" / "m3_release_check.json"
     done = cli(
@@ -203,7 +190,7 @@ def test_compress_report_writes_the_costs_it_prints(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     report = json.loads((tmp_path / "rep" / "report.json").read_text(encoding="utf-8"))
-    assert REPORT_KEYS <= set(report)
+    assert set(REPORT_KEYS) <= set(report)
     used = report["facts_used"]
     assert used > 0
     assert (

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from minilib.logs import LogFileError, load_transcript
+from minilib.measure.costs import REPORT_KEYS
 from minilib.policies.production import POLICIES
 from minilib.policies.production.compare import compare_policies
 from minilib.trace import model_calls, read_jsonl
@@ -18,18 +19,6 @@ LOGS = sorted((ROOT / "data" / "logs").iterdir()) + sorted(
 )
 # Run as written: LangChain's trim_messages may cut a call and keep its result.
 MAY_BREAK_PAIRING = {"langchain-trim"}
-REPORT_KEYS = {
-    "rounds",
-    "overflow_round",
-    "tokens_sent",
-    "facts_used",
-    "facts_kept",
-    "facts_restorable",
-    "facts_lost",
-    "cache_reused_tokens",
-    "cache_written_tokens",
-    "cut",
-}
 
 
 def readable_logs():
@@ -61,7 +50,9 @@ def test_every_policy_on_every_log_keeps_its_invariants(name, window):
     rows = compare_policies(log.messages, KEYS, window)
     assert [row["policy"] for row in rows] == KEYS
     for row in rows:
-        assert REPORT_KEYS | {"policy", "windows_invalid", "summary_calls"} <= set(row)
+        assert set(REPORT_KEYS) | {"policy", "windows_invalid", "summary_calls"} <= set(
+            row
+        )
         assert row["rounds_total"] == log.rounds
         if row["overflow_round"] is None:
             assert row["rounds"] == log.rounds

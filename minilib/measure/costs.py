@@ -25,6 +25,19 @@ from .cache import DEFAULT_PRICES, CacheCost, CacheRound, PrefixCache, cache_cos
 from .used_facts import FactFate, FactMeter, UsedFacts, used_facts
 
 WHOLE, CUT, FOLDED = "whole", "cut", "folded"
+# The keys every report has (`compress --report`'s report.json, `compare`'s rows).
+REPORT_KEYS = (
+    "rounds",
+    "overflow_round",
+    "tokens_sent",
+    "facts_used",
+    "facts_kept",
+    "facts_restorable",
+    "facts_lost",
+    "cache_reused_tokens",
+    "cache_written_tokens",
+    "cut",
+)
 
 
 @dataclass

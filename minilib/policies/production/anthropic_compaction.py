@@ -33,7 +33,7 @@ from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens
 from ...window import ContextOverflowError
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
 
 PROMPT = (
     "You have written a partial transcript for the initial task above. Please write a "
@@ -112,9 +112,7 @@ class AnthropicCompactionPolicy(Policy):
             raise RequestOverWindowError(
                 self.tokens, self.window_tokens, messages, largest, sizes[largest]
             )
-        head = 0
-        while head < len(messages) and messages[head].get("role") == "system":
-            head += 1
+        head = system_head(messages)
         if head == len(messages):
             return Sent(list(messages), 0)  # nothing but the system prompt
         earlier = {"role": "user", "content": summary_header(0) + self.block_text()}

@@ -80,6 +80,14 @@ class KeptHistory:
         return new
 
 
+def system_head(messages: Sequence[Mapping]) -> int:
+    """How many system messages open `messages`: what a compaction keeps as it is."""
+    head = 0
+    while head < len(messages) and messages[head].get("role") == "system":
+        head += 1
+    return head
+
+
 def stand_in_summarizer(budget_tokens: int) -> Summarizer:
     """The lab's deterministic summary, condensed to `budget_tokens` of text: it stands
     in for the LLM a production policy would call (it quotes, it never invents)."""

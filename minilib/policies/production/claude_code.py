@@ -40,7 +40,7 @@ from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
 
 PLACEHOLDER = "[Old tool result content cleared]"
 # Claude Code's own names, then what other harnesses call the same tools.
@@ -168,9 +168,7 @@ class ClaudeCodePolicy(Policy):
     def compact(self) -> bool:
         """Replace everything after the system prompt with the continuation message."""
         messages = self.kept.messages
-        head = 0
-        while head < len(messages) and messages[head].get("role") == "system":
-            head += 1
+        head = system_head(messages)
         if head == len(messages):
             return False  # nothing but the system prompt: nothing to summarise
         folded: List[Mapping] = list(messages[head:])

@@ -34,7 +34,7 @@ from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_text_tokens, estimate_tokens
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
 
 SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its "
@@ -220,9 +220,7 @@ class CodexPolicy(Policy):
     def compact(self) -> bool:
         """The initial context, the user's recent messages, the handoff summary."""
         messages = self.kept.messages
-        head = 0
-        while head < len(messages) and messages[head].get("role") == "system":
-            head += 1
+        head = system_head(messages)
         if head == len(messages):
             return False
         users = [

@@ -38,7 +38,7 @@ from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer
+from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
 
 ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
 OUTPUT_FILE = ".gemini/tmp/tool-outputs/{name}_{number}.txt"
@@ -140,9 +140,7 @@ class GeminiCliPolicy(Policy):
     def compress(self) -> int:
         """One compression attempt; the summary calls it made."""
         messages = self.kept.messages
-        head = 0
-        while head < len(messages) and messages[head].get("role") == "system":
-            head += 1
+        head = system_head(messages)
         contents = messages[head:]
         cut = self.cut_to_budget(contents)
         if self.failed:  # summarising failed before: only the cut, if it helps
