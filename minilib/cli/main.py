@@ -464,6 +464,8 @@ def _run(args) -> int:
     print(format_rounds(run))
     print()
     print(format_summary(run))
+    if log is None:  # a log's report says it above the table
+        print(f"tokens: {_counter('estimate')[1]}")
     outcome = grounded.outcome if grounded is not None else None
     if outcome is not None:
         print()
