@@ -566,11 +566,44 @@ def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
     from minilib.lab.dashboard import answer_html
     from minilib.measure.grounding import run_grounded
 
+    rounds = len(run_baseline(session).tokens)
     dashboard = LongSessionDashboard(session)
     assert dashboard.answer.value == ""  # off: the article's replay only
     dashboard.grounded.value = True
-    assert dashboard.answer.value == answer_html(run_grounded(session).outcome)
+    assert dashboard.answer.value == answer_html(
+        run_grounded(session), run_session(session), rounds
+    )
     dashboard.sliders["threshold"].value = 900  # redraws with the sliders
-    tight = run_grounded(session, Settings(threshold=900)).outcome
-    assert dashboard.answer.value == answer_html(tight)
-    assert f"{tight.facts_right} facts right" in dashboard.answer.value
+    tight = Settings(threshold=900)
+    grounded = run_grounded(session, tight)
+    assert dashboard.answer.value == answer_html(
+        grounded, run_session(session, tight), rounds
+    )
+    assert f"{grounded.outcome.facts_right} facts right" in dashboard.answer.value
+
+
+@pytest.mark.parametrize("threshold", [600, 800, 850, 1000, 1200])
+def test_the_grounded_tokens_say_against_what_and_why_fewer_is_no_saving(
+    session, threshold
+):
+    """Grounded mode's token difference is against the same settings without grounding;
+    where it is negative the grounded run stopped sooner, and the panel says so
+    instead of leaving a bare "-772 tokens sent" that reads like a saving."""
+    from minilib.lab.dashboard import tokens_against_plain
+    from minilib.measure.grounding import run_grounded
+
+    settings = Settings(threshold=threshold)
+    grounded, plain = run_grounded(session, settings), run_session(session, settings)
+    outcome = grounded.outcome
+    line = tokens_against_plain(grounded, plain, len(run_baseline(session).tokens))
+    assert f"{outcome.tokens_sent:,}, against {outcome.plain_tokens_sent:,} " in line
+    assert "without grounding" in line and f"({outcome.extra_tokens:+,}" in line
+    own = sum(1 for step in grounded.steps if not step.is_lookup)
+    if outcome.extra_tokens < 0:
+        # fewer tokens only because it stopped sooner than the run it is measured against
+        assert not outcome.finished and own < len(plain.rounds)
+        assert "no saving" in line and f"stopped after {own} of the session's" in line
+    if outcome.finished and plain.overflow is None:
+        assert line.endswith(": what the look-ups cost)")
+    else:
+        assert "what the look-ups cost" not in line

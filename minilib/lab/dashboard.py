@@ -128,20 +128,17 @@ def status_lines(run: SessionRun) -> list:
     ]
 
 
-def answer_html(outcome) -> str:
+def answer_html(grounded, plain: SessionRun, session_rounds: int) -> str:
     """The grounded answer (chapter 4), short enough to wrap into its fixed box: facts
-    right and what it cost, then the facts looked up again, by round. Look-ups are
-    rounds of their own, so a grounded replay's rounds run past the session's 13."""
+    right and the look-ups, what it sent against the same settings without grounding
+    (`plain`), then the facts looked up again, by round. Look-ups are rounds of their
+    own, so a grounded replay's rounds run past the session's `session_rounds`."""
+    outcome = grounded.outcome
     first = (
         f"Grounded answer: {outcome.facts_right} facts right"
         + ("" if outcome.finished else " (the task did not finish)")
         + f"; {plural(outcome.lookup_calls, 'look-up')} in "
         + f"{plural(outcome.lookup_rounds, 'extra round')}"
-        + (
-            f"; {outcome.extra_tokens:+,} tokens sent"
-            if outcome.extra_tokens is not None
-            else ""
-        )
     )
     by_round: Dict[int, list] = {}
     for lookup in outcome.lookups:
@@ -154,10 +151,39 @@ def answer_html(outcome) -> str:
         if outcome.unknown
         else ""
     )
+    lines = [first, tokens_against_plain(grounded, plain, session_rounds), second]
     return (
         f'<div style="font-size:13px;color:{ANSWER_TEXT_COLOR};line-height:1.35">'
-        f"<b>{html.escape(first)}</b><br>{html.escape(second)}</div>"
+        f"<b>{html.escape(lines[0])}</b><br>"
+        + "<br>".join(html.escape(line) for line in lines[1:])
+        + "</div>"
     )
+
+
+def tokens_against_plain(grounded, plain: SessionRun, session_rounds: int) -> str:
+    """What the grounded run sent over all its rounds, against the same settings without
+    grounding, and why the difference is what it is: the look-ups' cost when both runs
+    went as far, or a run that stopped sooner (then fewer tokens are no saving)."""
+    outcome = grounded.outcome
+    sent = outcome.tokens_sent
+    line = (
+        f"tokens sent over all rounds: {sent:,}, against {outcome.plain_tokens_sent:,} "
+        f"without grounding ({outcome.extra_tokens:+,}"
+    )
+    # the session's own rounds each run sent (a look-up round is not one of them)
+    own = sum(1 for step in grounded.steps if not step.is_lookup)
+    if own == len(plain.rounds) and outcome.finished == (plain.overflow is None):
+        return line + ": what the look-ups cost)"
+    stopped = f"it stopped after {own} of the session's {session_rounds} rounds"
+    if outcome.finished:
+        stopped = "it answered"
+    plain_end = f"after {len(plain.rounds)}"
+    if plain.overflow is None:
+        plain_end = "it answered"
+    elif outcome.finished:
+        plain_end = f"it stopped after {len(plain.rounds)}"
+    verdict = ": no saving, " if outcome.extra_tokens < 0 else "; "
+    return line + f"{verdict}{stopped}, without grounding {plain_end})"
 
 
 def status_html(lines, problem: bool, title: str = "") -> str:
@@ -226,7 +252,7 @@ class LongSessionDashboard(ShownAsWidget):
         # projector page (it is wide there, and every pixel counts), four in a notebook
         self.answer = widgets.HTML(
             layout=widgets.Layout(
-                height="40px" if present else "72px",
+                height="40px" if present else "90px",
                 overflow="auto",
                 flex="1 1 0",
                 min_width="0",
@@ -305,7 +331,9 @@ class LongSessionDashboard(ShownAsWidget):
         run = run_session(self.session, settings)
         self.run = run
         self.answer.value = (
-            answer_html(run_grounded(self.session, settings).outcome)
+            answer_html(
+                run_grounded(self.session, settings), run, len(self.baseline.tokens)
+            )
             if self.grounded.value
             else ""
         )
