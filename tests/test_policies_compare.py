@@ -6,11 +6,17 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_properties import PROFILE
 
 from minilib.logs import LogFileError, load_transcript
 from minilib.measure.costs import REPORT_KEYS
+from minilib.messages import InvalidMessagesError, validate_messages
 from minilib.policies.production import POLICIES
 from minilib.policies.production.compare import compare_policies
+from minilib.policies.production.run import PairingCheck
+from minilib.scale import generate_history
 from minilib.trace import model_calls, read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -111,3 +117,40 @@ def test_an_unknown_policy_is_named():
     )
     assert done.returncode == 2
     assert "unknown policy 'gpt-magic'" in done.stderr
+
+
+@settings(PROFILE, max_examples=80)
+@given(
+    calls=st.integers(1, 25),
+    edits=st.lists(
+        st.tuples(
+            st.sampled_from(["append", "drop", "mask", "keep"]), st.integers(0, 99)
+        ),
+        min_size=1,
+        max_size=12,
+    ),
+)
+def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
+    """Checking only from the last assistant message before a change gives the same
+    verdict as checking the whole window."""
+    history = list(generate_history(calls).messages)
+    check, window, taken = PairingCheck(), [], 2
+    for how, at in edits:
+        if how == "append" or not window:
+            taken = min(len(history), taken + 1 + at % 4)
+            window = window + history[len(window) : taken]
+        elif how == "drop":
+            window = window[: at % len(window)] + window[at % len(window) + 1 :]
+        elif how == "mask":
+            index = at % len(window)
+            window = (
+                window[:index]
+                + [dict(window[index], content="<MASKED>")]
+                + window[index + 1 :]
+            )
+        try:
+            validate_messages(window)
+            expected = True
+        except InvalidMessagesError:
+            expected = False
+        assert check.valid(list(window)) == expected

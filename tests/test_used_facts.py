@@ -140,3 +140,24 @@ def test_without_compression_every_use_is_kept():
     counts = meter.counts()
     assert counts["facts_used"] > 0
     assert counts["facts_kept"] == counts["facts_used"]
+
+
+def test_judging_window_after_window_agrees_with_judging_each_alone():
+    """The meter indexes only what a window appended since the last one it judged;
+    every verdict is the one a fresh index of the whole window gives."""
+    from minilib.logs.replay import load_transcript, replay_transcript, with_output_ids
+    from minilib.trace import model_calls
+    from minilib.window import Settings
+
+    log = load_transcript(
+        DATA_DIR.parent / "data" / "transcripts" / "m3_release_check.json"
+    )
+    run = replay_transcript(log, Settings(threshold=900, fold_user_turns=True))
+    used = used_facts(with_output_ids(log.messages))
+    meter = FactMeter(used)
+    calls = [c for c in model_calls(run.tracer.records) if c["purpose"] == "decision"]
+    for call in calls:
+        judged = meter.sent(call["step"], call["input"])
+        fresh = WindowIndex(call["input"])
+        assert judged == [(use, classify(use, fresh, used.pointers)) for use, _ in judged]
+    assert any(fate != "kept" for fate in (f.fate for f in meter.fates()))

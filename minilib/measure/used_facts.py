@@ -56,6 +56,7 @@ from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from ..messages import is_observation, output_id
 from ..scale.bounded import named_facts
+from .cache import shared_prefix
 
 FATES = ("kept", "restorable", "lost")  # best to worst
 MIN_POINTER = 4  # a call argument shorter than this ("ls", "1") points at nothing
@@ -166,17 +167,23 @@ class WindowIndex:
     arguments) and the output ids its messages carry."""
 
     def __init__(self, window: Iterable[Mapping]):
-        parts, ids = [], set()
-        for message in window:
+        self.text, self.ids = "", set()
+        self.add(window)
+
+    def add(self, messages: Iterable[Mapping]) -> "WindowIndex":
+        """Index messages appended to the window (a round that only appended costs
+        what it appended)."""
+        parts = [self.text] if self.text else []
+        for message in messages:
             parts.append(message.get("content") or "")
             for call in message.get("tool_calls") or ():
-                ids.add(call.get("id"))
+                self.ids.add(call.get("id"))
                 parts.append((call.get("function") or {}).get("arguments") or "")
             named = output_id(message)
             if named:
-                ids.add(named)
+                self.ids.add(named)
         self.text = "\n".join(parts)
-        self.ids = ids
+        return self
 
     def names(self, source: str) -> bool:
         """Whether the window names an output's id: in a pairing field, or in a text
@@ -220,13 +227,21 @@ class FactMeter:
         for use in used.uses:
             self._by_round.setdefault(use.round, []).append(use)
         self._worst: Dict[str, FactFate] = {}
+        self._indexed: Tuple[List[Mapping], WindowIndex] = ([], WindowIndex(()))
 
     def sent(self, step: int, window: Sequence[Mapping]) -> List[Tuple[FactUse, str]]:
         """Judge the uses of round `step` against the window it sent."""
         uses = self._by_round.get(step)
         if not uses:
             return []
-        index = WindowIndex(window)
+        window = list(window)
+        last, index = self._indexed
+        known = len(last)
+        if known and shared_prefix(last, window) == known:
+            index.add(window[known:])  # only appended since the last window judged
+        else:
+            index = WindowIndex(window)
+        self._indexed = (window, index)
         judged = [(use, classify(use, index, self.used.pointers)) for use in uses]
         for use, fate in judged:
             worst = self._worst.get(use.fact)

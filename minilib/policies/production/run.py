@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...measure.cache import CacheRound, PrefixCache
+from ...measure.cache import CacheRound, PrefixCache, shared_prefix
 from ...messages import ConversationChecker, InvalidMessagesError
 from ...scale.fast import ADDITIVE_COUNTERS
 from ...window import ContextOverflowError
@@ -68,26 +68,32 @@ def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
 
 
 class PairingCheck:
-    """Whether each window keeps pairing, checking only what a round appended when the
-    window begins with the whole last one."""
+    """Whether each window keeps pairing, checking only from where it changed.
+
+    Pairing state after a message depends only on the latest assistant message and
+    what follows it, and the part a window shares with the last valid one was checked
+    then: so the check restarts at the last assistant message before the first change
+    (the window's end, when it only appended)."""
 
     def __init__(self):
         self._last: List[Mapping] = []
-        self._checker: Optional[ConversationChecker] = None  # None: the last was broken
+        self._valid = False
 
     def valid(self, window: List[Mapping]) -> bool:
-        known = len(self._last)
-        if self._checker is not None and window[:known] == self._last:
-            checker, start = self._checker.copy(), known
-        else:
-            checker, start = ConversationChecker(), 0
+        start = 0
+        if self._valid:
+            start = shared_prefix(self._last, window)
+            while start > 0 and window[start - 1].get("role") != "assistant":
+                start -= 1
+            start = max(start - 1, 0)  # the assistant message itself opens the state
+        checker = ConversationChecker()
         try:
             for index in range(start, len(window)):
                 checker.add(window[index], index)
         except InvalidMessagesError:
-            self._last, self._checker = window, None
+            self._last, self._valid = window, False
             return False
-        self._last, self._checker = window, checker
+        self._last, self._valid = window, True
         return True
 
 
