@@ -25,8 +25,43 @@ def test_the_budget_slider_reaches_small_budgets_and_keeps_them():
     assert explorer.status.value == (
         f"<b>threshold 8,000, summary budget {explorer.budget.value}: all "
         f"{explorer.run.rounds} rounds governed; largest summary "
-        f"{max(explorer.run.summary):,} tokens</b>"
+        f"{max(explorer.run.summary):,} tokens<br>  the last summary: "
+        f"{explorer.run.dropped:,} older facts dropped to fit its budget</b>"
     )
+
+
+def test_a_tight_budget_says_how_many_facts_it_dropped():
+    """9.5 says a budget too small for the condensed line's facts drops the oldest
+    and says how many: the status gives the count the last summary sent states."""
+    import re
+
+    from minilib.loop import replay
+    from minilib.markers import is_summary
+    from minilib.scale.bounded import bounded_window
+    from minilib.scale.fast import FastWindow
+    from minilib.scale.histories import GeneratedConversation, generate_history
+    from minilib.window import Settings
+
+    last = {}
+
+    def observe(step, messages, compressions):
+        for message in messages:
+            if is_summary(message):
+                last["text"] = message["content"]
+
+    window = bounded_window(Settings(threshold=8_000), summary_budget=500)
+    replay(
+        GeneratedConversation(generate_history(200)),
+        FastWindow(window),
+        max_steps=None,
+        on_round=observe,
+    )
+    said = int(re.search(r"(\d+) older facts dropped", last["text"]).group(1))
+    run = scale_run(200, threshold=8_000, budget=500)
+    assert said > 0 and run.dropped == said
+    assert f"{said:,} older facts dropped" in run.status().splitlines()[1]
+    roomy = scale_run(200, threshold=8_000, budget=2_000)  # nothing dropped: no line
+    assert roomy.dropped == 0 and "dropped" not in roomy.status()
 
 
 def test_the_budget_slider_is_off_while_the_unbounded_summary_is_ticked():

@@ -19,7 +19,12 @@ from plotly.subplots import make_subplots
 from ..loop import replay
 from ..markers import is_summary
 from ..model import scripted_summary
-from ..scale.bounded import bounded_window, default_summary_budget
+from ..scale.bounded import (
+    CONDENSED_PREFIX,
+    bounded_window,
+    default_summary_budget,
+    parse_line,
+)
 from ..scale.fast import FastWindow
 from ..scale.histories import GeneratedConversation, generate_history
 from ..tokens import estimate_message_tokens
@@ -46,6 +51,8 @@ class ScaleRun:
     summary: List[int]  # tokens of the summary message in the window sent (0: none)
     rounds: int  # rounds the history has
     overflow: Optional[ContextOverflowError]
+    # older facts the last summary sent says it dropped (its condensed line's count)
+    dropped: int = 0
 
     def status(self) -> str:
         kind = (
@@ -54,10 +61,18 @@ class ScaleRun:
             else f"summary budget {self.budget:,}"
         )
         head = f"threshold {self.threshold:,}, {kind}: "
+        dropped = (
+            f"\n  the last summary: {self.dropped:,} older facts dropped to fit "
+            "its budget"
+            if self.dropped
+            else ""
+        )
         if self.overflow is None:
-            return head + (
-                f"all {self.rounds} rounds governed; largest summary "
-                f"{max(self.summary):,} tokens"
+            return (
+                head
+                + f"all {self.rounds} rounds governed; largest summary "
+                + f"{max(self.summary):,} tokens"
+                + dropped
             )
         # short lines: a notebook breaks a long output line anywhere, numbers included
         error = self.overflow
@@ -97,12 +112,14 @@ def scale_run(
         window = bounded_window(settings, summary_budget=budget)
     else:
         budget, window = None, article_window(scripted_summary, settings)
-    sent, summary = [], []
+    sent, summary, dropped = [], [], [0]
 
     def observe(step, messages, compressions):
         sent.append(sum(estimate_message_tokens(m) for m in messages))
         folded = [m for m in messages if is_summary(m)]
         summary.append(sum(estimate_message_tokens(m) for m in folded))
+        if folded:
+            dropped[0] = dropped_facts(folded[-1].get("content") or "")
 
     run = replay(
         GeneratedConversation(history),
@@ -111,7 +128,18 @@ def scale_run(
         on_round=observe,
     )
     rounds = sum(1 for m in history.messages if m["role"] == "assistant")
-    return ScaleRun(threshold, budget, sent, summary, rounds, run.overflow)
+    return ScaleRun(threshold, budget, sent, summary, rounds, run.overflow, dropped[0])
+
+
+def dropped_facts(summary_text: str) -> int:
+    """The older facts a bounded summary says it dropped (0: none, or no condensed
+    line): the count its condensed line ends with."""
+    start = summary_text.find(CONDENSED_PREFIX)
+    if start < 0:
+        return 0
+    line = summary_text[start:].split("\n", 1)[0]
+    condensed = parse_line(line)
+    return condensed.dropped if condensed is not None else 0
 
 
 def scale_figure(
