@@ -16,6 +16,7 @@ import pytest
 from minilib import Settings
 from minilib.lab.log_explorer import (
     LOG_SETTINGS,
+    LOG_WINDOW,
     LogExplorer,
     choose_threshold,
     cut_table,
@@ -155,12 +156,12 @@ def test_the_chosen_threshold_is_where_the_replay_just_completes(path):
         settings = replace(LOG_SETTINGS, fold_user_turns=fold)
         choice = choose_threshold(messages, settings)
         at = replay_transcript(
-            messages, replace(settings, threshold=choice.threshold), window="article"
+            messages, replace(settings, threshold=choice.threshold), window=LOG_WINDOW
         )
         assert at.overflow is None
         if choice.stops_at:
             below = replace(settings, threshold=choice.stops_at)
-            assert replay_transcript(messages, below, window="article").overflow
+            assert replay_transcript(messages, below, window=LOG_WINDOW).overflow
             assert choice.threshold - choice.stops_at <= choice.step
         assert choice.threshold <= max(1, choice.largest_window)
 
@@ -181,7 +182,7 @@ def test_the_cut_list_matches_the_last_window_at_any_threshold(path):
     ):
         settings = replace(LOG_SETTINGS, threshold=threshold)
         report = explore_text(path.read_text(encoding="utf-8"), path.name, settings)
-        run = replay_transcript(messages, settings, window="article")
+        run = replay_transcript(messages, settings, window=LOG_WINDOW)
         cut = report.cut
         kept = [m for m in run.final_messages if m["role"] == "tool" or is_observation(m)]
         in_window = cut[cut["fate"].isin(["verbatim", "aged"])]
@@ -268,7 +269,7 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     settings = Settings(threshold=800)
     report = explore_file(LOGS / "codex_rollout.jsonl", settings)
     messages = load_transcript(LOGS / "codex_rollout.jsonl").messages
-    run = replay_transcript(messages, settings, window="article")
+    run = replay_transcript(messages, settings, window=LOG_WINDOW)
     assert report.error is None and report.description.startswith("shape: codex-rollout")
     assert report.header.splitlines()[1].startswith("threshold: 800 tokens. On this log")
     assert f"final window: {len(run.final_messages)} messages" in report.summary
@@ -339,19 +340,17 @@ def test_the_grid_is_a_round_step_of_about_a_hundredth():
 
 def test_what_79_says_of_the_multi_turn_option_is_what_the_cells_show():
     """7.9's prose: on the Claude Code log its cell shows, at the threshold chosen from
-    it, "fold later user turns" changes nothing; on codex_rollout.jsonl at 500 it
-    decides whether the replay reaches the end (exercise 4)."""
+    it, the replay without "fold later user turns" stops before the end; on
+    codex_rollout.jsonl at 500 the option decides it too (exercise 4)."""
 
     def replayed(name, threshold, fold):
         messages = load_transcript(LOGS / name).messages
         settings = Settings(threshold=threshold, fold_user_turns=fold)
-        return replay_transcript(messages, settings, window="article")
+        return replay_transcript(messages, settings, window=LOG_WINDOW)
 
     shown = explore_file(LOGS / "claude_code_session.jsonl")
-    assert shown.settings.threshold == 360  # the number the prose names
-    folded, kept = (replayed("claude_code_session.jsonl", 360, f) for f in (True, False))
-    assert folded.overflow is None and kept.overflow is None
-    sent = [[r.tokens_after for r in run.rounds] for run in (folded, kept)]
-    assert sent[0] == sent[1]
+    assert shown.settings.threshold == 260  # the number the prose names
+    folded, kept = (replayed("claude_code_session.jsonl", 260, f) for f in (True, False))
+    assert folded.overflow is None and kept.overflow is not None
     assert replayed("codex_rollout.jsonl", 500, True).overflow is None
     assert replayed("codex_rollout.jsonl", 500, False).overflow is not None

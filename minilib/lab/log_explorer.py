@@ -2,20 +2,21 @@
 
 `explore_text(text, name, settings)` is the whole computation, a pure function of its
 inputs (tests call it directly): read the log (`parse_transcript`, any known shape),
-replay it through the article's window, and arrange what came out: which file, at which
+replay it through the production window, and arrange what came out: which file, at which
 threshold and why, what was read, the curve, what was cut, and every path on the same
 log. A file it cannot read gives one line that names it instead.
 
 Without settings the threshold is chosen from the log (`choose_threshold`): the tightest
-budget, on a grid of round numbers, under which the article's pipeline still replays the
+budget, on a grid of round numbers, under which that window still replays the
 log to its end. There aging and the summary do the most, so the curve, the cut list and
 the paths differ most; a fixed number would be too high for a short log (nothing is
 compressed) and too low for a long one (the replay stops at once).
 
-The replay here is the article's pipeline (`window="article"`), which chapter 07 takes
-to real logs, with later user turns folded; `compress` and `replay_transcript` default
-to the production window instead (the bounded summary behind FastWindow, chapter 09),
-whose summary never becomes the largest message however long the log runs.
+The replay here is the production window (`window="production"`), as `python -m
+minilib compress` and `replay_transcript` replay a log by default: aging, then the
+bounded summary behind FastWindow, later user turns folded, so the summary never becomes
+the largest message however long the log runs. The chapters that teach the article
+replay its own pipeline; `compress --article` does the same for a log.
 
 `LogExplorer` is the widget around it: a file-upload button, the threshold and the
 multi-turn option. An upload sets the threshold to the one chosen from that log; the
@@ -36,7 +37,7 @@ import plotly.io as pio
 from IPython.display import display
 
 from ..logs.replay import (
-    ARTICLE,
+    PRODUCTION,
     TranscriptFileError,
     parse_transcript,
     replay_transcript,
@@ -71,6 +72,7 @@ from .transcripts_view import (
 # Logs have several user turns (Claude Code, Codex): let the summary fold them, quoted
 # whole, or the article's range rule stops most of them at the second turn.
 LOG_SETTINGS = Settings(fold_user_turns=True)
+LOG_WINDOW = PRODUCTION  # what `compress` replays a log through
 GRID_POINTS = 100  # the threshold grid: about this many steps up to the largest window
 PATH_COLUMNS = [
     "path",
@@ -87,7 +89,7 @@ PATH_COLUMNS = [
 class ThresholdChoice:
     """The threshold chosen from a log, and the two numbers that explain it."""
 
-    threshold: int  # the article's pipeline replays the log to its end at this budget
+    threshold: int  # the log's window replays it to its end at this budget
     stops_at: int  # the grid point below it, where the replay stops (0: none)
     step: int  # the grid
     largest_window: int  # the log's largest window: at or above it nothing is compressed
@@ -127,7 +129,7 @@ def largest_window(messages: Sequence[Mapping]) -> int:
 def choose_threshold(
     messages: Sequence[Mapping], settings: Settings = LOG_SETTINGS
 ) -> ThresholdChoice:
-    """The tightest threshold on the grid at which the article's pipeline (with the
+    """The tightest threshold on the grid at which the production window (with the
     other `settings`) replays `messages` to the end, found by halving: at the answer it
     completes, one grid point lower it stops. At the largest window it completes, as
     nothing is compressed, so there is always an answer (the largest window itself when
@@ -138,7 +140,7 @@ def choose_threshold(
     while math.ceil(high / step) - low // step > 1:
         middle = (low // step + (math.ceil(high / step) - low // step) // 2) * step
         run = replay_transcript(
-            messages, replace(settings, threshold=middle), window=ARTICLE
+            messages, replace(settings, threshold=middle), window=LOG_WINDOW
         )
         if run.overflow is None:
             high = middle
@@ -172,23 +174,23 @@ def threshold_line(threshold: int, choice: ThresholdChoice) -> str:
         if chosen:
             return (
                 f"threshold: {threshold:,} tokens, chosen from this log: its largest "
-                "window. Below it the article's pipeline stops, so this log cannot be "
+                "window. Below it the window stops, so this log cannot be "
                 "compressed."
             )
         return (
             f"threshold: {threshold:,} tokens. This log cannot be compressed: below "
-            f"{largest} the article's pipeline stops."
+            f"{largest} the window stops."
         )
     stops = f" (at {choice.stops_at:,} it stops)" if choice.stops_at else ""
     if chosen:
         return (
             f"threshold: {threshold:,} tokens, chosen from this log: the tightest "
-            f"budget (on a grid of {choice.step:,}) at which the article's pipeline "
+            f"budget (on a grid of {choice.step:,}) at which the window "
             f"still replays it to the end{stops}, so aging and the summary do the "
             f"most. At {largest} and above, nothing is compressed."
         )
     return (
-        f"threshold: {threshold:,} tokens. On this log the article's pipeline replays "
+        f"threshold: {threshold:,} tokens. On this log the production window replays "
         f"to the end at {choice.threshold:,} tokens{stops}; at {largest} and above, "
         "nothing is compressed."
     )
@@ -217,7 +219,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
     choice = threshold_choice(text, name, settings or LOG_SETTINGS)
     if settings is None:
         settings = replace(LOG_SETTINGS, threshold=choice.threshold)
-    run = replay_transcript(messages, settings, window=ARTICLE)
+    run = replay_transcript(messages, settings, window=LOG_WINDOW)
     summary = format_summary(run)
     if run.overflow is not None:
         summary = (
