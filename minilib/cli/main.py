@@ -25,7 +25,7 @@ from ..logs.replay import (
     with_output_ids,
 )
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
-from ..measure.costs import measure_replay
+from ..measure.costs import ESTIMATED, measure_replay
 from ..measure.grounding import GroundingFileError, run_grounded
 from ..measure.tokenizers import TokenizerUnavailable, message_counter
 from ..reports.costs import format_costs, write_report
@@ -360,7 +360,7 @@ def _counter(name: str):
     """The counter `--tokenizer name` governs with, and how its figures are labelled."""
     encoding = TOKENIZERS[name]
     if encoding is None:
-        return estimate_tokens, "estimated (the article's rule, not a tokenizer)"
+        return estimate_tokens, ESTIMATED
     return message_counter(encoding), f"counted with {encoding}"
 
 

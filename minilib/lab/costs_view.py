@@ -13,13 +13,11 @@ from typing import Sequence
 import pandas as pd
 
 from ..logs.replay import ARTICLE, load_transcript, replay_transcript, with_output_ids
-from ..measure.costs import RunCosts, measure_replay
+from ..measure.costs import ESTIMATED, RunCosts, measure_replay
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
 from ..window import Settings
 from .policies_view import LogRuns, log_messages
-
-ESTIMATED = "estimated (the article's rule, not a tokenizer)"
 
 
 def replay_costs(name: str, settings: Settings = Settings()):

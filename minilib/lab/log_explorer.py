@@ -43,7 +43,7 @@ from ..logs.replay import (
     replay_transcript,
     with_output_ids,
 )
-from ..measure.costs import measure_replay
+from ..measure.costs import ESTIMATED, measure_replay
 from ..policies.on_logs import baseline_row, path_rows
 from ..reports import format_summary
 from ..reports.costs import format_costs
@@ -232,7 +232,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         with_output_ids(messages),
         estimate_message_tokens,
         rounds_total=log.rounds,
-        counted_with="estimated (the article's rule, not a tokenizer)",
+        counted_with=ESTIMATED,
     )
     header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole

@@ -25,6 +25,9 @@ from .cache import DEFAULT_PRICES, CacheCost, CacheRound, PrefixCache, cache_cos
 from .used_facts import FactFate, FactMeter, UsedFacts, used_facts
 
 WHOLE, CUT, FOLDED = "whole", "cut", "folded"
+ESTIMATED = (
+    "estimated (the article's rule, not a tokenizer)"  # how an estimate is labelled
+)
 # The keys every report has (`compress --report`'s report.json, `compare`'s rows).
 REPORT_KEYS = (
     "rounds",

@@ -16,7 +16,7 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
 from ...measure.cache import DEFAULT_PRICES
-from ...measure.costs import RunCosts, RunMeter
+from ...measure.costs import ESTIMATED, RunCosts, RunMeter
 from ...measure.used_facts import used_facts
 from ...messages import is_observation, output_id
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
@@ -60,7 +60,7 @@ def measure_policy(
     window_tokens: int,
     count_tokens: TokenCounter = estimate_tokens,
     *,
-    counted_with: str = "estimated (the article's rule, not a tokenizer)",
+    counted_with: str = ESTIMATED,
     prices: str = DEFAULT_PRICES,
     used=None,
     tracer: Optional[Tracer] = None,
@@ -103,7 +103,7 @@ def compare_policies(
     window_tokens: int = 200_000,
     count_tokens: TokenCounter = estimate_tokens,
     *,
-    counted_with: str = "estimated (the article's rule, not a tokenizer)",
+    counted_with: str = ESTIMATED,
     prices: str = DEFAULT_PRICES,
     trace_folder: Optional[Path] = None,
 ) -> List[dict]:
