@@ -16,6 +16,7 @@ from minilib.lab.six_paths import (
     tokens_per_round,
     tradeoff_data,
 )
+from minilib.lab.style import NO_ANSWER_Y
 from minilib.measure.facts import STATES
 from minilib.policies import PATHS, run_path
 
@@ -44,8 +45,13 @@ def test_moving_a_slider_moves_that_point_to_run_paths_result(explorer, key, val
     explorer.sliders[key].value = value
     run = run_path(key, value)
     x, y, symbol = point_of(explorer.figure, key)
-    assert (x, y) == (run.final_tokens, run.final_count("kept"))
-    assert symbol == ("circle" if run.completed else "x")  # a cross: it overflowed
+    # a run that overflowed answers nothing: on the no-answer row, as a cross
+    assert (x, y) == (
+        run.final_tokens,
+        run.final_count("kept") if run.completed else NO_ANSWER_Y,
+    )
+    assert symbol == ("circle" if run.completed else "x")
+    assert explorer.typed[key].value == value  # the box beside the slider shows it
     row = explorer_table(explorer.values()).loc[SHORT_NAMES[key]]
     assert row["tokens, last round"] == run.final_tokens and row[
         "lost"
@@ -54,9 +60,10 @@ def test_moving_a_slider_moves_that_point_to_run_paths_result(explorer, key, val
     assert row["completes"] == completes and completes in explorer.table_html.value
     assert row["value"] == value and f"<td>{value:,}</td>" in explorer.table_html.value
     explorer.sliders[key].value = PATHS[key].default
+    default = run_path(key)
     assert point_of(explorer.figure, key)[:2] == (
-        run_path(key).final_tokens,
-        run_path(key).final_count("kept"),
+        default.final_tokens,
+        default.final_count("kept") if default.completed else NO_ANSWER_Y,
     )
 
 
@@ -74,9 +81,73 @@ def test_other_points_stay_when_one_slider_moves(explorer):
 def test_sweep_lines_cover_every_slider_value():
     data = tradeoff_data({key: spec.default for key, spec in PATHS.items()})
     for key, spec in PATHS.items():
+        runs = [run_path(key, v) for v in spec.choices]
         assert data[f"{key} sweep"]["y"] == [
-            run_path(key, v).final_count("kept") for v in spec.choices
+            run.final_count("kept") if run.completed else NO_ANSWER_Y for run in runs
         ]
+
+
+def test_an_overflowed_run_sits_below_every_run_that_answers():
+    """At head_chars=0 aging's last window holds more facts (11) than the article's
+    pipeline keeps (9), but it never answers: its cross must not stand above the
+    pipeline's point (it would read as "0 is best"). It sits on the no-answer row,
+    under 0, and its hover says what its last window held."""
+    from minilib.lab.six_paths import tradeoff_figure
+
+    values = {key: spec.default for key, spec in PATHS.items()}
+    values["aging"] = 0
+    aging, article = run_path("aging", 0), run_path("rolling_summary")
+    assert not aging.completed and aging.final_count("kept") > article.final_count(
+        "kept"
+    )  # the case that invited the misreading
+    figure = tradeoff_figure(values)
+    x, y, symbol = point_of(figure, "aging")
+    assert symbol == "x" and y == NO_ANSWER_Y < 0
+    assert y < point_of(figure, "rolling_summary")[1]
+    answered = [t for t in figure.data if t.name in SHORT_NAMES.values()]
+    assert all(
+        t.y[0] >= 0 for t in answered if t.marker.symbol == "circle"
+    )  # a run that answers is never on that row
+    hover = next(t for t in figure.data if t.name == SHORT_NAMES["aging"]).text[0]
+    assert "no answer" in hover and f"held {aging.final_count('kept')} facts" in hover
+    ticks = dict(zip(figure.layout.yaxis.tickvals, figure.layout.yaxis.ticktext))
+    assert ticks[NO_ANSWER_Y] == "no answer"
+    assert figure.layout.yaxis.range[0] < NO_ANSWER_Y
+
+
+def test_a_typed_value_goes_to_the_nearest_choice_and_moves_the_slider():
+    """The box beside each slider takes a typed number: the slider goes to the nearest
+    value the path offers, and the chart and table follow."""
+    explorer = SixPathsExplorer()
+    choices = PATHS["truncation"].choices  # 0, 1, 2, 4, 6, 8, 10
+    explorer.typed["truncation"].value = 9  # between 8 and 10: the lower
+    assert explorer.sliders["truncation"].value == 8
+    assert explorer.typed["truncation"].value == 8 and 8 in choices
+    run = run_path("truncation", 8)
+    assert point_of(explorer.figure, "truncation")[:2] == (
+        run.final_tokens,
+        run.final_count("kept"),
+    )
+    explorer.typed["budgeting"].value = 10_000  # past the end: the last choice
+    assert explorer.sliders["budgeting"].value == PATHS["budgeting"].choices[-1]
+    explorer.typed["aging"].value = 160  # on the grid: taken as it is
+    assert explorer.sliders["aging"].value == 160
+    assert not any(s.readout for s in explorer.sliders.values())  # one readout: the box
+
+
+def test_reset_brings_back_every_default_and_redraws_once():
+    explorer = SixPathsExplorer()
+    fresh = {key: point_of(explorer.figure, key) for key in PATHS}
+    explorer.sliders["truncation"].value = 10
+    explorer.typed["aging"].value = 0
+    explorer.sliders["budgeting"].value = 600
+    redraws = []
+    explorer.table_html.observe(lambda change: redraws.append(change), names="value")
+    explorer.reset_button.click()
+    assert explorer.values() == {key: spec.default for key, spec in PATHS.items()}
+    assert {key: explorer.typed[key].value for key in PATHS} == explorer.values()
+    assert {key: point_of(explorer.figure, key) for key in PATHS} == fresh
+    assert len(redraws) == 1
 
 
 def test_tables_and_figure_hold_the_computed_numbers():

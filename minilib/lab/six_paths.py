@@ -30,6 +30,8 @@ from ..policies.registry import (
 from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
 from .shown import ShownAsWidget
 from .style import (
+    NO_ANSWER_FILL,
+    NO_ANSWER_Y,
     OTHER_PATHS_COLOR,
     OVERFLOW_COLOR,
     OVERFLOW_DRAWN_AT,
@@ -294,16 +296,28 @@ def threshold_line(last_round: int, threshold: int) -> dict:
 
 
 def point(run: PathRun) -> dict:
-    """Where a run sits in the trade-off chart: tokens of its last window, facts
-    it still shows."""
+    """Where a run sits in the trade-off chart: tokens of its last window, facts it
+    still shows; a run that overflowed gives no answer, so it sits on the no-answer row
+    below 0 (its facts are in the table), never above a path that finished."""
     counts = {state: run.final_count(state) for state in STATES}
     return {
         "x": run.final_tokens,
-        "y": counts["kept"],
+        "y": counts["kept"] if run.completed else NO_ANSWER_Y,
         "completed": run.completed,
         **counts,
         "extra_calls": run.extra_model_calls + run.recall_calls,
     }
+
+
+def _setting(parameter: str, value: int, run: PathRun) -> str:
+    """A mark's hover text: the slider's value and how the run ended; for a run that
+    overflowed, what its last window held (the chart puts it on the no-answer row)."""
+    if run.completed:
+        return f"{parameter}={value}, {completes(run)}"
+    return (
+        f"{parameter}={value}, {completes(run)}: no answer "
+        f"(its last window held {run.final_count('kept')} facts verbatim)"
+    )
 
 
 def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
@@ -312,8 +326,9 @@ def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
     Per path: its sweep (facts kept at every slider value, faint marks), its current
     point (facts kept verbatim) and, above that point, a bar up to the facts kept or
     recallable (one `recall` away): only the store has any, so the other paths draw no
-    bar. A run that overflowed is marked with a cross (`symbol`), in the
-    sweep and at the point.
+    bar. A run that overflowed is marked with a cross (`symbol`), in the sweep and at
+    the point, on the no-answer row (`NO_ANSWER_Y`): it answers nothing, whatever its
+    last window held.
     """
     data = {}
     for key, spec in PATHS.items():
@@ -323,14 +338,13 @@ def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
             "x": [p["x"] for p in sweep],
             "y": [p["y"] for p in sweep],
             "text": [
-                f"{spec.parameter}={v}, {completes(run)}"
-                for v, run in zip(spec.choices, runs)
+                _setting(spec.parameter, v, run) for v, run in zip(spec.choices, runs)
             ],
             "symbol": [_symbol(run) for run in runs],
         }
         run = cached_run(key, values[key])
         now = point(run)
-        setting = f"{spec.parameter}={values[key]}, {completes(run)}"
+        setting = _setting(spec.parameter, values[key], run)
         data[key] = {
             "x": [now["x"]],
             "y": [now["y"]],
@@ -339,7 +353,7 @@ def tradeoff_data(values: Mapping[str, int]) -> Dict[str, dict]:
         }
         # a bar up to kept + recallable, only where something is recallable (the store):
         # a diamond on every path would hide its filled circle
-        recallable = now["recallable"] > 0
+        recallable = now["recallable"] > 0 and now["completed"]
         data[f"{key} recallable"] = {
             "x": [now["x"], now["x"]] if recallable else [],
             "y": [now["y"], now["y"] + now["recallable"]] if recallable else [],
@@ -384,7 +398,19 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
         x=threshold,
         line={"color": THRESHOLD_COLOR, "dash": "dash", "width": 1},
         annotation_text=f"threshold {threshold:,}",
-        annotation_position="bottom left",
+        annotation_position="top left",
+    )
+    # A run that overflowed answers nothing: its own row under 0, not a height among the
+    # runs that finished, so the facts its last window held cannot read as a score.
+    figure.add_hrect(
+        y0=NO_ANSWER_Y - 1,
+        y1=NO_ANSWER_Y + 1,
+        fillcolor=NO_ANSWER_FILL,
+        line_width=0,
+        layer="below",
+        annotation_text="✕ the run overflowed (its last window's facts: the table)",
+        annotation_position="inside left",
+        annotation_font={"color": OVERFLOW_COLOR, "size": 12},
     )
     facts = len(default_facts())
     figure.update_layout(
@@ -400,8 +426,10 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
         },
         yaxis={
             "title": "facts: ● kept, ◆ kept + recallable",
-            "range": [-0.5, facts + 1],
-            "dtick": 2,
+            # room above the top fact for the threshold's label
+            "range": [NO_ANSWER_Y - 1.3, facts + 2.5],
+            "tickvals": [NO_ANSWER_Y, *range(0, facts + 1, 2)],
+            "ticktext": ["no answer", *map(str, range(0, facts + 1, 2))],
         },
         legend={
             "orientation": "h",
@@ -521,9 +549,16 @@ def explorer_table(values: Mapping[str, int]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=("path",) + EXPLORER_COLUMNS).set_index("path")
 
 
+def nearest_choice(choices: Sequence[int], typed: int) -> int:
+    """The slider value a typed number goes to: the nearest one the path offers (the
+    lower of two as near)."""
+    return min(choices, key=lambda choice: (abs(choice - typed), choice))
+
+
 class SixPathsExplorer(ShownAsWidget):
     """One slider per path's main parameter → the trade-off chart and a table,
-    redrawn in place."""
+    redrawn in place. Beside each slider a box shows its value and takes a typed one
+    (it goes to the nearest value the path offers); Reset brings back the defaults."""
 
     def __init__(self):
         self.sliders = {
@@ -532,18 +567,42 @@ class SixPathsExplorer(ShownAsWidget):
                 value=spec.default,
                 description=f"{key}: {spec.parameter}",
                 continuous_update=True,
+                # the box beside it is the readout: a SelectionSlider's own readout can
+                # be typed into, and ignores what is typed
+                readout=False,
                 style={"description_width": "220px"},
                 layout=widgets.Layout(width=WIDE_SLIDER_WIDTH),
             )
             for key, spec in PATHS.items()
         }
+        self.typed = {
+            key: widgets.IntText(
+                value=spec.default,
+                tooltip=f"type a {spec.parameter}: it goes to the nearest of "
+                + ", ".join(map(str, spec.choices)),
+                layout=widgets.Layout(width="80px"),
+            )
+            for key, spec in PATHS.items()
+        }
+        self._holding = False
         for key, slider in self.sliders.items():
             slider.add_class(f"ccl-slider-{key}")
+            self.typed[key].add_class(f"ccl-typed-{key}")
             slider.observe(self._on_change, names="value")
+            self.typed[key].observe(
+                lambda change, key=key: self.type_value(key, change["new"]), names="value"
+            )
+        self.reset_button = widgets.Button(
+            description="Reset to the article's values",
+            icon="undo",
+            layout=widgets.Layout(width="230px"),
+        )
+        self.reset_button.on_click(lambda _: self.reset())
         self.table_html = widgets.HTML()
         self.figure = tradeoff_figure(self.values(), widget=True)
+        rows = [widgets.HBox([self.sliders[key], self.typed[key]]) for key in PATHS]
         self.widget = widgets.VBox(
-            list(self.sliders.values()) + [self.figure, self.table_html]
+            rows + [self.reset_button, self.figure, self.table_html]
         )
         self.widget.add_class("ccl-six-paths-explorer")
         self.render()
@@ -555,11 +614,34 @@ class SixPathsExplorer(ShownAsWidget):
         """Show the runs for the current slider values: the only place
         the display changes."""
         values = self.values()
+        for key, value in values.items():
+            self.typed[
+                key
+            ].value = value  # a typed value off the grid shows where it went
         update_tradeoff_figure(self.figure, values)
         self.table_html.value = table_html(explorer_table(values), wrap=False)
 
-    def _on_change(self, change) -> None:
+    def type_value(self, key: str, typed: int) -> None:
+        """A number typed beside a slider: the slider goes to the nearest value the path
+        offers (which redraws), and the box shows that value."""
+        value = nearest_choice(PATHS[key].choices, typed)
+        if value != self.sliders[key].value:
+            self.sliders[key].value = value
+        self.typed[key].value = value
+
+    def reset(self) -> None:
+        """Every slider back to its default (the article's value), redrawn once."""
+        self._holding = True
+        try:
+            for key, spec in PATHS.items():
+                self.sliders[key].value = spec.default
+        finally:
+            self._holding = False
         self.render()
+
+    def _on_change(self, change) -> None:
+        if not self._holding:
+            self.render()
 
     def text_form(self) -> str:
         return "Six-paths explorer (run the notebook to use the sliders)"

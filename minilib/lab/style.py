@@ -135,6 +135,8 @@ LAB_AXIS_STYLE = dict(
 )
 
 OVERFLOW_SYMBOL = "x"  # a run that overflowed: its last window, drawn as a cross
+# chapter 8's trade-off chart: the row under 0 facts where a run that overflowed sits
+NO_ANSWER_Y, NO_ANSWER_FILL = -2, "rgba(214, 39, 40, 0.08)"
 # Chapter 8's panels (tokens): an overflow's tokens can be far above the axis, so its
 # cross is drawn at most this high (clear of the panel's title above and of the threshold
 # line below), and its label low, below every path's line from round 9 on (lowest: 434).

@@ -14,6 +14,8 @@ What a person sees is checked against what the library computes in this process:
 - 07_real_transcripts at 1280x720: a log of each shape in data/logs uploaded in turn; each
   report names its file and the threshold chosen from it, and fits; an unreadable file's
   line replaces it.
+- 08_six_paths_compared at 1280x720: a number typed beside a slider moves it to the
+  nearest value the path offers, the chart and the table follow; Reset restores them.
 - Chinese text is drawn with a CJK font, not as empty boxes.
 
 Expected values are never written down here: they come from minilib for whatever values
@@ -740,6 +742,79 @@ def test_a_policy_slider_reruns_its_policy_in_the_table(browser, lab_server):
         eventually(shows, timeout=lab.PAGE_TIMEOUT / 1000)
         lab.scroll_to_top(page.locator(POLICY_LAB).first)
         lab.shoot(page, "policy-lab-1280x720")
+        assert not errors, errors
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
+
+
+SIX_PATHS_NOTEBOOK = "notebooks/08_six_paths_compared.ipynb"
+SIX_PATHS = ".ccl-six-paths-explorer"
+
+
+def test_six_paths_explorer_takes_a_typed_value_and_resets(browser, lab_server):
+    """08 at 1280x720: a slider has no readout to type into (a SelectionSlider's ignores
+    what is typed); the box beside it takes a number, the slider goes to the nearest
+    value the path offers, and the chart's point and the table follow. Reset brings
+    back the article's values."""
+    from minilib.lab.six_paths import SHORT_NAMES
+    from minilib.lab.style import NO_ANSWER_Y
+    from minilib.policies import PATHS, run_path
+
+    require_notebook(SIX_PATHS_NOTEBOOK)
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    errors = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+
+    def point(key, value):
+        run = run_path(key, value)
+        y = run.final_count("kept") if run.completed else NO_ANSWER_Y
+        return {SHORT_NAMES[key]: {"x": [run.final_tokens], "y": [y]}}
+
+    def typed(key, text):
+        box = page.locator(f"{SIX_PATHS} .ccl-typed-{key} input")
+        box.fill(text)
+        box.press("Enter")
+
+    def box_value(key):
+        return page.locator(f"{SIX_PATHS} .ccl-typed-{key} input").input_value()
+
+    try:
+        lab.open_notebook(page, lab_server, SIX_PATHS_NOTEBOOK)
+        lab.run_all_cells(page)
+        explorer = page.locator(SIX_PATHS).first
+        explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+        plot = explorer.locator(".js-plotly-plot").first
+        assert explorer.locator(".widget-slider .widget-readout:visible").count() == 0
+        typed("truncation", "9")  # between 8 and 10: the nearer lower one, 8
+        assert lab.wait_for_traces(page, plot, point("truncation", 8))
+
+        def box_shows_8():
+            assert box_value("truncation") == "8"
+
+        eventually(box_shows_8)
+        handle = explorer.locator(".ccl-slider-truncation .noUi-handle")
+        index = PATHS["truncation"].choices.index(8)
+        assert float(handle.get_attribute("aria-valuenow")) == index
+        row = explorer.locator("tr", has=page.locator("th:text-is('1 truncation')"))
+        assert row.locator("td").last.text_content().strip() == "8"
+        typed("aging", "0")  # overflows: its cross goes to the no-answer row
+        assert lab.wait_for_traces(page, plot, point("aging", 0))
+        lab.shoot_widget(page, explorer, "six-paths-explorer-aging-0-1280x720")
+        explorer.locator("button", has_text="Reset to the article's values").click()
+        defaults = {}
+        for key, spec in PATHS.items():
+            defaults.update(point(key, spec.default))
+        assert lab.wait_for_traces(page, plot, defaults)
+
+        def boxes_back():
+            assert {k: box_value(k) for k in PATHS} == {
+                k: str(spec.default) for k, spec in PATHS.items()
+            }
+
+        eventually(boxes_back)
         assert not errors, errors
     finally:
         context.close()
