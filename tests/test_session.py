@@ -68,6 +68,14 @@ def test_baseline_grows_from_135_to_17991(cli_run):
     assert all(
         a["baseline_tokens"] < b["baseline_tokens"] for a, b in zip(rows, rows[1:])
     )
+    # not linearly: chapter 06 says most of it comes in two jumps, rounds 1 and 3 (the
+    # notes file and the build log arriving)
+    steps = {
+        b["round"]: b["baseline_tokens"] - a["baseline_tokens"]
+        for a, b in zip(rows, rows[1:])
+    }
+    assert sorted(steps, key=steps.get)[-2:] == [1, 3]
+    assert steps[1] + steps[3] > (17_991 - 135) / 2
 
 
 def test_round_1_aging_4276_to_282(cli_run):
