@@ -26,6 +26,7 @@ from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
 from .shown import ShownAsWidget
+from .six_paths import NumberTable, table_html
 from .style import (
     COMPRESSED_COLOR,
     OVERFLOW_COLOR,
@@ -34,7 +35,7 @@ from .style import (
     POLICY_FIGURE_WIDTH,
     WIDE_SLIDER_WIDTH,
 )
-from .tables import TABLE_CSS, HtmlTable, to_html
+from .tables import HtmlTable
 
 # The logs a class can pick: generated sessions (long and regular) and the bundled
 # transcripts (short, real-shaped).
@@ -165,8 +166,9 @@ def policy_catalogue() -> pd.DataFrame:
 
 
 def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
-    """`comparison_frame` as the lab's tables look (a notebook cell's output)."""
-    return HtmlTable(comparison_frame(rows))
+    """`comparison_frame` as the lab's tables look (a notebook cell's output), its
+    headers and long cells wrapped to fit the notebook."""
+    return NumberTable(comparison_frame(rows))
 
 
 def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
@@ -178,7 +180,7 @@ def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
                 "rounds": rounds_cell(row),
                 "tokens sent": f"{row['tokens_sent']:,}",
                 "saved": f"{row['tokens_saved']:.0%}",
-                "facts kept": row["facts_kept"],
+                "kept": row["facts_kept"],
                 "restorable": row["facts_restorable"],
                 "lost": row["facts_lost"],
                 "cache cost": f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}",
@@ -380,7 +382,7 @@ class PolicyLab(ShownAsWidget):
             f"{len(runs.baseline.per_round):,} rounds, {used} facts the agent used; "
             f"window {self.window.value:,} tokens (estimated)"
         )
-        self.table.value = TABLE_CSS + to_html(comparison_frame(rows))
+        self.table.value = table_html(comparison_frame(rows))
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
