@@ -47,6 +47,8 @@ import socket
 import sys
 from pathlib import Path
 
+from jupyterhub.spawner import SimpleLocalProcessSpawner
+
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent  # the project's venv: hub, proxy, servers, kernels
 COPIED = ("notebooks", "data", "docs")  # what a student's chapters open or link to
@@ -131,7 +133,14 @@ c.JupyterHub.port = port
 c.JupyterHub.hub_ip = "127.0.0.1"
 c.JupyterHub.hub_port = port + 2
 c.ConfigurableHTTPProxy.api_url = f"http://127.0.0.1:{port + 1}"
-c.ConfigurableHTTPProxy.command = [str(BIN / "configurable-http-proxy")]
+# The pure-Python proxy with a pool for a class (classroom/proxy.py says why); a student's
+# "server starting" page waits on one long request, as long as the start itself.
+c.ConfigurableHTTPProxy.command = [
+    sys.executable,
+    str(REPO / "classroom" / "proxy.py"),
+    "--proxy-timeout",
+    str(600 * 1000),
+]
 c.ConfigurableHTTPProxy.pid_file = str(hub_dir / "proxy.pid")
 c.JupyterHub.db_url = f"sqlite:///{hub_dir / 'jupyterhub.sqlite'}"
 c.JupyterHub.cookie_secret_file = str(hub_dir / "jupyterhub_cookie_secret")
@@ -160,7 +169,18 @@ if token:
     ]
 
 # ------------------------------------------------------------------ the students' servers
-c.JupyterHub.spawner_class = "simple"  # local processes, as the hub's user
+
+
+class ClassroomSpawner(SimpleLocalProcessSpawner):
+    """Local processes as the hub's user, stopped with SIGTERM first: on SIGTERM a
+    Jupyter server shuts its kernels down before it exits, on SIGINT (what the hub sends
+    first otherwise) it exits at once and leaves each kernel to notice on its own."""
+
+    async def stop(self, now=False):
+        await super().stop(now=True)
+
+
+c.JupyterHub.spawner_class = ClassroomSpawner
 c.SimpleLocalProcessSpawner.home_dir_template = str(students_dir / "{username}")
 c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
 c.Spawner.args = ["--ServerApp.terminals_enabled=False"] + (
@@ -171,8 +191,7 @@ c.Spawner.default_url = START_PAGE
 # A loaded 2-core machine starting thirty servers at once needs time.
 c.Spawner.start_timeout = 300
 c.Spawner.http_timeout = 300
-c.Spawner.interrupt_timeout = 10
-c.Spawner.term_timeout = 5
+c.Spawner.term_timeout = 30  # thirty servers shutting their kernels down at once
 c.JupyterHub.init_spawners_timeout = 60
 
 

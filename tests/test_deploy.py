@@ -58,7 +58,10 @@ def test_make_classroom_config_names_students_and_a_teacher(classroom_env, tmp_p
     classroom_env.setenv("CLASSROOM_PORT", "9100")
     config = load_hub_config(CONFIG)
     assert config.JupyterHub.authenticator_class == "shared-password"
-    assert config.JupyterHub.spawner_class == "simple"
+    spawner = config.JupyterHub.spawner_class
+    from jupyterhub.spawner import SimpleLocalProcessSpawner
+
+    assert issubclass(spawner, SimpleLocalProcessSpawner), spawner
     assert config.Authenticator.allowed_users == {"ana", "ben", "cai"}
     assert config.Authenticator.admin_users == {"teacher"}
     assert config.SharedPasswordAuthenticator.user_password == "class-password"
@@ -67,7 +70,9 @@ def test_make_classroom_config_names_students_and_a_teacher(classroom_env, tmp_p
     assert (config.JupyterHub.port, config.JupyterHub.hub_port) == (9100, 9102)
     assert config.ConfigurableHTTPProxy.api_url == "http://127.0.0.1:9101"
     assert config.JupyterHub.ip == "127.0.0.1"
-    assert Path(config.ConfigurableHTTPProxy.command[0]).name == "configurable-http-proxy"
+    assert (
+        Path(config.ConfigurableHTTPProxy.command[1]) == ROOT / "classroom" / "proxy.py"
+    )
     assert str(tmp_path) in config.JupyterHub.db_url
     assert config.SimpleLocalProcessSpawner.home_dir_template == str(
         tmp_path / "students" / "{username}"
