@@ -103,7 +103,8 @@ bench-policies: $(STAMP)
 # make classroom's hub with 1, 5, 10, 20 and 30 students at once (one a real browser, the
 # others through the kernel websocket API): start, memory per student, keypress -> redraw
 bench-classroom: $(CLASSROOM_STAMP)
-	$(JUPYTER_ENV) $(BIN)/python bench/bench_classroom.py --markdown docs/benchmark_classroom.md
+	$(JUPYTER_ENV) $(BIN)/python bench/bench_classroom.py --markdown docs/benchmark_classroom.md \
+		--json build/bench/classroom.json
 
 clean:
 	rm -rf $(VENV) build out artifacts

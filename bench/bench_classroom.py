@@ -123,6 +123,42 @@ class KernelStudent:
         self.sent = 0
         self.failed = 0
         self.ran_seconds = None
+        self.page_seconds, self.page_requests, self.page_failed = None, 0, 0
+
+    async def load_page(self, requests) -> None:
+        """What a browser fetches to open chapter 06 in JupyterLab and run it (recorded
+        from the plain JupyterLab run), fetched through the proxy six at a time, as a
+        browser does. A request that answered below 400 there and fails here counts."""
+        from tornado.httpclient import AsyncHTTPClient, HTTPRequest
+
+        headers = {"Authorization": f"token {self.classroom.token}"}
+        base = f"{self.classroom.url}/user/{self.name}/"
+        client, slots = AsyncHTTPClient(), asyncio.Semaphore(6)
+
+        async def fetch(path):
+            async with slots:
+                try:
+                    response = await client.fetch(
+                        HTTPRequest(
+                            base + path,
+                            headers=headers,
+                            follow_redirects=False,
+                            connect_timeout=600,
+                            request_timeout=600,
+                        ),
+                        raise_error=False,
+                    )
+                    return response.code
+                except Exception:
+                    return 599
+
+        started = time.perf_counter()
+        codes = await asyncio.gather(*(fetch(path) for path, _ in requests))
+        self.page_seconds = time.perf_counter() - started
+        self.page_requests = len(requests)
+        self.page_failed = sum(
+            1 for (_, want), got in zip(requests, codes) if want < 400 <= got
+        )
 
     async def open(self) -> None:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -142,6 +178,7 @@ class KernelStudent:
                 method="POST",
                 headers=headers,
                 body=json.dumps(body),
+                connect_timeout=600,
                 request_timeout=600,
             )
         )
@@ -150,7 +187,7 @@ class KernelStudent:
             f"/api/kernels/{kernel}/channels?session_id={self.session}"
         )
         self.ws = await websocket_connect(
-            HTTPRequest(url, headers=headers, request_timeout=600),
+            HTTPRequest(url, headers=headers, connect_timeout=600, request_timeout=600),
             max_message_size=256 * 1024 * 1024,
         )
         self.reader = asyncio.ensure_future(self.read())
@@ -263,8 +300,9 @@ class KernelClass:
     """The N-1 websocket students, on an asyncio loop in a thread of their own (the main
     thread drives the browser with Playwright's synchronous API)."""
 
-    def __init__(self, classroom, names):
+    def __init__(self, classroom, names, page_load=()):
         self.students = [KernelStudent(classroom, n, i) for i, n in enumerate(names)]
+        self.page_load = list(page_load)
         self.ready = threading.Event()
         self.paced_stop = threading.Event()
         self.schedule_ready = threading.Event()
@@ -288,10 +326,17 @@ class KernelClass:
             self.finished.set()
 
     async def _main(self) -> None:
+        from tornado.httpclient import AsyncHTTPClient
+
+        # Thirty students at once: no queue behind tornado's default 10 connections,
+        # whose waiting requests give up after 20 s (HTTP 599).
+        AsyncHTTPClient.configure(None, max_clients=1000)
         cells = code_cells(ROOT / LAB_NOTEBOOK)
         started = time.perf_counter()
 
         async def begin(student):
+            if self.page_load:
+                await student.load_page(self.page_load)
             await student.open()
             await student.run_notebook(cells)
 
@@ -383,6 +428,59 @@ def browser_student(browser, classroom, name: str, presses: int, kernels: Kernel
     return result
 
 
+def plain_lab(browser, presses: int) -> dict:
+    """The same keypresses in `make lab`'s JupyterLab, no hub: what the hub adds."""
+    import tempfile
+
+    rng = random.Random(99)
+    with tempfile.TemporaryDirectory() as home:
+        server = lab.start_jupyterlab(
+            Path(home), ROOT / "artifacts" / "logs" / "bench-classroom-plain-lab.log"
+        )
+        context = browser.new_context(viewport=lab.VIEWPORT, device_scale_factor=1)
+        context.add_init_script(lab.WEBSOCKET_TAP_JS)
+        page = context.new_page()
+        page.set_default_timeout(LONG)
+        redraws, splits, loaded = [], [], {}
+
+        def note(response):
+            request = response.request
+            if request.method == "GET" and response.url.startswith(server.url + "/"):
+                loaded.setdefault(response.url[len(server.url) + 1 :], response.status)
+
+        page.on("response", note)
+        try:
+            lab.open_notebook(page, server, LAB_NOTEBOOK)
+            lab.run_all_cells(page)
+            page.remove_listener("response", note)
+            page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace")
+            lab.scroll_to_top(page.locator(DASHBOARD).first)
+            slider = lab.slider(page, "^threshold$", DASHBOARD)
+            lab.install_latency_probe(page, scope=DASHBOARD)
+            for k in range(presses):
+                key = "ArrowLeft" if k % 2 == 0 else "ArrowRight"
+                sample = lab.measure_keypress(page, slider, key, idle=lab.wait_idle)
+                if sample["redraw"] is not None:
+                    redraws.append(sample["redraw"])
+                if sample.get("split"):
+                    splits.append(sample["split"])
+                time.sleep(rng.uniform(1.0, 3.0))
+        finally:
+            context.close()
+            server.delete_sessions_and_kernels()
+            server.close()
+    return {
+        "page_load": list(loaded.items()),
+        "paced": stats(redraws),
+        "split": {
+            part: statistics.median(x[part] for x in splits)
+            for part in ("frontend", "roundtrip", "render")
+        }
+        if splits
+        else None,
+    }
+
+
 # ------------------------------------------------------------------ memory and CPU
 
 
@@ -460,7 +558,7 @@ def memory_snapshot(classroom) -> dict:
             rss = process.memory_info().rss / mb
         except psutil.Error:
             continue
-        if "configurable-http-proxy" in cmdline:
+        if "configurable-http-proxy" in cmdline or "classroom/proxy.py" in cmdline:
             hub_processes["proxy"] = rss
         elif "jupyterhub -f" in cmdline or cmdline.endswith("jupyterhub_config.py"):
             hub_processes["hub"] = rss
@@ -488,7 +586,7 @@ def stats(values) -> dict | None:
     }
 
 
-def run_class(browser, count: int, presses: int) -> dict:
+def run_class(browser, count: int, presses: int, page_load=()) -> dict:
     import psutil
 
     names = ["browser"] + [f"student{i:02d}" for i in range(1, count)]
@@ -525,7 +623,7 @@ def run_class(browser, count: int, presses: int) -> dict:
             f"{max(ready.values(), default=float('nan')):.1f} s; running chapter 06",
             flush=True,
         )
-        kernels = KernelClass(classroom, names[1:])
+        kernels = KernelClass(classroom, names[1:], page_load)
         kernels.start()
         student = browser_student(browser, classroom, names[0], presses, kernels)
         kernels.finished.wait(timeout=900)
@@ -555,6 +653,11 @@ def run_class(browser, count: int, presses: int) -> dict:
             "at_once": stats(
                 [ms for s in socket_students for ms in s.latencies.get("at once", [])]
             ),
+            "page_load_s": stats(
+                [s.page_seconds for s in socket_students if s.page_seconds is not None]
+            ),
+            "page_requests": sum(s.page_requests for s in socket_students),
+            "page_failed": sum(s.page_failed for s in socket_students),
             "messages": sum(s.sent for s in socket_students),
             "failed": sum(s.failed for s in socket_students),
             "errors": sorted({e for s in socket_students for e in s.errors})[:3],
@@ -624,11 +727,14 @@ def breaks(r: dict) -> list:
     for label, s in (("browser", b.get("paced")), ("kernels", k.get("paced"))):
         if s and s["p90"] > BREAK_P90_MS:
             found.append(f"{label} p90 {s['p90']:.0f} ms > {BREAK_P90_MS} ms at pace")
+    # from the first log-in to the last student's chapter run: servers, pages, kernels
     start = (r.get("server_start_s") or {}).get("max", 0) + max(
-        b.get("ran_s") or 0, (k.get("ran_s") or {}).get("max", 0)
+        b.get("ran_s") or 0, k.get("ran_at_once_s") or 0
     )
     if start > BREAK_START_S:
         found.append(f"{start:.0f} s from the bell to a running chapter")
+    if k.get("page_failed"):
+        found.append(f"{k['page_failed']} page requests failed through the proxy")
     if b.get("failed") or k.get("failed"):
         found.append(f"{b.get('failed', 0) + k.get('failed', 0)} presses never redrawn")
     if r.get("left_behind"):
@@ -640,7 +746,7 @@ BEGIN = "<!-- measured by bench/bench_classroom.py: begin -->"
 END = "<!-- measured by bench/bench_classroom.py: end -->"
 
 
-def markdown(results: list, info: dict, when: str) -> str:
+def markdown(results: list, info: dict, when: str, plain: dict | None = None) -> str:
     out = [
         BEGIN,
         "",
@@ -651,10 +757,11 @@ def markdown(results: list, info: dict, when: str) -> str:
         "",
         "### Start: the bell",
         "",
-        "| students | hub up | servers ready (median / last) | chapter 06 run, all at "
+        "| students | hub up | servers ready (median / last) | JupyterLab page loads, "
+        "all at once (median / last; requests failed) | chapter 06 run, all at "
         "once (median / last) | the browser's log-in → chapter run | Ctrl-C: hub "
         "gone | left behind |",
-        "|---:|---:|---:|---:|---:|---:|---:|",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         k, b = r.get("kernels", {}), r.get("browser", {})
@@ -662,6 +769,9 @@ def markdown(results: list, info: dict, when: str) -> str:
             f"| {r['students']} | {r['hub_start_s']:.1f} s | "
             f"{fmt(r.get('server_start_s'), unit=' s', digits=1)} / "
             f"{fmt(r.get('server_start_s'), 'max', ' s', 1)} | "
+            f"{fmt(k.get('page_load_s'), unit=' s', digits=1)} / "
+            f"{fmt(k.get('page_load_s'), 'max', ' s', 1)}; "
+            f"{k.get('page_failed', 0)} of {k.get('page_requests', 0)} | "
             f"{fmt(k.get('ran_s'), unit=' s', digits=1)} / "
             f"{fmt(k.get('ran_s'), 'max', ' s', 1)} | "
             f"{b.get('ran_s') or 0:.1f} s | {r.get('stop_s', 0):.1f} s | "
@@ -708,6 +818,9 @@ def markdown(results: list, info: dict, when: str) -> str:
         "*at pace*: everyone at a student's pace; *at once*: everyone presses at the "
         "same moment (five rounds).",
         "",
+        "*plain JupyterLab*: the browser's presses in `make lab`'s JupyterLab, no hub, "
+        "in the same run.",
+        "",
         "| students | browser at pace: median / p90 | kernels at pace: median / p90 "
         "| browser, all at once: median / p90 | kernels, all at once: median / p90 / "
         "max | browser at pace, split: keydown → out / round trip / render "
@@ -732,6 +845,20 @@ def markdown(results: list, info: dict, when: str) -> str:
             + f" | {k.get('messages', 0)} | "
             + ("; ".join(breaks(r)) or "holds")
             + " |"
+        )
+    if plain and plain.get("paced"):
+        split = plain.get("split")
+        out.append(
+            f"| plain JupyterLab, no hub | {fmt(plain['paced'])} / "
+            f"{fmt(plain['paced'], 'p90')} | – | – | – | "
+            + (
+                " / ".join(
+                    f"{split[p]:.0f} ms" for p in ("frontend", "roundtrip", "render")
+                )
+                if split
+                else "–"
+            )
+            + " | – | |"
         )
     out += ["", END]
     return "\n".join(out) + "\n"
@@ -770,6 +897,11 @@ def main(argv=None) -> int:
         default=20,
         help="keypresses the browser student times at pace (default 20)",
     )
+    parser.add_argument(
+        "--no-plain",
+        action="store_true",
+        help="skip the reference run in plain JupyterLab (no hub)",
+    )
     parser.add_argument("--markdown", type=Path, help="write the results' page here")
     parser.add_argument("--json", type=Path, help="also write the raw results here")
     args = parser.parse_args(argv)
@@ -793,20 +925,31 @@ def main(argv=None) -> int:
     }
     from playwright.sync_api import sync_playwright
 
-    results = []
+    results, plain = [], None
     with sync_playwright() as playwright:
         browser = lab.launch_chromium(playwright, chromium, WORK / "chromium-home")
         try:
+            if not args.no_plain:
+                print(
+                    "[plain JupyterLab] the same keypresses without the hub", flush=True
+                )
+                plain = plain_lab(browser, args.presses)
             for count in args.students:
-                results.append(run_class(browser, count, args.presses))
+                results.append(
+                    run_class(
+                        browser, count, args.presses, (plain or {}).get("page_load", ())
+                    )
+                )
         finally:
             browser.close()
     when = time.strftime("%Y-%m-%d", time.gmtime())
-    measured = markdown(results, info, when)
+    measured = markdown(results, info, when, plain)
     print(measured)
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
-        args.json.write_text(json.dumps({"info": info, "results": results}, indent=1))
+        args.json.write_text(
+            json.dumps({"info": info, "results": results, "plain": plain}, indent=1)
+        )
     if args.markdown:
         write_markdown(args.markdown, measured)
     return 0
