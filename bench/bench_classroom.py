@@ -128,7 +128,8 @@ class KernelStudent:
     async def load_page(self, requests) -> None:
         """What a browser fetches to open chapter 06 in JupyterLab and run it (recorded
         from the plain JupyterLab run), fetched through the proxy six at a time, as a
-        browser does. A request that answered below 400 there and fails here counts."""
+        browser does. A request that answered below 400 there and fails here with a 5xx
+        (599: no answer) counts; 4xx are not the proxy's (terminals are off here)."""
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
 
         headers = {"Authorization": f"token {self.classroom.token}"}
@@ -156,9 +157,12 @@ class KernelStudent:
         codes = await asyncio.gather(*(fetch(path) for path, _ in requests))
         self.page_seconds = time.perf_counter() - started
         self.page_requests = len(requests)
-        self.page_failed = sum(
-            1 for (_, want), got in zip(requests, codes) if want < 400 <= got
-        )
+        failures = [
+            f"{got} {path[:80]}"
+            for (path, want), got in zip(requests, codes)
+            if want < 400 and got >= 500
+        ]
+        self.page_failed, self.page_failures = len(failures), failures[:5]
 
     async def open(self) -> None:
         from tornado.httpclient import AsyncHTTPClient, HTTPRequest
@@ -658,6 +662,9 @@ def run_class(browser, count: int, presses: int, page_load=()) -> dict:
             ),
             "page_requests": sum(s.page_requests for s in socket_students),
             "page_failed": sum(s.page_failed for s in socket_students),
+            "page_failures": sorted(
+                {f for s in socket_students for f in getattr(s, "page_failures", [])}
+            )[:10],
             "messages": sum(s.sent for s in socket_students),
             "failed": sum(s.failed for s in socket_students),
             "errors": sorted({e for s in socket_students for e in s.errors})[:3],
