@@ -13,9 +13,9 @@ its settings in CLASSROOM_* variables (the Makefile maps STUDENTS=, PASSWORD=...
 - CLASSROOM_TEACHER   the teacher's account (default "teacher"): an admin whose server
                       opens the Voila projector page; CLASSROOM_TEACHER_PASSWORD (at
                       least 32 characters, JupyterHub's rule for admins) or made once, too
-- CLASSROOM_PORT      the address students open (default 8000); the proxy's API listens
-                      on PORT+1 and the hub on PORT+2, all three on CLASSROOM_IP's side
-                      only for the first (default 127.0.0.1; 0.0.0.0 lets the room in)
+- CLASSROOM_PORT      the port students open (default 8000), on CLASSROOM_IP (default
+                      127.0.0.1; 0.0.0.0 lets the room in); the proxy's API listens on
+                      PORT+1 and the hub on PORT+2, both on 127.0.0.1 only
 - CLASSROOM_DIR       where the hub keeps its database and the students' copies
                       (default build/classroom in the checkout)
 - CLASSROOM_API_TOKEN optional: a service token allowed to start, stop and reach every
@@ -34,8 +34,9 @@ do what the hub's user can. Run as root, the servers run as root too (--allow-ro
 chapters need no terminal, so terminals are off. For separate users use The Littlest
 JupyterHub, for containers Zero to JupyterHub (deploy/README.md).
 
-The proxy is the pure-Python `configurable-http-proxy` from PyPI, so a machine with only
-Python needs no Node.js; it stops with the hub, as do all the servers (Ctrl-C).
+The proxy is the pure-Python `configurable-http-proxy` from PyPI (classroom/proxy.py), so
+a machine with only Python needs no Node.js. Ctrl-C stops the hub, the proxy and every
+server, each server shutting its kernels down first.
 """
 
 import json
