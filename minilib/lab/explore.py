@@ -127,31 +127,8 @@ def message_tokens_figure(
             "tokens<br>%{customdata[0]}<br>%{customdata[1]} chars",
         )
         figure.add_bar(**bar, row=1, col=1)
-        labels = [
-            f"{tokens:,}" if tokens <= zoom_tokens else f"{tokens:,} ►"
-            for tokens in rows["tokens"]
-        ]
-        figure.add_bar(
-            **bar,
-            showlegend=False,
-            text=labels,
-            textposition="none",  # drawn as annotations: a cut bar has no top
-            row=2,
-            col=1,
-        )
-        for index, tokens, label in zip(rows.index, rows["tokens"], labels):
-            cut = tokens > zoom_tokens
-            figure.add_annotation(
-                x=index,
-                y=zoom_tokens if cut else tokens,
-                text=label,
-                showarrow=False,
-                yanchor="top" if cut else "bottom",
-                textangle=-90,
-                font={"size": 10, "color": "white" if cut else TEXT_COLOR},
-                xref="x2",
-                yref="y2",
-            )
+        figure.add_bar(**bar, showlegend=False, row=2, col=1)
+        _label_zoomed_bars(figure, rows["tokens"], zoom_tokens)
     figure.update_yaxes(title_text="estimated tokens", tickformat=",", row=1, col=1)
     figure.update_yaxes(
         title_text="tokens", range=[0, zoom_tokens], fixedrange=True, row=2, col=1
@@ -166,6 +143,24 @@ def message_tokens_figure(
         bargap=0.15,
     )
     return figure
+
+
+def _label_zoomed_bars(figure: go.Figure, tokens: pd.Series, zoom_tokens: int) -> None:
+    """Each bar of the zoom (x: its message index) says its tokens above it; a bar the
+    zoom cuts off says so inside its top: its size and an arrow up (► turned upright)."""
+    for index, size in tokens.items():
+        cut = size > zoom_tokens
+        figure.add_annotation(
+            x=index,
+            y=zoom_tokens if cut else size,
+            text=f"{size:,} ►" if cut else f"{size:,}",
+            showarrow=False,
+            yanchor="top" if cut else "bottom",
+            textangle=-90,
+            font={"size": 10, "color": "white" if cut else TEXT_COLOR},
+            xref="x2",
+            yref="y2",
+        )
 
 
 # ---------------------------------------------------------------- 02: the token estimate
