@@ -190,9 +190,15 @@ def test_cli_compress_matches_cli_run_on_the_bundled_session(tmp_path):
     ran = cli("run", "--out", tmp_path / "b", cwd=tmp_path)
     description, table = compressed.stdout.split("\n\n", 1)
     assert description.startswith("shape: openai-chat")
+    # both say once that the tokens are estimated: a log's report above its table,
+    # run's under its summary
+    from minilib.measure.costs import ESTIMATED
+
+    counted = f"tokens: {ESTIMATED}\n"
+    assert counted in description + "\n" and ran.stdout.count(counted) == 1
     assert table.replace(str(tmp_path / "a"), "OUT") == ran.stdout.replace(
-        str(tmp_path / "b"), "OUT"
-    )
+        counted, ""
+    ).replace(str(tmp_path / "b"), "OUT")
     assert read_jsonl(tmp_path / "a" / "trace.jsonl") == read_jsonl(
         tmp_path / "b" / "trace.jsonl"
     )
