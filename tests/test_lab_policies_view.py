@@ -42,13 +42,16 @@ def test_the_table_and_the_figure_show_every_row():
     rows = policy_rows(runs, 8_000)
     frame = comparison_frame(rows)
     assert list(frame.index) == [row["policy"] for row in rows]
-    ran, stopped = tradeoff_traces(rows)
-    assert sorted(ran["text"] + stopped["text"]) == sorted(frame.index)
-    assert all(
-        row["overflow_round"] is not None
-        for row in rows
-        if row["policy"] in stopped["text"]
-    )
+    saved, lost, restorable, cache = tradeoff_traces(rows)
+    for trace in (saved, lost, restorable, cache):
+        assert trace["y"] == list(frame.index)  # one bar a policy, the table's order
+    for row, x, text in zip(rows, saved["x"], saved["text"]):
+        if row["overflow_round"] is None:
+            assert x == round(100 * row["tokens_saved"], 1)
+        else:  # no bar: it saved nothing, the agent failed there
+            assert x == 0 and text == f"stopped at round {row['overflow_round']:,}"
+    assert lost["x"] == [row["facts_lost"] for row in rows]
+    assert restorable["x"] == [row["facts_restorable"] for row in rows]
 
 
 def test_a_slider_reruns_its_own_policy_and_leaves_the_others():

@@ -16,6 +16,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 import ipywidgets as widgets
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.subplots import make_subplots
 
 from ..logs import LogFileError
 from ..logs.replay import load_transcript, parse_transcript, with_output_ids
@@ -28,11 +29,13 @@ from ..tokens import estimate_message_tokens
 from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
 from .style import (
+    AGING_COLOR,
     COMPRESSED_COLOR,
     OVERFLOW_COLOR,
-    OVERFLOW_SYMBOL,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
+    SUMMARY_COLOR,
+    TEXT_COLOR,
     WIDE_SLIDER_WIDTH,
 )
 from .tables import HtmlTable
@@ -193,57 +196,93 @@ def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
 
 
 def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
-    """Two traces: the policies that ran to the end, and those that stopped (✕)."""
-    traces = []
-    for stopped in (False, True):
-        chosen = [row for row in rows if (row["overflow_round"] is not None) == stopped]
-        cost = [row["cache_cost"] / max(row["uncached_cost"], 1) for row in chosen]
-        traces.append(
-            dict(
-                x=[round(100 * row["tokens_saved"], 1) for row in chosen],
-                y=[row["facts_lost"] + 0.5 * row["facts_restorable"] for row in chosen],
-                text=[row["policy"] for row in chosen],
-                customdata=[
-                    [
-                        row["facts_lost"],
-                        row["facts_restorable"],
-                        round(100 * c),
-                        rounds_cell(row),
-                    ]
-                    for row, c in zip(chosen, cost)
-                ],
-                name="stopped (window overflowed)" if stopped else "ran to the end",
-                mode="markers+text",
-                textposition="top center",
-                marker=dict(
-                    # rounded: a size needs no more, and a stored output compares exactly
-                    size=[round(10 + 30 * min(c, 1), 1) for c in cost],
-                    color=OVERFLOW_COLOR if stopped else COMPRESSED_COLOR,
-                    symbol=OVERFLOW_SYMBOL if stopped else "circle",
-                    opacity=0.75,
-                ),
-                hovertemplate="<b>%{text}</b><br>tokens saved %{x}%<br>"
-                "facts lost %{customdata[0]}, restorable %{customdata[1]}<br>"
-                "cache cost %{customdata[2]}% of uncached<br>rounds %{customdata[3]}"
-                "<extra></extra>",
-            )
-        )
-    return traces
+    """The figure's four bar traces, one bar a policy in every panel: tokens saved; the
+    facts lost and restorable; the cache's cost. A policy whose window overflowed gets
+    no bar for tokens saved, only "stopped at round N" in red: it saved nothing, the
+    agent failed there."""
+    names = [row["policy"] for row in rows]
+    stopped = [row["overflow_round"] is not None for row in rows]
+    saved = [
+        0 if stop else round(100 * row["tokens_saved"], 1)
+        for row, stop in zip(rows, stopped)
+    ]
+    cost = [round(100 * row["cache_cost"] / max(row["uncached_cost"], 1)) for row in rows]
+    bar = dict(type="bar", orientation="h", y=names)
+    return [
+        dict(
+            bar,
+            col=1,
+            x=saved,
+            name="tokens saved",
+            marker=dict(color=COMPRESSED_COLOR),
+            text=[
+                f"stopped at round {row['overflow_round']:,}" if stop else f"{x:.0f}%"
+                for row, stop, x in zip(rows, stopped, saved)
+            ],
+            textposition="outside",
+            textfont=dict(
+                color=[OVERFLOW_COLOR if stop else TEXT_COLOR for stop in stopped]
+            ),
+            cliponaxis=False,
+        ),
+        dict(
+            bar,
+            col=2,
+            x=[row["facts_lost"] for row in rows],
+            name="facts lost",
+            marker=dict(color=OVERFLOW_COLOR),
+        ),
+        dict(
+            bar,
+            col=2,
+            x=[row["facts_restorable"] for row in rows],
+            name="restorable",
+            marker=dict(color=AGING_COLOR),
+        ),
+        dict(
+            bar,
+            col=3,
+            x=cost,
+            name="cache cost",
+            marker=dict(color=SUMMARY_COLOR),
+            text=[f"{c}%" for c in cost],
+            textposition="outside",
+            cliponaxis=False,
+        ),
+    ]
 
 
 def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
-    figure = go.Figure()
+    """One row a policy, three panels side by side: what it saved, what it lost, what
+    the cache cost (a bar chart names every policy; a scatter piled their labels up)."""
+    figure = make_subplots(
+        rows=1,
+        cols=3,
+        shared_yaxes=True,
+        horizontal_spacing=0.05,
+        column_widths=[0.4, 0.3, 0.3],
+        subplot_titles=(
+            "tokens saved (%)",
+            "facts lost, restorable",
+            "cache cost (% of uncached)",
+        ),
+    )
     for trace in tradeoff_traces(rows):
-        figure.add_scatter(**trace)
+        column = trace.pop("col")
+        figure.add_trace(
+            go.Bar(**{k: v for k, v in trace.items() if k != "type"}), 1, column
+        )
+    figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
+    figure.update_xaxes(range=[0, 130], row=1, col=1)  # room for "stopped at round N"
+    figure.update_xaxes(range=[0, 130], row=1, col=3)
     figure.update_layout(
         title=title,
+        barmode="stack",
         width=POLICY_FIGURE_WIDTH,
         height=POLICY_FIGURE_HEIGHT,
         template="plotly_white",
-        margin=dict(l=70, r=20, t=50, b=50),
-        legend=dict(orientation="h", y=-0.15),
-        xaxis=dict(title="tokens saved against sending the whole log (%)"),
-        yaxis=dict(title="facts lost (+ ½ a restorable one)", rangemode="tozero"),
+        margin=dict(l=180, r=20, t=70, b=40),
+        legend=dict(orientation="h", y=-0.08),
     )
     return figure
 
@@ -324,7 +363,9 @@ class PolicyLab(ShownAsWidget):
         self.sliders: Dict[str, widgets.Widget] = {}
         self.slider_box = widgets.VBox()
         self.table = widgets.HTML()
-        self.figure = go.FigureWidget(tradeoff_figure([]))
+        self.figure = go.FigureWidget(
+            tradeoff_figure(policy_rows(self.current(), window))
+        )
         self.choice.observe(lambda change: self.reset(), "value")
         self.window.observe(lambda change: self.reset(), "value")
         self.upload.observe(lambda change: self.take_upload(), "value")
@@ -386,7 +427,7 @@ class PolicyLab(ShownAsWidget):
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
-                shown.update(new)
+                shown.update({k: v for k, v in new.items() if k not in ("col", "type")})
         self.rows = rows
         return rows
 
