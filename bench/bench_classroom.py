@@ -731,9 +731,14 @@ def breaks(r: dict) -> list:
     if r.get("servers_ready", 0) < r["students"]:
         found.append(f"only {r.get('servers_ready')} of {r['students']} servers started")
     b, k = r.get("browser", {}), r.get("kernels", {})
-    for label, s in (("browser", b.get("paced")), ("kernels", k.get("paced"))):
+    for label, s in (
+        ("browser at pace", b.get("paced")),
+        ("kernels at pace", k.get("paced")),
+        ("browser, all at once,", b.get("at_once")),
+        ("kernels, all at once,", k.get("at_once")),
+    ):
         if s and s["p90"] > BREAK_P90_MS:
-            found.append(f"{label} p90 {s['p90']:.0f} ms > {BREAK_P90_MS} ms at pace")
+            found.append(f"{label} p90 {s['p90']:.0f} ms > {BREAK_P90_MS} ms")
     # from the first log-in to the last student's chapter run: servers, pages, kernels
     start = (r.get("server_start_s") or {}).get("max", 0) + max(
         b.get("ran_s") or 0, k.get("ran_at_once_s") or 0
@@ -911,7 +916,20 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--markdown", type=Path, help="write the results' page here")
     parser.add_argument("--json", type=Path, help="also write the raw results here")
+    parser.add_argument(
+        "--from-json",
+        type=Path,
+        help="measure nothing: write the page again from a run's --json file",
+    )
     args = parser.parse_args(argv)
+    if args.from_json:
+        saved = json.loads(args.from_json.read_text())
+        when = time.strftime("%Y-%m-%d", time.gmtime(args.from_json.stat().st_mtime))
+        measured = markdown(saved["results"], saved["info"], when, saved.get("plain"))
+        print(measured)
+        if args.markdown:
+            write_markdown(args.markdown, measured)
+        return 0
 
     chromium = lab.chromium_executable()
     if chromium is None:
