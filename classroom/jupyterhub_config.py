@@ -106,6 +106,7 @@ def remembered_passwords(path: Path, student: str, teacher: str) -> dict:
         stop("TEACHER_PASSWORD must have at least 32 characters (JupyterHub's rule)")
     if chosen["student"] == chosen["teacher"]:
         stop("PASSWORD and TEACHER_PASSWORD must differ")
+    chosen["made"] = sorted(made)
     if made:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "w") as file:
@@ -215,12 +216,19 @@ def copy_chapters(spawner):
 c.Spawner.pre_spawn_hook = copy_chapters
 
 host = socket.gethostname() if ip in ("0.0.0.0", "") else ip
+# A terminal on the projector shows the students' password, which they need; the
+# teacher's is shown only on the start that made it.
+teacher_says = (
+    passwords["teacher"]
+    if "teacher" in passwords["made"]
+    else f"as given, or kept in {hub_dir / 'passwords.json'}"
+)
 print(
     f"""
 Classroom at http://{host}:{port}/ (IP={ip or "0.0.0.0"}; IP=0.0.0.0 lets the room in)
   {len(students)} students: {", ".join(students[:6])}{" ..." if len(students) > 6 else ""}
   students' password: {passwords["student"]}
-  teacher: {teacher}, password: {passwords["teacher"]} (opens the projector page)
+  teacher: {teacher}, password: {teacher_says} (opens the projector page)
   the students' copies of the chapters: {students_dir}/<name>/
   Ctrl-C stops the hub, the proxy and every student's server.
 """,
