@@ -20,6 +20,7 @@ from minilib.lab.dashboard import (
 from minilib.lab.figures import (
     lab_figure,
     lab_traces,
+    send_lab_update,
     session_figure,
     token_axis_range,
     trace_data,
@@ -306,13 +307,19 @@ def test_the_zoom_follows_the_threshold(fresh, session):
 
 def captured_updates(figure, monkeypatch) -> list:
     """Record the messages `figure` sends to the browser, as (kind, arguments), instead of
-    sending them."""
+    sending them: "frame" (a zero-length animation frame: styles, layout, trace indexes,
+    options), "update", "restyle" and "relayout"."""
     sent = []
 
     def update(restyle_data, relayout_data, trace_indexes=None, source_view_id=None):
         sent.append(("update", (restyle_data, relayout_data, trace_indexes)))
 
+    def frame(styles_data, relayout_data, trace_indexes, animation_opts):
+        frame = (styles_data, relayout_data, trace_indexes, animation_opts)
+        sent.append(("frame", frame))
+
     monkeypatch.setattr(figure, "_send_update_msg", update)
+    monkeypatch.setattr(figure, "_send_animate_msg", frame)
     for kind in ("restyle", "relayout"):
         monkeypatch.setattr(
             figure,
@@ -322,14 +329,19 @@ def captured_updates(figure, monkeypatch) -> list:
     return sent
 
 
+def changed_names(figure, frame) -> set:
+    """The traces a frame changes (it also names, unchanged, one trace of each panel it
+    would otherwise leave out)."""
+    styles, _, indexes, _ = frame
+    names = [trace.name for trace in figure.data]
+    return {names[i] for i, style in zip(indexes, styles) if style}
+
+
 def test_one_message_per_change_carrying_only_what_changed(fresh, session, monkeypatch):
     sent = captured_updates(fresh.figure, monkeypatch)
-    names = [trace.name for trace in fresh.figure.data]
     fresh.sliders["head_chars"].value = 400
-    assert [kind for kind, _ in sent] == ["update"]
-    restyle, relayout, indexes = sent[0][1]
-    assert relayout == {}, "no axis depends on head_chars"
-    touched = {names[i] for i in indexes}
+    assert [kind for kind, _ in sent] == ["frame"]
+    touched = changed_names(fresh.figure, sent[0][1])
     assert "compressed" in touched
     assert not touched & {
         "baseline",
@@ -337,11 +349,13 @@ def test_one_message_per_change_carrying_only_what_changed(fresh, session, monke
         "threshold",
         "threshold (zoom)",
     }
+    # no axis depends on head_chars: the frame restates the zoom's range as it is
+    assert sent[0][1][1] == {"yaxis3.range": [0, Settings().threshold * ZOOM_FACTOR]}
 
     sent.clear()
     fresh.sliders["threshold"].value = 1000
-    assert [kind for kind, _ in sent] == ["update"]
-    assert sent[0][1][1]["yaxis3.range"] == [0, 1000 * ZOOM_FACTOR]
+    assert [kind for kind, _ in sent] == ["frame"]
+    assert sent[0][1][1] == {"yaxis3.range": [0, 1000 * ZOOM_FACTOR]}
 
     sent.clear()
     unchanged = next(
@@ -354,6 +368,75 @@ def test_one_message_per_change_carrying_only_what_changed(fresh, session, monke
     )
     fresh.sliders["min_chars"].value = unchanged
     assert sent == [], "a change that leaves the run as it was sends nothing"
+
+
+def test_a_frame_names_a_trace_with_points_in_every_panel(fresh, monkeypatch):
+    """plotly.js takes a panel of which a frame names no trace with points for an empty
+    panel and removes its traces."""
+    sent = captured_updates(fresh.figure, monkeypatch)
+    for name, value in (("head_chars", 400), ("threshold", 1000), ("protect_tail", 2)):
+        sent.clear()
+        fresh.sliders[name].value = value
+        (kind, (styles, _, indexes, _)), *rest = sent
+        assert kind == "frame" and not rest
+        panels = {}
+        for trace in fresh.figure.data:  # after the change, as the browser draws it
+            if trace.x:
+                panels.setdefault((trace.xaxis, trace.yaxis), set()).add(trace.name)
+        named = {fresh.figure.data[i].name for i in indexes}
+        for panel, with_points in panels.items():
+            assert named & with_points, f"{name}={value}: no trace of {panel} named"
+
+
+def test_a_trace_gaining_or_losing_its_points_is_followed_by_a_full_redraw(
+    fresh, session, monkeypatch
+):
+    """The legend lists only the traces with points: an overflow's cross adds an entry."""
+    sent = captured_updates(fresh.figure, monkeypatch)
+    fresh.sliders["threshold"].value = 1150
+    assert sent[-1][1][3]["frame"]["redraw"] is False
+    assert run_session(session, Settings(threshold=700)).overflow is not None
+    fresh.sliders["threshold"].value = 700
+    assert sent[-1][1][3]["frame"]["redraw"] is True
+    assert "overflow" in changed_names(fresh.figure, sent[-1][1])
+    fresh.sliders["threshold"].value = 1150
+    assert sent[-1][1][3]["frame"]["redraw"] is True
+    # every frame is drawn, in order, as soon as the previous one is
+    assert {frame[3]["mode"] for kind, frame in sent} == {"afterall"}
+
+
+def test_the_log_axis_goes_as_a_layout_update_without_data(fresh, monkeypatch):
+    """A frame still queued in the browser cannot undo a change that carries no data."""
+    sent = captured_updates(fresh.figure, monkeypatch)
+    fresh.log_axis.value = True
+    assert [kind for kind, _ in sent] == ["update"]
+    restyle, relayout, _ = sent[0][1]
+    assert not restyle and relayout["yaxis.type"] == "log"
+
+
+def test_without_plotlys_frame_methods_a_change_goes_as_one_update():
+    """Another plotly version without the FigureWidget methods send_lab_update uses."""
+
+    class Plain:
+        updates = []
+
+        def plotly_update(self, **change):
+            self.updates.append(change)
+
+    restyle, relayout = {"y": [[1, 2]]}, {"yaxis3.range": [0, 3]}
+    send_lab_update(Plain(), restyle, [1], relayout)
+    assert Plain.updates == [
+        dict(restyle_data=restyle, relayout_data=relayout, trace_indexes=[1])
+    ]
+
+
+def test_the_zooms_axis_title_does_not_follow_its_tick_labels(session):
+    """A slider change redraws the zoom's axes but not their titles: its y title is an
+    annotation at a fixed place, not an axis title placed around the labels."""
+    figure = lab_figure(run_session(session), run_baseline(session), widget=False)
+    assert not figure.layout.yaxis3.title.text
+    (title,) = [a for a in figure.layout.annotations if a.yref == "y3 domain"]
+    assert title.text == "tokens" and title.textangle == -90 and title.xref == "paper"
 
 
 def test_table_css_is_on_the_page_once_not_in_every_update(fresh):

@@ -63,6 +63,7 @@ from .style import (
     ZOOM_FACTOR,
     ZOOM_PANEL_TITLE,
     ZOOM_TRACES,
+    ZOOM_Y_TITLE_SHIFT,
 )
 
 
@@ -548,6 +549,28 @@ def _lab_layout(width: Optional[int], height: int) -> dict:
     )
 
 
+def _zoom_axis_title() -> dict:
+    """The zoom's y-axis title, as an annotation at a fixed place. plotly places an axis
+    title clear of the axis's tick labels, and the zoom's labels change with the
+    threshold (400 or 1,500); a slider change redraws the zoom's axes but not their
+    titles (see send_lab_update), so an axis title could stay where earlier labels put
+    it. This one sits where plotly puts it beside five-character labels (1,500), the
+    widest near the middle of the axis at any threshold the slider reaches."""
+    return dict(
+        text="tokens",
+        textangle=-90,
+        showarrow=False,
+        xref="paper",
+        x=0,
+        xanchor="center",
+        xshift=ZOOM_Y_TITLE_SHIFT,
+        yref="y3 domain",
+        y=0.5,
+        yanchor="middle",
+        font=dict(size=FONT_SIZE),
+    )
+
+
 def lab_figure(
     run: SessionRun,
     baseline: Baseline,
@@ -588,14 +611,10 @@ def lab_figure(
         (2, 1),
         panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
         _lab_round_axis(baseline, 1, title_text="round"),
-        dict(
-            title_text="tokens",
-            tickformat=",",
-            range=zoom_axis_range(run),
-            **_lab_value_axis(),
-        ),
+        dict(tickformat=",", range=zoom_axis_range(run), **_lab_value_axis()),
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
+    figure.add_annotation(_zoom_axis_title())
     figure.update_layout(_lab_layout(width, height))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
     # they are at construction, and a page built from that state (Voila, a reload) would
@@ -606,22 +625,114 @@ def lab_figure(
 def update_lab_figure(
     figure, run: SessionRun, baseline: Baseline, *, log_tokens: bool = False
 ) -> None:
-    """Redraw `figure` (built by lab_figure) for another run: one update message to the
-    browser.
-
-    Only what changed is sent: an unchanged trace property or axis is left out. The
-    changes go
-    in one `plotly_update`, which is what a `batch_update` sends on exit, without
-    validating
-    every value twice on the way (they are plain ints and strings computed here): about a
-    third of the figure's time per slider change.
-    """
+    """Redraw `figure` (built by lab_figure) for another run, sending only what changed
+    (an unchanged trace property or axis is left out; a change that leaves the run as it
+    was sends nothing). See send_lab_update for how the browser redraws it."""
     restyle, indexes = _changed_traces(figure, lab_traces(run, baseline))
     relayout = _changed_axes(figure, run, baseline, log_tokens)
-    if restyle or relayout:
+    send_lab_update(figure, restyle, indexes, relayout)
+
+
+def send_lab_update(figure, restyle: dict, indexes: list, relayout: dict) -> None:
+    """Apply a change to `figure` (built by lab_figure) and send it to the browser, so
+    that the browser redraws only what changed.
+
+    plotly.js redraws the whole figure on any change of a trace's data sent the usual way
+    (`plotly_update`, which is what a `batch_update` sends): every axis and tick label,
+    the legend, the panel titles and all fourteen traces (docs/benchmark.md). The same
+    change sent as a zero-length animation frame
+    (Plotly.animate, no transition, no redraw) makes plotly.js recompute the data and
+    redraw only the traces it names, and, when the zoom's range moves, the zoom's two
+    axes; what it draws is what a full redraw draws (a browser test compares the two).
+    Frames are queued in order, each carrying the zoom's range as it now is, so a frame
+    that interrupts another's axis change still ends on the right range.
+
+    A full redraw follows the frame when a trace gains its first point or loses its last
+    (the legend lists only traces with points). A change of the token axis (log or
+    linear, or a threshold above the baseline in another session) is sent as a layout
+    update of its own, before the frame: it never carries data, so a frame still queued
+    cannot undo it. Without plotly's widget methods for this (another plotly version),
+    the change goes as one `plotly_update`."""
+    if not (restyle or relayout):
+        return
+    if not all(hasattr(figure, method) for method in _FRAME_METHODS):
         figure.plotly_update(
             restyle_data=restyle, relayout_data=relayout, trace_indexes=indexes
         )
+        return
+    token_axis = {k: v for k, v in relayout.items() if not k.startswith("yaxis3.")}
+    if token_axis:
+        figure.plotly_update(relayout_data=token_axis)
+    zoom = {k: v for k, v in relayout.items() if k.startswith("yaxis3.")}
+    if not (restyle or zoom):
+        return
+    styles, traces, gains_or_loses_points = _frame_traces(figure._data, restyle, indexes)
+    zoom_range = zoom.get("yaxis3.range") or list(figure.layout.yaxis3.range)
+    # sent first: the browser starts drawing while the figure here takes the change
+    figure._send_animate_msg(
+        styles_data=styles,
+        relayout_data={"yaxis3.range": zoom_range},
+        trace_indexes=traces,
+        animation_opts=_frame_options(redraw=gains_or_loses_points),
+    )
+    restyled, relaid, _ = figure._perform_plotly_update(
+        restyle_data=restyle, relayout_data=zoom, trace_indexes=indexes
+    )
+    if restyled:
+        figure._dispatch_trace_change_callbacks(restyled, indexes)
+    if relaid:
+        figure._dispatch_layout_change_callbacks(relaid)
+
+
+def _frame_traces(shown: list, restyle: dict, indexes: list):
+    """(styles, trace indexes, whether a trace gains its first point or loses its last)
+    of the frame for a change of the traces `indexes` of a figure whose raw traces are
+    `shown`.
+
+    plotly.js redraws, panel by panel, only the traces a frame names, and takes a panel
+    of which it names none (or only traces left without points) for a panel with nothing
+    to draw: it removes every trace of it. So the frame also names, unchanged, one trace
+    with points of each panel it would otherwise leave out."""
+    new_x = dict(zip(indexes, restyle.get("x", ())))
+
+    def has_points(index):
+        x = new_x.get(index, Undefined)
+        return bool(shown[index].get("x") if x is Undefined else x)
+
+    def panel(index):
+        return shown[index].get("xaxis", "x"), shown[index].get("yaxis", "y")
+
+    styles = [
+        {key: values[i] for key, values in restyle.items() if values[i] is not Undefined}
+        for i in range(len(indexes))
+    ]
+    gains_or_loses = any(bool(shown[i].get("x")) != has_points(i) for i in indexes)
+    drawn = {panel(i) for i in indexes if has_points(i)}
+    kept = {}
+    for index in range(len(shown)):
+        if panel(index) not in drawn and has_points(index):
+            kept.setdefault(panel(index), index)
+    return styles + [{}] * len(kept), list(indexes) + list(kept.values()), gains_or_loses
+
+
+# plotly's FigureWidget methods send_lab_update uses to send a change as a frame
+_FRAME_METHODS = (
+    "_perform_plotly_update",
+    "_send_animate_msg",
+    "_dispatch_trace_change_callbacks",
+    "_dispatch_layout_change_callbacks",
+)
+
+
+def _frame_options(redraw: bool) -> dict:
+    """Plotly.animate's options for one lab update: no transition, no frame time, queued
+    after any frame not yet drawn (none is dropped: each carries only what changed since
+    the previous one); `redraw`: a full redraw once it is drawn."""
+    return {
+        "transition": {"duration": 0},
+        "frame": {"duration": 0, "redraw": redraw},
+        "mode": "afterall",
+    }
 
 
 def _changed_traces(figure, data: Dict[str, dict]):
