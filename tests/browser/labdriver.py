@@ -479,9 +479,9 @@ def html_tables(page, scope: str = ""):
 # Installed once per page. A capture-phase keydown listener on the document notes when a
 # key goes down; a MutationObserver on the chart notes, for every batch of mutations after
 # it, the time and a signature of what plotly.js holds (every trace's x and y), plus the
-# next animation frame. After things settle, the redraw time is the first batch whose
-# signature equals the settled one: "the chart shows the final numbers", however many
-# partial redraws came before.
+# next animation frame. After things settle, the redraw time is the last batch whose
+# signature equals the settled one: "the chart shows the final numbers and then stops
+# changing", however many partial redraws came before or after the data was final.
 LATENCY_PROBE_JS = """(gd) => {
   gd = gd.closest('.js-plotly-plot') || gd;
   const sig = () => JSON.stringify((gd._fullData || []).map(t => [t.x ? Array.from(t.x) : null, t.y ? Array.from(t.y) : null]));
@@ -499,7 +499,7 @@ LATENCY_PROBE_JS = """(gd) => {
 LATENCY_READ_JS = """() => {
   const probe = window.__latencyProbe;
   const final = probe.sig();
-  const hit = probe.batches.find(b => b.sig === final);
+  const hit = probe.batches.filter(b => b.sig === final).pop();
   return {changed: probe.batches.length > 0, batches: probe.batches.length,
           redraw: hit ? hit.t - probe.down : null, paint: hit && hit.paint ? hit.paint - probe.down : null,
           last: probe.batches.length ? probe.batches[probe.batches.length - 1].t - probe.down : null};
@@ -528,7 +528,7 @@ WEBSOCKET_TAP_JS = """(() => {
 WEBSOCKET_SPLIT_JS = """() => {
   const probe = window.__latencyProbe, log = window.__wsLog || [];
   const final = probe.sig();
-  const hit = probe.batches.find(b => b.sig === final);
+  const hit = probe.batches.filter(b => b.sig === final).pop();
   const out = log.find(m => m.dir === 'out' && m.t >= probe.down);
   if (!hit || !out) return null;
   const before = log.filter(m => m.dir === 'in' && m.t >= out.t && m.t <= hit.t);
@@ -633,6 +633,56 @@ def points_drawn(plot_locator) -> dict:
     """{trace name: marker points drawn in the SVG}: what is on screen, not just in
     plotly's data."""
     return plot_locator.evaluate(POINTS_DRAWN_JS)
+
+
+# Every element the chart draws, as text (tag, attributes in name order, text), sorted:
+# hover, drag and zoom layers and plotly's element ids left out, and identity scales
+# (plotly leaves `scale(1,1)` after a zero-length axis transition) dropped.
+CHART_DRAWING_JS = """(gd) => {
+  gd = gd.closest('.js-plotly-plot') || gd;
+  const skip = '.hoverlayer, .draglayer, .zoomlayer, .modebar-container, defs';
+  const lines = [];
+  gd.querySelectorAll('.main-svg *').forEach(el => {
+    if (el.closest(skip)) return;
+    const attrs = [...el.attributes]
+      .filter(a => !['id', 'clip-path'].includes(a.name))
+      .map(a => a.name + '=' + a.value.replace(/\\s*scale\\(1,\\s*1\\)/g, ''))
+      .filter(a => a !== 'transform=')
+      .sort();
+    lines.push(el.tagName + ' ' + attrs.join(' ') + (el.childElementCount ? '' : ' ' + el.textContent));
+  });
+  return lines.sort();
+}"""
+
+REDRAW_IN_FULL_JS = """async (gd) => {
+  gd = gd.closest('.js-plotly-plot') || gd;
+  await window.Plotly.redraw(gd);
+  await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+}"""
+
+
+# Resolves once the chart has not changed for `quiet` ms (plotly may finish a change in a
+# later animation frame or timer).
+CHART_QUIET_JS = """(gd, quiet) => new Promise(done => {
+  gd = gd.closest('.js-plotly-plot') || gd;
+  let timer = setTimeout(finish, quiet);
+  const observer = new MutationObserver(() => { clearTimeout(timer); timer = setTimeout(finish, quiet); });
+  function finish() { observer.disconnect(); done(true); }
+  observer.observe(gd, {subtree: true, childList: true, attributes: true, characterData: true});
+})"""
+
+
+def chart_drawing(plot_locator, quiet_ms: int = 300) -> list:
+    """What the chart draws once it has stopped changing, one element a line
+    (CHART_DRAWING_JS)."""
+    plot_locator.evaluate(CHART_QUIET_JS, quiet_ms)
+    return plot_locator.evaluate(CHART_DRAWING_JS)
+
+
+def redraw_in_full(plot_locator) -> None:
+    """Have plotly.js redraw the chart from scratch (Plotly.redraw: every axis, title,
+    legend entry and trace), as it does for a figure update sent the usual way."""
+    plot_locator.evaluate(REDRAW_IN_FULL_JS)
 
 
 # ------------------------------------------------------------------ fitting a projector

@@ -4,7 +4,9 @@ Playwright.
 What a person sees is checked against what the library computes in this process:
 - 06_long_session_lab: run all cells, move the threshold slider with the keyboard, and
   the chart (plotly's data and the SVG points), the title, the status line and both
-  tables show `run_session` at the slider's new value; Reset brings the article back.
+  tables show `run_session` at the slider's new value; so do head_chars and, on the log
+  axis, a threshold into an overflow and out of it; after each change the chart's SVG is
+  what plotly.js draws when it redraws all of it; Reset brings the article back.
 - 03_tool_result_aging: on the whole result's scale, End takes head_chars to its end.
 - every chapter at 1280x720 with the file browser open: no output scrolls sideways or
   reaches past the output area's edge.
@@ -296,10 +298,43 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
         r.tokens_after for r in run_session(session, start).rounds
     ], "pick a slider move that changes the run, or the test proves nothing"
     assert_dashboard_shows(page, DASHBOARD, moved_run, baseline)
+    assert_drawn_as_in_full(page.locator(f"{DASHBOARD} .js-plotly-plot").first)
 
     lab.scroll_to_top(dashboard)
     lab.shoot(page, f"lab-02-threshold-{moved.threshold}")
     lab.shoot_widget(page, dashboard, f"lab-dashboard-threshold-{moved.threshold}")
+
+    # A knob that leaves the zoom's axis as it is: only the traces that changed redraw.
+    head = lab.slider(page, "^head_chars$", DASHBOARD)
+    lab.press_slider(head, "ArrowRight", 20)
+    page.wait_for_function(
+        "([el, old]) => (el.textContent || el.value || '')"
+        ".trim().replace(/,/g, '') !== old",
+        arg=[head.locator(".widget-readout").element_handle(), str(moved.head_chars)],
+    )
+    lab.wait_idle(page)
+    longer = settings_from_sliders(page, DASHBOARD)
+    assert longer.head_chars > moved.head_chars
+    assert_dashboard_shows(page, DASHBOARD, run_session(session, longer), baseline)
+    assert_drawn_as_in_full(page.locator(f"{DASHBOARD} .js-plotly-plot").first)
+    # On the log axis, into an overflow (a legend entry appears) and back out of it.
+    page.locator(f"{DASHBOARD} .widget-checkbox").filter(
+        has_text=re.compile("log token axis")
+    ).locator("input").check()
+    lab.wait_idle(page)
+    for key, presses, overflows in (("ArrowLeft", 4, True), ("ArrowRight", 5, False)):
+        before = settings_from_sliders(page, DASHBOARD).threshold
+        lab.press_slider(threshold, key, presses)
+        page.wait_for_function(
+            "([el, old]) => (el.textContent || el.value || '')"
+            ".trim().replace(/,/g, '') !== old",
+            arg=[threshold.locator(".widget-readout").element_handle(), str(before)],
+        )
+        lab.wait_idle(page)
+        run = run_session(session, settings_from_sliders(page, DASHBOARD))
+        assert (run.overflow is not None) == overflows, run.settings
+        assert_dashboard_shows(page, DASHBOARD, run, baseline)
+        assert_drawn_as_in_full(page.locator(f"{DASHBOARD} .js-plotly-plot").first)
 
     page.locator(f"{DASHBOARD} .widget-button").filter(
         has_text=re.compile("reset", re.I)
@@ -315,7 +350,22 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     lab.wait_idle(page)
     assert settings_from_sliders(page, DASHBOARD) == Settings()
     assert_dashboard_shows(page, DASHBOARD, run_session(session, Settings()), baseline)
+    assert_drawn_as_in_full(page.locator(f"{DASHBOARD} .js-plotly-plot").first)
     assert not page.page_errors, page.page_errors
+
+
+def assert_drawn_as_in_full(plot) -> None:
+    """A slider change redraws only what changed (minilib.lab.figures.send_lab_update):
+    the chart must show exactly what plotly.js draws when it redraws all of it."""
+    drawn = lab.chart_drawing(plot)
+    lab.redraw_in_full(plot)
+    in_full = lab.chart_drawing(plot)
+    only_drawn = sorted(set(drawn) - set(in_full))
+    only_in_full = sorted(set(in_full) - set(drawn))
+    assert drawn == in_full, (
+        f"drawn after the change but not by a full redraw: {only_drawn[:5]}; "
+        f"drawn by a full redraw only: {only_in_full[:5]}"
+    )
 
 
 def update_docs_screenshot(shot, target) -> None:
