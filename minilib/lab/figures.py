@@ -655,7 +655,13 @@ def send_lab_update(figure, restyle: dict, indexes: list, relayout: dict) -> Non
     the change goes as one `plotly_update`."""
     if not (restyle or relayout):
         return
-    if not all(hasattr(figure, method) for method in _FRAME_METHODS):
+    frame_methods = (  # plotly's FigureWidget methods a frame needs
+        "_perform_plotly_update",
+        "_send_animate_msg",
+        "_dispatch_trace_change_callbacks",
+        "_dispatch_layout_change_callbacks",
+    )
+    if not all(hasattr(figure, method) for method in frame_methods):
         figure.plotly_update(
             restyle_data=restyle, relayout_data=relayout, trace_indexes=indexes
         )
@@ -713,15 +719,6 @@ def _frame_traces(shown: list, restyle: dict, indexes: list):
         if panel(index) not in drawn and has_points(index):
             kept.setdefault(panel(index), index)
     return styles + [{}] * len(kept), list(indexes) + list(kept.values()), gains_or_loses
-
-
-# plotly's FigureWidget methods send_lab_update uses to send a change as a frame
-_FRAME_METHODS = (
-    "_perform_plotly_update",
-    "_send_animate_msg",
-    "_dispatch_trace_change_callbacks",
-    "_dispatch_layout_change_callbacks",
-)
 
 
 def _frame_options(redraw: bool) -> dict:
