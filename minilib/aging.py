@@ -23,6 +23,7 @@ Example: a 300-character result keeps 12 characters of head and 8 of tail.
 """
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import List, Mapping, Optional, Sequence
 
 from .markers import AGING_MARK, OMISSION_LINE, cut_content, is_aged, size_header
@@ -46,6 +47,25 @@ def aged_content(
     check_int("head_chars", head_chars)
     check_int("tail_chars", tail_chars)
     header = size_header(AGING_MARK, content, error_code)
+    return cut_content(
+        content, header, head_chars, tail_chars, OMISSION_LINE, tool_call_id
+    )
+
+
+def _cut(content: str, head_chars: int, tail_chars: int, tool_call_id, code) -> str:
+    """What aged_content returns, without the checks (the strategy checked its own
+    settings once). Each time a long replay compresses, aging is offered the same
+    results again, many of them too short to shrink: the same arguments then give back
+    the same text (the same object, so the counter's own cache knows its count too)."""
+    arguments = (content, head_chars, tail_chars, tool_call_id, code)
+    if isinstance(code, (str, int, type(None))):  # the usual codes: remembered
+        return _remembered_cut(*arguments)
+    return _remembered_cut.__wrapped__(*arguments)
+
+
+@lru_cache(maxsize=16384)
+def _remembered_cut(content, head_chars, tail_chars, tool_call_id, code) -> str:
+    header = size_header(AGING_MARK, content, code)
     return cut_content(
         content, header, head_chars, tail_chars, OMISSION_LINE, tool_call_id
     )
@@ -93,15 +113,15 @@ class ToolResultAging:
     def age_message(self, message: Mapping) -> Optional[dict]:
         """The aged copy of `message`; None if it may not be aged or would not shrink."""
         content = message.get("content") or ""
+        if len(content) <= self.min_chars:  # first: most messages of a window are short
+            return None
         is_output = message.get("role") == "tool" or is_observation(message)
-        if not is_output or is_aged(message) or len(content) <= self.min_chars:
+        if not is_output or is_aged(message):
             return None
         error = message.get("error") or {}
-        # what aged_content does, without re-checking what __post_init__ checked
-        header = size_header(AGING_MARK, content, error.get("code"))
         tool_call_id = output_id(message)  # what the trace keeps the whole output under
-        aged_text = cut_content(
-            content, header, self.head_chars, self.tail_chars, OMISSION_LINE, tool_call_id
+        aged_text = _cut(
+            content, self.head_chars, self.tail_chars, tool_call_id, error.get("code")
         )
         aged = dict(message, content=aged_text)
         if self.count_tokens([aged]) >= self.count_tokens([message]):

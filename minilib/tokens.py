@@ -18,7 +18,7 @@ Example: two CJK characters and ten others, then the 4 tokens of a message.
 import re
 from collections.abc import Mapping  # typing's Mapping is 3x slower in isinstance
 from functools import lru_cache
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Optional
 
 MESSAGE_OVERHEAD = 4
 TOOL_CALL_OVERHEAD = 8
@@ -82,6 +82,20 @@ def estimate_tokens(messages: Iterable[Mapping]) -> int:
             "pass [message] or use estimate_message_tokens"
         )
     return sum(estimate_message_tokens(message) for message in messages)
+
+
+# Counters known to be a plain sum over messages, and the count of one message they sum.
+ADDITIVE_COUNTERS = {estimate_tokens: estimate_message_tokens}
+
+
+def known_per_message(count_tokens) -> Optional[Callable[[Mapping], int]]:
+    """The count of one message that `count_tokens` is a plain sum of, or None if that
+    is not known. The estimate is one; a counter may say so with a `per_message`
+    attribute (the real tokenizers' counters do). Knowing it lets a long window be
+    counted by what changed instead of whole."""
+    return getattr(count_tokens, "per_message", None) or ADDITIVE_COUNTERS.get(
+        count_tokens
+    )
 
 
 def check_counter(count_tokens, name: str = "count_tokens") -> None:

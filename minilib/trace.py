@@ -55,6 +55,7 @@ Example: round 1 sends round 0's window plus the reply and the tool's result.
 """
 
 import json
+import operator
 import os
 from pathlib import Path
 from typing import Dict, Iterable, Iterator, List, Mapping, Optional, Tuple
@@ -86,17 +87,26 @@ class Tracer:
     content is that very string (the same object, as the loop and the log replay pass
     it) is written without it, `"content": null` and `"content_from"` naming the
     event's `seq`, so the largest texts of a session are written once, not twice.
+
+    With `messages_are_values=True` the caller promises that no message it has sent is
+    ever changed in place (the log replay behind FastWindow, which relies on it
+    already): the part of a window that begins as the last one did is then matched by
+    identity, a pointer comparison a message, instead of against the recorded copies.
+    At a 200k window that comparison was a fifth of a long replay's time.
     """
 
-    def __init__(self):
+    def __init__(self, messages_are_values: bool = False):
+        self.messages_are_values = messages_are_values
         self.records: List[dict] = [trace_header()]
         self._events = 0
         self._known: Dict[int, Tuple[Mapping, str]] = {}  # id() -> (message, its id)
         self._recorded: Dict[str, dict] = {}  # message id -> the copy recorded
         # id() of a tool_call's output -> (the output, its call's id, the event's seq)
         self._outputs: Dict[int, Tuple[str, object, int]] = {}
-        # The last model call: its seq, its window's ids and the copies they recorded.
-        self._last_call: Optional[Tuple[int, List[str], List[dict]]] = None
+        # The last model call: its seq, its window's ids, and what a window is matched
+        # against: the copies those ids recorded (or, messages_are_values, the
+        # messages sent).
+        self._last_call: Optional[Tuple[int, List[str], List[Mapping]]] = None
 
     def event(self, name: str, payload: Mapping) -> dict:
         self._events += 1
@@ -143,7 +153,7 @@ class Tracer:
     ) -> dict:
         """Record one model call: its window as message ids, its reply as a message id
         (or, for a reply that is not a message, a summary's text, as `reply_text`)."""
-        window, copies = self._window_ids(list(input_messages))
+        window, matched = self._window_ids(list(input_messages))
         payload = {"step": step, "purpose": purpose, "input": window}
         # A round that only appended sends the last call's window and what came after
         # it: only that tail is listed, or the id lists alone would grow with rounds ×
@@ -162,26 +172,43 @@ class Tracer:
         else:
             payload["reply_text"] = reply
         record = self.event("model_call", payload)
-        self._last_call = (record["seq"], window, copies)
+        self._last_call = (record["seq"], window, matched)
         return record
 
-    def _window_ids(self, sent: List[Mapping]) -> Tuple[List[str], List[dict]]:
-        """The ids of a window's messages and the copies recorded for them. The part
-        that begins as the last call's window did is matched in one list comparison
-        against those copies (identity first, then value, in C): each equal message is
-        the one recorded, so only the messages after it are looked up one by one."""
+    def _window_ids(self, sent: List[Mapping]) -> Tuple[List[str], List[Mapping]]:
+        """The ids of a window's messages, and what the next window is matched against:
+        the copies recorded for them (or, messages_are_values, the messages sent).
+
+        The part that begins as the last call's window did is matched in one list
+        comparison (identity first, then value, in C): each equal message is the one
+        recorded, so only the messages after it are looked up one by one."""
+        by_value = not self.messages_are_values
         ids: List[str] = []
-        copies: List[dict] = []
+        copies: List[Mapping] = []
+        rest = sent
         if self._last_call is not None:
-            _, last_window, last_copies = self._last_call
-            known = len(last_copies)
-            if known and len(sent) >= known and sent[:known] == last_copies:
-                ids, copies, sent = list(last_window), list(last_copies), sent[known:]
-        for message in sent:
+            _, last_window, last = self._last_call
+            known = len(last)
+            if known and len(sent) >= known and sent[:known] == last:
+                ids, rest = list(last_window), sent[known:]
+                copies = list(last) if by_value else []
+            elif known:
+                # A compressed window: most of its places still hold the message
+                # recorded there (aging rewrites a few), compared in C; only the
+                # others are looked up.
+                same = list(map(operator.eq if by_value else operator.is_, sent, last))
+                for index, equal in enumerate(same):
+                    number = last_window[index] if equal else self.message_id(sent[index])
+                    ids.append(number)
+                    if by_value:
+                        copies.append(self._recorded[number])
+                rest = sent[len(same) :]
+        for message in rest:
             number = self.message_id(message)
             ids.append(number)
-            copies.append(self._recorded[number])
-        return ids, copies
+            if by_value:
+                copies.append(self._recorded[number])
+        return ids, copies if by_value else sent
 
     def tool_call(
         self,
@@ -363,10 +390,15 @@ class TraceReader:
         return payload
 
 
+# what json.dumps(record, ensure_ascii=False) builds for every call, built once: a long
+# trace has tens of thousands of lines
+_TO_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def json_line(record: Mapping) -> str:
     """One record as a line of UTF-8 JSON. A string with a lone surrogate (JSON allows
     the escape; UTF-8 cannot hold it) keeps its escape, so the line is still lossless."""
-    line = json.dumps(record, ensure_ascii=False) + "\n"
+    line = _TO_JSON.encode(record) + "\n"
     try:
         line.encode("utf-8")
     except UnicodeEncodeError:

@@ -37,7 +37,7 @@ from typing import List, Mapping, Optional, Sequence
 from .aging import ToolResultAging
 from .messages import check_int, validate_messages
 from .summary import RollingSummary, Summarizer
-from .tokens import TokenCounter, check_counter, estimate_tokens
+from .tokens import TokenCounter, check_counter, estimate_tokens, known_per_message
 
 
 class ContextOverflowError(RuntimeError):
@@ -176,7 +176,7 @@ class ContextWindow:
         if not result.changed:
             detail = f"{result.strategy}: nothing it may cut"
             return WindowState(result.strategy, current, tokens, detail)
-        after = self.count_tokens(result.messages)
+        after = self._count_result(current, tokens, result.messages)
         compression = Compression(
             step,
             result.strategy,
@@ -196,6 +196,21 @@ class ContextWindow:
             (id(m), result.strategy) for m in result.messages if id(m) not in before
         )
         return WindowState(result.strategy, result.messages, after, detail, compression)
+
+    def _count_result(self, before: List[Mapping], tokens: int, after) -> int:
+        """Tokens of a strategy's result, given the `tokens` of the list it was given.
+
+        A strategy never changes a message in place (it writes a new one), so where the
+        counter is a sum over messages and the result is as long as its input (aging),
+        only the messages it replaced are counted: aging rewrites a few messages of a
+        long window, and counting all of it again each time dominated long replays."""
+        per_message = known_per_message(self.count_tokens)
+        if per_message is None or type(after) is not list or len(after) != len(before):
+            return self.count_tokens(after)
+        pairs = enumerate(zip(before, after))
+        replaced = [index for index, (old, new) in pairs if old is not new]
+        removed = sum(per_message(before[i]) for i in replaced)
+        return tokens - removed + sum(per_message(after[i]) for i in replaced)
 
     def _overflow(self, current, tokens, written) -> WindowState:
         """The hard-failure state: its error names the largest message left."""

@@ -213,3 +213,26 @@ def test_an_error_found_after_reading_names_the_files_own_lines(tmp_path):
         "messages[2] (line 3) (assistant) comes where its tool result should be; tool "
         "results must directly follow the assistant message that made the calls"
     )
+
+
+def test_a_fresh_copy_is_a_deep_copy_that_shares_nothing_it_could_change():
+    from minilib.logs.replay import fresh_copy
+
+    class Note:  # not a JSON value: copied by copy.deepcopy
+        def __init__(self, text):
+            self.text = text
+
+    call = {"id": "c1", "function": {"name": "f", "arguments": "{}"}}
+    message = {
+        "role": "assistant",
+        "content": "读 x",
+        "tool_calls": [call],
+        "extra": (1, [2.5, None, True]),
+        "note": Note("n"),
+    }
+    copied = fresh_copy(message)
+    assert copied["tool_calls"] == [call] and copied["extra"] == (1, [2.5, None, True])
+    assert copied["tool_calls"] is not message["tool_calls"]
+    assert copied["tool_calls"][0]["function"] is not call["function"]
+    assert copied["extra"][1] is not message["extra"][1]
+    assert copied["note"] is not message["note"] and copied["note"].text == "n"

@@ -18,6 +18,7 @@ from scale_helpers import SCALE_PROFILE
 
 from minilib import (
     ContextOverflowError,
+    ContextWindow,
     InvalidMessagesError,
     Settings,
     Tracer,
@@ -26,9 +27,11 @@ from minilib import (
     replay,
     scripted_summary,
 )
+from minilib.messages import ConversationChecker
 from minilib.scale import generate_history
 from minilib.scale.bounded import bounded_window
 from minilib.scale.fast import FastWindow
+from minilib.strategy import CompressionResult, unchanged
 from minilib.tokens import estimate_message_tokens
 
 
@@ -159,7 +162,8 @@ def test_the_fast_path_sends_what_the_walk_sends(
         round_number, offset = at_a_round
         threshold = max(1, sizes[round_number % len(sizes)] + offset)
     make = PIPELINES[pipeline]
-    plain_tracer, fast_tracer = Tracer(), Tracer()
+    # the replay of a log traces behind FastWindow by identity: the same trace
+    plain_tracer, fast_tracer = Tracer(), Tracer(messages_are_values=True)
     plain = drive(make(threshold, protect_tail), history, actions, plain_tracer)
     fast_window = FastWindow(make(threshold, protect_tail))
     fast = drive(fast_window, history, actions, fast_tracer)
@@ -236,3 +240,62 @@ def test_it_stands_where_a_window_stands():
     assert window.walk(messages)[-1].state == inner.walk(messages)[-1].state
     with pytest.raises(TypeError, match="ContextWindow"):
         FastWindow(object())
+
+
+class RewriteTools:
+    """A strategy that rewrites every tool result of the window as `rewrite` says,
+    keeping the list's length (as aging does)."""
+
+    name = "rewrite_tools"
+
+    def __init__(self, rewrite):
+        self.rewrite = rewrite
+
+    def compress(self, messages):
+        result, affected = list(messages), []
+        for index, message in enumerate(messages):
+            if message.get("role") == "tool" and not message["content"].startswith("~"):
+                result[index] = self.rewrite(message)
+                affected.append(index)
+        if not affected:
+            return unchanged(self.name, messages)
+        return CompressionResult(self.name, result, affected)
+
+
+def counting_checks(monkeypatch):
+    """How many messages ConversationChecker has checked so far, as a list to read."""
+    checked = [0]
+    add = ConversationChecker.add
+
+    def counted(self, message, index):
+        checked[0] += 1
+        return add(self, message, index)
+
+    monkeypatch.setattr(ConversationChecker, "add", counted)
+    return checked
+
+
+def test_a_compression_that_keeps_pairing_is_not_checked_whole_again(monkeypatch):
+    history = generate_history(40, seed=4)
+    shorten = RewriteTools(lambda m: dict(m, content="~" + m["content"][:40]))
+    window = FastWindow(ContextWindow(4_000, [shorten]))
+    checked = counting_checks(monkeypatch)
+    outcomes = drive(window, history, {}, Tracer())
+    compressed = [o for o in outcomes if o[0] == "sent" and o[2]]
+    assert compressed and window.fast_path_off is None
+    # each message is checked once as it arrives; a compressed round adds no full check
+    arrived = len(outcomes[-1][1]) if outcomes[-1][0] == "sent" else None
+    assert arrived is not None and checked[0] == arrived
+
+
+def test_a_compression_that_breaks_pairing_is_still_reported_at_the_next_round():
+    history = generate_history(20, seed=5)
+
+    def make():
+        breaks = RewriteTools(lambda m: dict(m, tool_call_id="~moved", content="~"))
+        return ContextWindow(1_500, [breaks])
+
+    plain = drive(make(), history, {}, Tracer())
+    fast = drive(FastWindow(make()), history, {}, Tracer())
+    assert fast == plain
+    assert plain[-1][0] == "invalid" and "~moved" in plain[-1][1]

@@ -44,8 +44,8 @@ LOGS = sorted(
 class SentWindows(Tracer):
     """A tracer that also keeps a deep copy of what each model call was handed."""
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, **options):
+        super().__init__(**options)
         self.sent = []
 
     def model_call(self, step, purpose, input_messages, reply):
@@ -61,8 +61,8 @@ def sent_windows(module):
     """Every tracer `module` makes is a SentWindows; yields the list of them."""
     made = []
 
-    def make():
-        made.append(SentWindows())
+    def make(**options):
+        made.append(SentWindows(**options))
         return made[-1]
 
     with mock.patch.object(module, "Tracer", make):

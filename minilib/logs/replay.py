@@ -34,7 +34,13 @@ from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..model import scripted_summary
 from ..session import Baseline, SessionRun, session_run
 from ..summary import Summarizer
-from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens, tool_call_name
+from ..tokens import (
+    TokenCounter,
+    estimate_text_tokens,
+    estimate_tokens,
+    known_per_message,
+    tool_call_name,
+)
 from ..trace import Tracer, event_records
 from ..window import Settings, article_window
 from . import clipped, load_log, parse_log
@@ -123,6 +129,20 @@ def parse_transcript(text: str, source: str = "<transcript>") -> LoadedLog:
     return _checked(parse_log(text, source), source)
 
 
+def fresh_copy(value):
+    """A deep copy of a message: what `copy.deepcopy` gives for the dicts, lists and
+    scalars a log holds, several times faster (a long replay copies every message
+    twice); anything else goes to `copy.deepcopy`."""
+    kind = type(value)
+    if kind is dict:
+        return {key: fresh_copy(item) for key, item in value.items()}
+    if kind is list:
+        return [fresh_copy(item) for item in value]
+    if kind in (str, int, float, bool) or value is None:
+        return value
+    return copy.deepcopy(value)
+
+
 class RecordedConversation:
     """A recorded log played back: its assistant messages are the replies, the rest
     arrives between them.
@@ -134,7 +154,7 @@ class RecordedConversation:
     """
 
     def __init__(self, messages: Sequence[Mapping]):
-        self.messages = with_output_ids([copy.deepcopy(dict(m)) for m in messages])
+        self.messages = with_output_ids([fresh_copy(dict(m)) for m in messages])
         self.replies = [
             index
             for index, message in enumerate(self.messages)
@@ -145,14 +165,14 @@ class RecordedConversation:
         return self.messages[: self.replies[0]] if self.replies else list(self.messages)
 
     def reply(self, window, step: int) -> dict:
-        return copy.deepcopy(self.messages[self.replies[step]])
+        return fresh_copy(self.messages[self.replies[step]])
 
     def arrivals(self, reply: Mapping, step: int, tracer) -> Tuple[List[dict], bool]:
         start = self.replies[step] + 1
         end = (
             self.replies[step + 1] if step + 1 < len(self.replies) else len(self.messages)
         )
-        arrived = [copy.deepcopy(message) for message in self.messages[start:end]]
+        arrived = [fresh_copy(message) for message in self.messages[start:end]]
         calls = {call["id"]: call for call in reply.get("tool_calls") or ()}
         for message in arrived:
             if tracer is not None and message["role"] == "tool":
@@ -347,9 +367,7 @@ def baseline_rounds(
     messages), and no round past `rounds` is computed, so a long log's baseline costs
     what its messages cost once. `final_messages` is the window of the last round.
     """
-    from ..scale.fast import ADDITIVE_COUNTERS  # here: minilib.scale imports this module
-
-    per_message = ADDITIVE_COUNTERS.get(count_tokens)
+    per_message = known_per_message(count_tokens)
     tokens: List[int] = []
     sizes: List[int] = []
     last: Sequence[Mapping] = ()  # the stretch of the last round computed
@@ -456,7 +474,8 @@ def replay_transcript(
     governed = replay(
         conversation,
         governing,
-        tracer=Tracer(),
+        # behind FastWindow a message is never changed in place once sent
+        tracer=Tracer(messages_are_values=window == PRODUCTION),
         count_tokens=count_tokens,
         max_steps=None,
     )

@@ -29,13 +29,10 @@ the round through the full walk).
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ..messages import ConversationChecker, InvalidMessagesError, check_int
-from ..tokens import estimate_message_tokens, estimate_tokens
+from ..tokens import ADDITIVE_COUNTERS
 from ..window import Compression, ContextWindow
 
 MessageCounter = Callable[[Mapping], int]
-
-# Counters known to be a plain sum over messages, and the per-message count they sum.
-ADDITIVE_COUNTERS = {estimate_tokens: estimate_message_tokens}
 
 
 class FastWindow:
@@ -103,7 +100,7 @@ class FastWindow:
         tokens = self._tokens + sum(map(self.per_message, new))
         if tokens > self.window.threshold:
             # Checked and counted already: the walk need not do either again.
-            return self._full(messages, tracer, step, counted=tokens)
+            return self._full(messages, tracer, step, counted=tokens, checker=checker)
         last.extend(new)
         self._checker, self._tokens = checker, tokens
         self.tokens_sent = tokens
@@ -111,28 +108,41 @@ class FastWindow:
         return []
 
     def _full(
-        self, messages, tracer, step: int, counted: Optional[int] = None
+        self,
+        messages,
+        tracer,
+        step: int,
+        counted: Optional[int] = None,
+        checker: Optional[ConversationChecker] = None,
     ) -> List[Compression]:
+        """The plain window's round; `checker` holds the pairing state after `messages`
+        as they come in (checked and counted: `counted` tokens), if known."""
         self.full_rounds += 1
+        given = list(messages) if checker is not None else None
         # On an error the list is unchanged and the state still describes a prefix of
         # it, so it stays; on success the state is rebuilt from the governed window.
         compressions = self.window.before_model_call(
             messages, tracer, step, counted=counted
         )
         self.tokens_sent = self.window.tokens_sent
-        self._seed(messages)
+        if given is not None and not _same_pairing(given, messages):
+            checker = None
+        self._seed(messages, checker)
         return compressions
 
-    def _seed(self, messages) -> None:
+    def _seed(self, messages, checker: Optional[ConversationChecker] = None) -> None:
+        """Take `messages` as the last governed list; `checker`, if given, already holds
+        the pairing state after it."""
         self._forget()
         if self.per_message is None or type(messages) is not list:
             return
-        checker = ConversationChecker()
-        try:
-            for index, message in enumerate(messages):
-                checker.add(message, index)
-        except InvalidMessagesError:
-            return  # a strategy wrote an invalid list: the next walk reports it
+        if checker is None:
+            checker = ConversationChecker()
+            try:
+                for index, message in enumerate(messages):
+                    checker.add(message, index)
+            except InvalidMessagesError:
+                return  # a strategy wrote an invalid list: the next walk reports it
         additive = self.per_message is ADDITIVE_COUNTERS.get(self.window.count_tokens)
         if additive and self.tokens_sent is not None:
             tokens = self.tokens_sent  # the walk just counted this very list
@@ -155,3 +165,25 @@ class FastWindow:
         self._messages: List[Mapping] = []
         self._checker = ConversationChecker()
         self._tokens = 0
+
+
+def _same_pairing(before: List[Mapping], after: List[Mapping]) -> bool:
+    """Whether `after` passes the conversation check exactly where `before` did, and
+    leaves the same pairing state: as long, and every message it replaced (aging
+    rewrites a few contents of a long window) replaced by a dict of the same role, the
+    same calls and call id, and content of the same kind. Then the checked state of
+    `before` is that of `after`, and a long window is not checked whole again."""
+    if len(before) != len(after):
+        return False
+    for old, new in zip(before, after):
+        if old is new:
+            continue
+        if not (
+            type(new) is dict
+            and new.get("role") == old.get("role")
+            and new.get("tool_call_id") == old.get("tool_call_id")
+            and new.get("tool_calls") == old.get("tool_calls")
+            and type(new.get("content")) is type(old.get("content"))
+        ):
+            return False
+    return True

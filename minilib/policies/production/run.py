@@ -22,7 +22,7 @@ from typing import Callable, List, Mapping, Optional, Sequence
 from ...logs.replay import with_output_ids
 from ...measure.cache import CacheRound, PrefixCache, shared_prefix
 from ...messages import ConversationChecker, InvalidMessagesError
-from ...scale.fast import ADDITIVE_COUNTERS
+from ...tokens import known_per_message
 from ...window import ContextOverflowError
 from .base import Policy
 
@@ -61,10 +61,7 @@ class PolicyRun:
 
 def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
     """How `count_tokens` counts one message, for counting only what is new."""
-    known = getattr(count_tokens, "per_message", None) or ADDITIVE_COUNTERS.get(
-        count_tokens
-    )
-    return known or (lambda message: count_tokens([message]))
+    return known_per_message(count_tokens) or (lambda message: count_tokens([message]))
 
 
 class PairingCheck:
