@@ -137,6 +137,12 @@ class ToolResultAging:
             affected = []
             seen = first_unseen(messages) if self.keep_unseen else len(messages)
             for index, message in enumerate(messages[:seen]):
+                content = message.get("content")
+                short_or_aged = type(content) is str and (
+                    len(content) <= self.min_chars or content.startswith(AGING_MARK)
+                )
+                if short_or_aged:  # most of a long window: no call needed to say so
+                    continue
                 aged = self.age_message(message)
                 if aged is not None:
                     result[index] = aged

@@ -263,7 +263,7 @@ class Tracer:
     def write_jsonl(self, path) -> Path:
         """Write the trace; a failed write leaves the previous file as it was. Written a
         line at a time, so a long session's trace never sits in memory as one text."""
-        return write_lines_safely(path, (json_line(record) for record in self.records))
+        return write_lines_safely(path, map(json_bytes, self.records), binary=True)
 
 
 def event_records(records: Iterable[Mapping]) -> Iterator[dict]:
@@ -406,18 +406,28 @@ def json_line(record: Mapping) -> str:
     return line
 
 
+def json_bytes(record: Mapping) -> bytes:
+    """`json_line(record)` as UTF-8, encoded once: a long trace is tens of megabytes."""
+    try:
+        return (_TO_JSON.encode(record) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(record, ensure_ascii=True) + "\n").encode("ascii")
+
+
 def write_text_safely(path, text: str) -> Path:
     """Write `text` to `path` through a temporary file moved into place, so the file is
     either the old one or the whole new one."""
     return write_lines_safely(path, (text,))
 
 
-def write_lines_safely(path, lines: Iterable[str]) -> Path:
-    """Write `lines` one after the other, as `write_text_safely` writes a text."""
+def write_lines_safely(path, lines: Iterable, binary: bool = False) -> Path:
+    """Write `lines` (str, or bytes if `binary`) one after the other, as
+    `write_text_safely` writes a text."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(f".{path.name}.partial")
-    with open(partial, "w", encoding="utf-8") as handle:
+    mode = {"mode": "wb"} if binary else {"mode": "w", "encoding": "utf-8"}
+    with open(partial, **mode) as handle:
         handle.writelines(lines)
     os.replace(partial, path)
     return path
