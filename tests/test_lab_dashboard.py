@@ -28,6 +28,7 @@ from minilib.lab.figures import (
 from minilib.lab.style import (
     LAB_TRACE_NAMES,
     MARKER_OFFSET,
+    SENT,
     TABLE_CSS,
     TOKEN_TRACES,
     TRACE_NAMES,
@@ -91,24 +92,37 @@ def assert_shows(dashboard, expected):
     assert trace_data(figure, "overflow")["y"] == (
         [expected.overflow.tokens] if expected.overflow else []
     )
-    # The zoom: the same run against an axis that ends at ZOOM_FACTOR x the threshold.
+
+    # The zoom: the same run in % of the threshold, on an axis that ends at
+    # ZOOM_FACTOR x 100%; the hover's tokens ride along in customdata.
+    def share(tokens):
+        return round(100 * tokens / threshold, 1)
+
     window = trace_data(figure, "window (zoom)")
-    assert list(zip(window["x"], window["y"])) == sawtooth(expected)
-    assert trace_data(figure, "threshold (zoom)")["y"] == [threshold] * 2
+    assert list(zip(window["x"], window["y"])) == [
+        (x, share(y)) for x, y in sawtooth(expected)
+    ]
+    zoom_window = next(t for t in figure.data if t.name == "window (zoom)")
+    tokens = [row[0] for row in zoom_window.customdata]
+    assert tokens == [y for _, y in sawtooth(expected)]
+    assert trace_data(figure, "threshold (zoom)")["y"] == [100, 100]
     # a triangle sits where aging itself left the window (before a summary, round 9)
     aged_to = [
         c.after_tokens for c in expected.compressions if c.strategy == "tool_result_aging"
     ]
-    assert trace_data(figure, "aging (zoom)") == {"x": aged_x, "y": aged_to}
+    assert trace_data(figure, "aging (zoom)") == {
+        "x": aged_x,
+        "y": [share(tokens) for tokens in aged_to],
+    }
     assert trace_data(figure, "summary (zoom)")["x"] == summary_x
     assert trace_data(figure, "overflow (zoom)")["y"] == (
-        [expected.overflow.tokens] if expected.overflow else []
+        [share(expected.overflow.tokens)] if expected.overflow else []
     )
-    top = threshold * ZOOM_FACTOR
+    top = 100 * ZOOM_FACTOR
     assert tuple(figure.layout.yaxis3.range) == (0, top)
-    above = [y for _, y in sawtooth(expected) if y > top] + (
+    above = [y for _, y in sawtooth(expected) if share(y) > top] + (
         [expected.overflow.tokens]
-        if expected.overflow and expected.overflow.tokens > top
+        if expected.overflow and share(expected.overflow.tokens) > top
         else []
     )
     off_scale = next(
@@ -292,17 +306,20 @@ def test_token_axes_are_fixed_while_aging_knobs_move(fresh):
     assert before[0][1] >= max(fresh.baseline.tokens)
 
 
-def test_the_zoom_follows_the_threshold(fresh, session):
+def test_the_zooms_axis_stays_put_and_its_sawtooth_follows_the_threshold(fresh, session):
     for threshold in (900, 2000):
         fresh.sliders["threshold"].value = threshold
-        assert tuple(fresh.figure.layout.yaxis3.range) == (0, threshold * ZOOM_FACTOR)
-        # Every window sent is under the threshold, so on the zoom's scale, not clipped at
-        # its edge.
+        assert tuple(fresh.figure.layout.yaxis3.range) == (0, 100 * ZOOM_FACTOR)
+        # Every window sent is under the threshold: under 100%, on the zoom's scale.
         sent = [
             r.tokens_after
             for r in run_session(session, Settings(threshold=threshold)).rounds
         ]
-        assert max(sent) <= threshold < threshold * ZOOM_FACTOR
+        zoom = next(t for t in fresh.figure.data if t.name == "window (zoom)")
+        shares = [y for y, (_, kind) in zip(zoom.y, zoom.customdata) if kind == SENT]
+        assert max(sent) <= threshold
+        assert shares == [round(100 * tokens / threshold, 1) for tokens in sent]
+        assert max(shares) <= 100
 
 
 def captured_updates(figure, monkeypatch) -> list:
@@ -349,13 +366,13 @@ def test_one_message_per_change_carrying_only_what_changed(fresh, session, monke
         "threshold",
         "threshold (zoom)",
     }
-    # no axis depends on head_chars: the frame restates the zoom's range as it is
-    assert sent[0][1][1] == {"yaxis3.range": [0, Settings().threshold * ZOOM_FACTOR]}
+    assert sent[0][1][1] == {}  # no axis depends on head_chars
 
     sent.clear()
     fresh.sliders["threshold"].value = 1000
+    # nor on the threshold: the zoom shows shares of it, on the same axis
     assert [kind for kind, _ in sent] == ["frame"]
-    assert sent[0][1][1] == {"yaxis3.range": [0, 1000 * ZOOM_FACTOR]}
+    assert sent[0][1][1] == {}
 
     sent.clear()
     unchanged = next(
@@ -423,20 +440,21 @@ def test_without_plotlys_frame_methods_a_change_goes_as_one_update():
         def plotly_update(self, **change):
             self.updates.append(change)
 
-    restyle, relayout = {"y": [[1, 2]]}, {"yaxis3.range": [0, 3]}
+    restyle, relayout = {"y": [[1, 2]]}, {"yaxis.range": [0, 3]}
     send_lab_update(Plain(), restyle, [1], relayout)
     assert Plain.updates == [
         dict(restyle_data=restyle, relayout_data=relayout, trace_indexes=[1])
     ]
 
 
-def test_the_zooms_axis_title_does_not_follow_its_tick_labels(session):
-    """A slider change redraws the zoom's axes but not their titles: its y title is an
-    annotation at a fixed place, not an axis title placed around the labels."""
-    figure = lab_figure(run_session(session), run_baseline(session), widget=False)
-    assert not figure.layout.yaxis3.title.text
-    (title,) = [a for a in figure.layout.annotations if a.yref == "y3 domain"]
-    assert title.text == "tokens" and title.textangle == -90 and title.xref == "paper"
+def test_the_zoom_reads_in_percent_of_the_threshold_and_hovers_in_tokens(session):
+    run = run_session(session)
+    figure = lab_figure(run, run_baseline(session), widget=False)
+    assert figure.layout.yaxis3.ticksuffix == "%"
+    assert figure.layout.yaxis3.title.text == "of the threshold"
+    for trace in figure.data:
+        if trace.name.endswith("(zoom)") and trace.name != "off the scale (zoom)":
+            assert "tokens" in trace.hovertemplate and "customdata" in trace.hovertemplate
 
 
 def test_table_css_is_on_the_page_once_not_in_every_update(fresh):
@@ -619,13 +637,11 @@ def test_synced_state_holds_every_trace(session):
     synced = {trace["name"]: trace for trace in figure._widget_data}
     assert list(synced) == list(LAB_TRACE_NAMES)
     assert list(synced["compressed"]["y"]) == [r.tokens_after for r in run.rounds]
+    threshold = run.settings.threshold
     assert [
         tuple(p) for p in zip(synced["window (zoom)"]["x"], synced["window (zoom)"]["y"])
-    ] == sawtooth(run)
-    assert list(figure._widget_layout["yaxis3"]["range"]) == [
-        0,
-        run.settings.threshold * ZOOM_FACTOR,
-    ]
+    ] == [(x, round(100 * y / threshold, 1)) for x, y in sawtooth(run)]
+    assert list(figure._widget_layout["yaxis3"]["range"]) == [0, 100 * ZOOM_FACTOR]
 
 
 def test_html_table_renders_like_the_dashboard_with_its_css(session):

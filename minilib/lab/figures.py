@@ -8,11 +8,11 @@ be governed, the round that overflowed (red cross). Right: messages per round, b
 against compressed.
 
 `lab_figure`: the same two panels on top, sized for a projector, and under them a zoom on
-the compressed window (y from 0 to 1.5 x the threshold): per round the window before
+the compressed window, in % of the threshold (0 to 150%): per round the window before
 compression (top of a drop) and the window sent (bottom), joined into the sawtooth the
-article describes, breathing just under the threshold line. On the 0-18,000 axis of the
-top panel that sawtooth is a flat line near zero. Values above the zoom's top are
-labelled at its edge.
+article describes, breathing just under the threshold line at 100%. On the 0-18,000 axis
+of the top panel that sawtooth is a flat line near zero. Values above the zoom's top are
+labelled at its edge, in tokens.
 
 Both are built panel by panel from plain data: `figure_traces(run, baseline)` (and
 `zoom_traces`) compute every trace's data, the styles say how each trace looks, and
@@ -63,7 +63,6 @@ from .style import (
     ZOOM_FACTOR,
     ZOOM_PANEL_TITLE,
     ZOOM_TRACES,
-    ZOOM_Y_TITLE_SHIFT,
 )
 
 
@@ -154,37 +153,59 @@ def zoom_points(run: SessionRun) -> list:
     return points
 
 
-def zoom_axis_range(run: SessionRun) -> list:
-    """Fixed for a threshold, whatever the other knobs: the sawtooth moves against
-    a still axis."""
-    return [0, run.settings.threshold * ZOOM_FACTOR]
+def zoom_axis_range() -> list:
+    """The same at every setting: the zoom shows each window as a share of the
+    threshold, so the sawtooth moves against a still axis and a slider change redraws
+    no axis, only traces."""
+    return [0, 100 * ZOOM_FACTOR]
 
 
 def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
-    """The data of the zoom's traces (see `figure_traces` for the panels above it)."""
+    """The data of the zoom's traces (see `figure_traces` for the panels above it):
+    each window in % of the threshold, its tokens in customdata for the hover text."""
+    threshold = run.settings.threshold
+
+    def share(tokens: int) -> float:
+        return round(100 * tokens / threshold, 1)
+
     rounds = run.rounds
-    top = zoom_axis_range(run)[1]
+    top = zoom_axis_range()[1]
     points = zoom_points(run)
-    aged = [r for r in rounds if r.aged]
-    summarized = [r for r in rounds if r.summarized]
+    aging = aging_marks([r for r in rounds if r.aged], run.compressions)
+    summary = summary_marks([r for r in rounds if r.summarized])
     overflow = run.overflow
     # Values above the zoom's top: drawn at its edge, with the number written beside them.
-    off_scale = [(x, y) for x, y, _ in points if y > top]
-    if overflow is not None and overflow.tokens > top:
+    off_scale = [(x, y) for x, y, _ in points if share(y) > top]
+    if overflow is not None and share(overflow.tokens) > top:
         off_scale.append((len(rounds), overflow.tokens))
     last_round = len(baseline.tokens) - 1
     return {
         "window (zoom)": {
             "x": [x for x, _, _ in points],
-            "y": [y for _, y, _ in points],
-            "customdata": [kind for _, _, kind in points],
+            "y": [share(y) for _, y, _ in points],
+            "customdata": [[y, kind] for _, y, kind in points],
         },
-        "threshold (zoom)": {"x": [0, last_round], "y": [run.settings.threshold] * 2},
-        "aging (zoom)": aging_marks(aged, run.compressions),
-        "summary (zoom)": summary_marks(summarized),
+        "threshold (zoom)": {
+            "x": [0, last_round],
+            "y": [100, 100],
+            "customdata": [threshold] * 2,
+        },
+        "aging (zoom)": {
+            "x": aging["x"],
+            "y": [share(y) for y in aging["y"]],
+            "customdata": [list(pair) for pair in zip(aging["customdata"], aging["y"])],
+            "text": aging["text"],
+        },
+        "summary (zoom)": {
+            "x": summary["x"],
+            "y": [share(y) for y in summary["y"]],
+            "customdata": [list(p) for p in zip(summary["customdata"], summary["y"])],
+            "text": summary["text"],
+        },
         "overflow (zoom)": {
             "x": [len(rounds)] if overflow else [],
-            "y": [overflow.tokens] if overflow else [],
+            "y": [share(overflow.tokens)] if overflow else [],
+            "customdata": [overflow.tokens] if overflow else [],
         },
         "off the scale (zoom)": {
             "x": [x for x, _ in off_scale],
@@ -450,8 +471,18 @@ def session_figure(
 
 def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
     """Styles of the zoom's traces; each joins the legend group of the trace it repeats,
-    so a click on "aging" in the legend hides the triangles in both panels."""
-    repeated = ("threshold", "aging", "summary", "overflow")
+    so a click on "aging" in the legend hides the triangles in both panels. The hover
+    texts give tokens (customdata) and the share of the threshold (y)."""
+    share = "%{y}% of the threshold"
+    hovers = {
+        "threshold": "threshold %{customdata:,} tokens (100%)",
+        "aging": f"round %{{text}}: aging<br>%{{customdata[0]:,}} → %{{customdata[1]:,}} "
+        f"tokens<br>{share}",
+        "summary": "round %{text}: rolling summary<br>%{customdata[0]} messages before, "
+        f"%{{customdata[1]:,}} tokens after<br>{share}",
+        "overflow": "round %{x}: overflow<br>%{customdata:,} tokens left, nothing more "
+        f"may be cut<br>{share}",
+    }
     return {
         "window (zoom)": dict(
             mode="lines+markers",
@@ -459,9 +490,15 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             showlegend=False,
             line=dict(color=COMPRESSED_COLOR, width=2),
             marker=dict(size=7, color=COMPRESSED_COLOR),
-            hovertemplate="round %{x}<br>%{y:,} tokens %{customdata}<extra></extra>",
+            hovertemplate="round %{x}<br>%{customdata[0]:,} tokens %{customdata[1]}<br>"
+            f"{share}<extra></extra>",
         ),
-        **{f"{name} (zoom)": dict(styles[name], showlegend=False) for name in repeated},
+        **{
+            f"{name} (zoom)": dict(
+                styles[name], showlegend=False, hovertemplate=f"{hover}<extra></extra>"
+            )
+            for name, hover in hovers.items()
+        },
         "off the scale (zoom)": dict(
             mode="markers+text",
             legendgroup="compressed",
@@ -549,28 +586,6 @@ def _lab_layout(width: Optional[int], height: int) -> dict:
     )
 
 
-def _zoom_axis_title() -> dict:
-    """The zoom's y-axis title, as an annotation at a fixed place. plotly places an axis
-    title clear of the axis's tick labels, and the zoom's labels change with the
-    threshold (400 or 1,500); a slider change redraws the zoom's axes but not their
-    titles (see send_lab_update), so an axis title could stay where earlier labels put
-    it. This one sits where plotly puts it beside five-character labels (1,500), the
-    widest near the middle of the axis at any threshold the slider reaches."""
-    return dict(
-        text="tokens",
-        textangle=-90,
-        showarrow=False,
-        xref="paper",
-        x=0,
-        xanchor="center",
-        xshift=ZOOM_Y_TITLE_SHIFT,
-        yref="y3 domain",
-        y=0.5,
-        yanchor="middle",
-        font=dict(size=FONT_SIZE),
-    )
-
-
 def lab_figure(
     run: SessionRun,
     baseline: Baseline,
@@ -611,10 +626,14 @@ def lab_figure(
         (2, 1),
         panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
         _lab_round_axis(baseline, 1, title_text="round"),
-        dict(tickformat=",", range=zoom_axis_range(run), **_lab_value_axis()),
+        dict(
+            ticksuffix="%",
+            range=zoom_axis_range(),
+            title_text="of the threshold",
+            **_lab_value_axis(),
+        ),
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
-    figure.add_annotation(_zoom_axis_title())
     figure.update_layout(_lab_layout(width, height))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
     # they are at construction, and a page built from that state (Voila, a reload) would
@@ -642,10 +661,11 @@ def send_lab_update(figure, restyle: dict, indexes: list, relayout: dict) -> Non
     the legend, the panel titles and all fourteen traces (docs/benchmark.md). The same
     change sent as a zero-length animation frame
     (Plotly.animate, no transition, no redraw) makes plotly.js recompute the data and
-    redraw only the traces it names, and, when the zoom's range moves, the zoom's two
-    axes; what it draws is what a full redraw draws (a browser test compares the two).
-    Frames are queued in order, each carrying the zoom's range as it now is, so a frame
-    that interrupts another's axis change still ends on the right range.
+    redraw only the traces it names, and no axis: the zoom's axis is the same at every
+    setting (it shows shares of the threshold), and redrawing an axis, its ticks and
+    labels, cost more than the traces. What a frame draws is what a full redraw draws (a
+    browser test compares the two). Frames are queued in order, none dropped: each
+    carries only what changed since the one before.
 
     A full redraw follows the frame when a trace gains its first point or loses its last
     (the legend lists only traces with points). A change of the token axis (log or
@@ -659,35 +679,29 @@ def send_lab_update(figure, restyle: dict, indexes: list, relayout: dict) -> Non
         "_perform_plotly_update",
         "_send_animate_msg",
         "_dispatch_trace_change_callbacks",
-        "_dispatch_layout_change_callbacks",
     )
     if not all(hasattr(figure, method) for method in frame_methods):
         figure.plotly_update(
             restyle_data=restyle, relayout_data=relayout, trace_indexes=indexes
         )
         return
-    token_axis = {k: v for k, v in relayout.items() if not k.startswith("yaxis3.")}
-    if token_axis:
-        figure.plotly_update(relayout_data=token_axis)
-    zoom = {k: v for k, v in relayout.items() if k.startswith("yaxis3.")}
-    if not (restyle or zoom):
+    if relayout:
+        figure.plotly_update(relayout_data=relayout)
+    if not restyle:
         return
     styles, traces, gains_or_loses_points = _frame_traces(figure._data, restyle, indexes)
-    zoom_range = zoom.get("yaxis3.range") or list(figure.layout.yaxis3.range)
     # sent first: the browser starts drawing while the figure here takes the change
     figure._send_animate_msg(
         styles_data=styles,
-        relayout_data={"yaxis3.range": zoom_range},
+        relayout_data={},
         trace_indexes=traces,
         animation_opts=_frame_options(redraw=gains_or_loses_points),
     )
-    restyled, relaid, _ = figure._perform_plotly_update(
-        restyle_data=restyle, relayout_data=zoom, trace_indexes=indexes
+    restyled, _, _ = figure._perform_plotly_update(
+        restyle_data=restyle, trace_indexes=indexes
     )
     if restyled:
         figure._dispatch_trace_change_callbacks(restyled, indexes)
-    if relaid:
-        figure._dispatch_layout_change_callbacks(relaid)
 
 
 def _frame_traces(shown: list, restyle: dict, indexes: list):
@@ -755,13 +769,10 @@ def _changed_traces(figure, data: Dict[str, dict]):
 
 
 def _changed_axes(figure, run: SessionRun, baseline: Baseline, log_tokens: bool) -> dict:
-    """The relayout data for the token axis and the zoom's, when they change."""
+    """The relayout data for the token axis, when it changes (the zoom's never does)."""
     relayout = {}
     yaxis, axis_type = figure.layout.yaxis, "log" if log_tokens else "linear"
-    token_range, zoom_range = (
-        token_axis_range(run, baseline, log_tokens),
-        zoom_axis_range(run),
-    )
+    token_range = token_axis_range(run, baseline, log_tokens)
     if yaxis.type != axis_type or list(yaxis.range) != token_range:
         ticks = token_axis_ticks(log_tokens, switching=yaxis.type != axis_type)
         relayout.update(
@@ -771,8 +782,6 @@ def _changed_axes(figure, run: SessionRun, baseline: Baseline, log_tokens: bool)
                 **{f"yaxis.{key}": value for key, value in ticks.items()},
             }
         )
-    if list(figure.layout.yaxis3.range) != zoom_range:
-        relayout["yaxis3.range"] = zoom_range
     return relayout
 
 

@@ -122,10 +122,7 @@ SESSION_TITLE_SIZE = 15
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
 LOG_TICKS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]  # readable log labels
-ZOOM_FACTOR = 1.5  # the zoom ends at 1.5 x the threshold: room to see a window go over
-# The zoom's y-axis title, a fixed annotation (figures._zoom_axis_title) this many px left
-# of the panel: where plotly puts an axis title beside five-character labels (1,500).
-ZOOM_Y_TITLE_SHIFT = -49
+ZOOM_FACTOR = 1.5  # the zoom ends at 150% of the threshold: room to see a window go over
 OFF_SCALE_AT = 0.95  # a value above the zoom's top is drawn at this fraction of it
 # How far, in rounds, the aging and summary markers of one round are drawn apart: in a
 # round where both fired the star would hide the triangle (a student counts one aging
