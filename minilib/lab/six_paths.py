@@ -37,7 +37,10 @@ from .style import (
     OVERFLOW_DRAWN_AT,
     OVERFLOW_LABEL_AT,
     OVERFLOW_SYMBOL,
+    PATH_BOX_WIDTH,
     PATH_COLORS,
+    PATH_LABEL_WIDTH,
+    PATH_SLIDER_WIDTH,
     SIX_PATHS_CSS,
     SIX_PATHS_FIGURE_HEIGHT,
     SIX_PATHS_FIGURE_WIDTH,
@@ -45,7 +48,6 @@ from .style import (
     SYMBOL_KEY_COLOR,
     TABLE_CSS,
     THRESHOLD_COLOR,
-    WIDE_SLIDER_WIDTH,
 )
 from .style import PATH_SHORT_NAMES as SHORT_NAMES
 from .tables import HtmlTable, to_html
@@ -415,7 +417,7 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
     facts = len(default_facts())
     figure.update_layout(
         width=SIX_PATHS_FIGURE_WIDTH,
-        height=SIX_PATHS_FIGURE_HEIGHT + 80,
+        height=SIX_PATHS_FIGURE_HEIGHT,
         template="plotly_white",
         title="Last window: tokens against facts the model can still reach (of %d)"
         % facts,
@@ -570,8 +572,8 @@ class SixPathsExplorer(ShownAsWidget):
                 # the box beside it is the readout: a SelectionSlider's own readout can
                 # be typed into, and ignores what is typed
                 readout=False,
-                style={"description_width": "220px"},
-                layout=widgets.Layout(width=WIDE_SLIDER_WIDTH),
+                style={"description_width": PATH_LABEL_WIDTH},
+                layout=widgets.Layout(width=PATH_SLIDER_WIDTH),
             )
             for key, spec in PATHS.items()
         }
@@ -580,7 +582,7 @@ class SixPathsExplorer(ShownAsWidget):
                 value=spec.default,
                 tooltip=f"type a {spec.parameter}: it goes to the nearest of "
                 + ", ".join(map(str, spec.choices)),
-                layout=widgets.Layout(width="80px"),
+                layout=widgets.Layout(width=PATH_BOX_WIDTH),
             )
             for key, spec in PATHS.items()
         }
@@ -600,9 +602,15 @@ class SixPathsExplorer(ShownAsWidget):
         self.reset_button.on_click(lambda _: self.reset())
         self.table_html = widgets.HTML()
         self.figure = tradeoff_figure(self.values(), widget=True)
-        rows = [widgets.HBox([self.sliders[key], self.typed[key]]) for key in PATHS]
+        pairs = [widgets.HBox([self.sliders[key], self.typed[key]]) for key in PATHS]
+        grid = widgets.GridBox(
+            pairs,
+            layout=widgets.Layout(
+                grid_template_columns="repeat(2, max-content)", grid_gap="0 16px"
+            ),
+        )
         self.widget = widgets.VBox(
-            rows + [self.reset_button, self.figure, self.table_html]
+            [grid, self.reset_button, self.figure, self.table_html]
         )
         self.widget.add_class("ccl-six-paths-explorer")
         self.render()

@@ -154,7 +154,10 @@ SLIDER_LABEL_WIDTH = "90px"
 # The dashboard's sliders: three a column, two columns beside the status box (narrower
 # on the projector page, where the box needs the room).
 SLIDER_WIDTH, PRESENT_SLIDER_WIDTH = "400px", "360px"
-WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 8 and 9), its label included
+WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
+# Chapter 8's explorer: two sliders a row (label, track, the box beside it), so its six
+# sliders and the chart fit one 1280 x 720 screen in JupyterLab.
+PATH_SLIDER_WIDTH, PATH_LABEL_WIDTH, PATH_BOX_WIDTH = "330px", "195px", "72px"
 AGING_SLIDER_WIDTH = "640px"  # chapter 3: a long track for a fine scale of characters
 # Chapter 3's panes: wide enough for an 81-column log line at 12 px monospace; narrower,
 # they stack instead of wrapping the rows (a chapter about where text is cut must not cut
