@@ -120,7 +120,7 @@ def python_benchmarks(repeats: int) -> dict:
     )
     # Where the callback's time goes (same alternation, each part alone).
     from minilib.lab.figures import update_lab_figure
-    from minilib.lab.tables import rounds_table, to_html, trace_events_table
+    from minilib.lab.tables import event_rows, round_rows, rows_html
 
     runs = [run_session(session, Settings(threshold=v)) for v in values]
     parts_flip = iter(range(10**9))
@@ -135,8 +135,8 @@ def python_benchmarks(repeats: int) -> dict:
     results["part_tables_html"] = summary(
         timed(
             lambda: (
-                to_html(rounds_table(runs[0])),
-                to_html(trace_events_table(runs[0])),
+                rows_html(*round_rows(runs[0])),
+                rows_html(*event_rows(runs[0])),
             ),
             repeats,
         )

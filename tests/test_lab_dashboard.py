@@ -36,8 +36,11 @@ from minilib.lab.style import (
 )
 from minilib.lab.tables import (
     HtmlTable,
+    event_rows,
     messages_table,
+    round_rows,
     rounds_table,
+    rows_html,
     to_html,
     trace_events_table,
 )
@@ -706,3 +709,20 @@ def test_the_grounded_tokens_say_against_what_and_why_fewer_is_no_saving(
         assert line.endswith(": what the look-ups cost)")
     else:
         assert "what the look-ups cost" not in line
+
+
+@pytest.mark.parametrize("threshold", [300, 700, 900, 1200, 50_000])
+def test_the_dashboards_tables_are_what_to_html_renders_from_the_dataframes(
+    session, threshold
+):
+    """The dashboard renders its tables from plain rows (no DataFrame on every slider
+    change): the same HTML, overflows and empty tables included."""
+    run = run_session(session, Settings(threshold=threshold))
+    assert rows_html(*round_rows(run), empty="none") == to_html(
+        rounds_table(run), empty="none"
+    )
+    assert rows_html(*event_rows(run), empty="none") == to_html(
+        trace_events_table(run), empty="none"
+    )
+    every_event = event_rows(run, None)
+    assert rows_html(*every_event) == to_html(trace_events_table(run, None))

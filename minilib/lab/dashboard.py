@@ -31,7 +31,7 @@ from .style import (
     STATUS_MIN_WIDTH,
     TABLE_CSS,
 )
-from .tables import rounds_table, to_html, trace_events_table
+from .tables import event_rows, round_rows, rows_html
 
 
 @dataclass(frozen=True)
@@ -343,8 +343,8 @@ class LongSessionDashboard(ShownAsWidget):
             problem=run.overflow is not None,
             title=str(run.overflow or ""),
         )
-        self.rounds_html.value = to_html(rounds_table(run), empty="no round was sent")
-        self.events_html.value = to_html(trace_events_table(run), empty="no compression")
+        self.rounds_html.value = rows_html(*round_rows(run), empty="no round was sent")
+        self.events_html.value = rows_html(*event_rows(run), empty="no compression")
 
     def reset(self) -> None:
         """Back to the article's values, redrawn once rather than once per slider."""

@@ -12,7 +12,7 @@ import html
 import json
 import numbers
 import unicodedata
-from typing import Iterable, Mapping, Optional, Sequence
+from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -29,19 +29,13 @@ COMPRESSION_EVENTS = ("context_compression", "context_overflow")
 
 def rounds_table(run: SessionRun) -> pd.DataFrame:
     """One row per governed round: baseline beside compressed, as in the CLI's table."""
-    rows = [
-        {
-            "round": r.round,
-            "baseline tokens": r.baseline_tokens,
-            "baseline msgs": r.baseline_messages,
-            "tokens before": r.tokens_before,
-            "tokens sent": r.tokens_after,
-            "msgs sent": r.messages_after,
-            "aging": r.aged,
-            "summary": r.summarized,
-        }
-        for r in run.rounds
-    ]
+    columns, rows = round_rows(run)
+    return pd.DataFrame(rows, columns=columns).set_index(columns[0])
+
+
+def round_rows(run: SessionRun) -> Tuple[List[str], List[list]]:
+    """`rounds_table` as plain lists, its columns and a row a round (the first column is
+    the index): what the dashboard renders on every slider change, with `rows_html`."""
     columns = [
         "round",
         "baseline tokens",
@@ -52,7 +46,20 @@ def rounds_table(run: SessionRun) -> pd.DataFrame:
         "aging",
         "summary",
     ]
-    return pd.DataFrame(rows, columns=columns).set_index("round")
+    rows = [
+        [
+            r.round,
+            r.baseline_tokens,
+            r.baseline_messages,
+            r.tokens_before,
+            r.tokens_after,
+            r.messages_after,
+            r.aged,
+            r.summarized,
+        ]
+        for r in run.rounds
+    ]
+    return columns, rows
 
 
 def describe_event(event: str, payload: Mapping) -> tuple:
@@ -114,24 +121,23 @@ def trace_events_table(
 ) -> pd.DataFrame:
     """The run's trace records of the given kinds (all kinds when `events` is None), one
     row each."""
+    columns, rows = event_rows(run, events)
+    return pd.DataFrame(rows, columns=columns).set_index(columns[0])
+
+
+def event_rows(
+    run: SessionRun, events: Optional[Iterable[str]] = COMPRESSION_EVENTS
+) -> Tuple[List[str], List[list]]:
+    """`trace_events_table` as plain lists, as `round_rows` gives the rounds."""
     wanted = None if events is None else set(events)
     rows = []
     for record in event_records(run.tracer.records):
         if wanted is not None and record["event"] not in wanted:
             continue
         what, detail = describe_event(record["event"], record["payload"])
-        rows.append(
-            {
-                "seq": record["seq"],
-                "round": record["payload"].get("step"),
-                "event": record["event"],
-                "what": what,
-                "detail": detail,
-            }
-        )
-    return pd.DataFrame(
-        rows, columns=["seq", "round", "event", "what", "detail"]
-    ).set_index("seq")
+        payload = record["payload"]
+        rows.append([record["seq"], payload.get("step"), record["event"], what, detail])
+    return ["seq", "round", "event", "what", "detail"], rows
 
 
 def message_groups(messages: Sequence[Mapping]) -> list:
@@ -248,19 +254,38 @@ def to_html(
     Written by hand rather than with DataFrame.to_html/Styler: it runs on every slider
     change (a few hundred microseconds instead of milliseconds) and has no random ids.
     """
-    marked = set(highlight_rows)
     titles = {
         table.columns.get_loc(column): list(texts)
         for column, texts in (cell_titles or {}).items()
     }
-    header = "".join(
-        f"<th>{html.escape(str(name))}</th>"
-        for name in [table.index.name or ""] + list(table.columns)
+    return _html_table(
+        [table.index.name or ""] + list(table.columns),
+        zip(table.index, table.itertuples(index=False)),
+        set(highlight_rows),
+        titles,
+        css_class,
+        empty,
     )
+
+
+def rows_html(
+    columns: Sequence[str],
+    rows: Iterable[Sequence],
+    css_class: str = "ccl-table",
+    empty: str = "no rows",
+) -> str:
+    """What `to_html` renders for the DataFrame of `rows` indexed by its first column,
+    without building one: the dashboard redraws two tables on every slider change, and
+    pandas took half of its callback's time."""
+    body = ((row[0], row[1:]) for row in rows)
+    return _html_table(list(columns), body, set(), {}, css_class, empty)
+
+
+def _html_table(header_names, body_rows, marked, titles, css_class, empty) -> str:
+    """The table: `header_names` (the index's first), then per (index, values) a row."""
+    header = "".join(f"<th>{html.escape(str(name))}</th>" for name in header_names)
     body = []
-    for number, (index, row) in enumerate(
-        zip(table.index, table.itertuples(index=False))
-    ):
+    for number, (index, row) in enumerate(body_rows):
         style = ' class="ccl-changed"' if index in marked else ""
         cells = "".join(
             f"<td{_title(titles, column, number)}>{_cell(value)}</td>"
@@ -268,7 +293,7 @@ def to_html(
         )
         body.append(f"<tr{style}><th>{_cell(index)}</th>{cells}</tr>")
     if not body:
-        span = len(table.columns) + 1
+        span = len(header_names)
         body.append(f'<tr><td colspan="{span}"><i>{html.escape(empty)}</i></td></tr>')
     rows = "".join(body)
     return (
