@@ -168,6 +168,15 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
     def share(tokens: int) -> float:
         return round(100 * tokens / threshold, 1)
 
+    def in_shares(marks: dict) -> dict:
+        """Marks of the panel above, in shares; the tokens join their hover data."""
+        tokens = marks["y"]
+        return dict(
+            marks,
+            y=[share(y) for y in tokens],
+            customdata=[[more, y] for more, y in zip(marks["customdata"], tokens)],
+        )
+
     rounds = run.rounds
     top = zoom_axis_range()[1]
     points = zoom_points(run)
@@ -190,18 +199,8 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "y": [100, 100],
             "customdata": [threshold] * 2,
         },
-        "aging (zoom)": {
-            "x": aging["x"],
-            "y": [share(y) for y in aging["y"]],
-            "customdata": [list(pair) for pair in zip(aging["customdata"], aging["y"])],
-            "text": aging["text"],
-        },
-        "summary (zoom)": {
-            "x": summary["x"],
-            "y": [share(y) for y in summary["y"]],
-            "customdata": [list(p) for p in zip(summary["customdata"], summary["y"])],
-            "text": summary["text"],
-        },
+        "aging (zoom)": in_shares(aging),
+        "summary (zoom)": in_shares(summary),
         "overflow (zoom)": {
             "x": [len(rounds)] if overflow else [],
             "y": [share(overflow.tokens)] if overflow else [],

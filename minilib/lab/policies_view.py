@@ -207,47 +207,41 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
         for row, stop in zip(rows, stopped)
     ]
     cost = [round(100 * row["cache_cost"] / max(row["uncached_cost"], 1)) for row in rows]
-    bar = dict(type="bar", orientation="h", y=names)
+
+    def bars(column: int, x: list, name: str, color: str, **more) -> dict:
+        # in the figure's panel `column` (its axes x, x2, x3 and y, y2, y3)
+        axis = "" if column == 1 else str(column)
+        return dict(
+            orientation="h",
+            y=names,
+            x=x,
+            name=name,
+            marker=dict(color=color),
+            xaxis=f"x{axis}",
+            yaxis=f"y{axis}",
+            **more,
+        )
+
+    outside = dict(textposition="outside", cliponaxis=False)
     return [
-        dict(
-            bar,
-            col=1,
-            x=saved,
-            name="tokens saved",
-            marker=dict(color=COMPRESSED_COLOR),
+        bars(
+            1,
+            saved,
+            "tokens saved",
+            COMPRESSED_COLOR,
             text=[
                 f"stopped at round {row['overflow_round']:,}" if stop else f"{x:.0f}%"
                 for row, stop, x in zip(rows, stopped, saved)
             ],
-            textposition="outside",
             textfont=dict(
                 color=[OVERFLOW_COLOR if stop else TEXT_COLOR for stop in stopped]
             ),
-            cliponaxis=False,
+            **outside,
         ),
-        dict(
-            bar,
-            col=2,
-            x=[row["facts_lost"] for row in rows],
-            name="facts lost",
-            marker=dict(color=OVERFLOW_COLOR),
-        ),
-        dict(
-            bar,
-            col=2,
-            x=[row["facts_restorable"] for row in rows],
-            name="restorable",
-            marker=dict(color=AGING_COLOR),
-        ),
-        dict(
-            bar,
-            col=3,
-            x=cost,
-            name="cache cost",
-            marker=dict(color=SUMMARY_COLOR),
-            text=[f"{c}%" for c in cost],
-            textposition="outside",
-            cliponaxis=False,
+        bars(2, [row["facts_lost"] for row in rows], "facts lost", OVERFLOW_COLOR),
+        bars(2, [row["facts_restorable"] for row in rows], "restorable", AGING_COLOR),
+        bars(
+            3, cost, "cache cost", SUMMARY_COLOR, text=[f"{c}%" for c in cost], **outside
         ),
     ]
 
@@ -267,11 +261,7 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
             "cache cost (% of uncached)",
         ),
     )
-    for trace in tradeoff_traces(rows):
-        column = trace.pop("col")
-        figure.add_trace(
-            go.Bar(**{k: v for k, v in trace.items() if k != "type"}), 1, column
-        )
+    figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
     figure.update_xaxes(range=[0, 130], row=1, col=1)  # room for "stopped at round N"
     figure.update_xaxes(range=[0, 130], row=1, col=3)
@@ -427,7 +417,7 @@ class PolicyLab(ShownAsWidget):
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
-                shown.update({k: v for k, v in new.items() if k not in ("col", "type")})
+                shown.update(new)
         self.rows = rows
         return rows
 
