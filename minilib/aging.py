@@ -116,7 +116,8 @@ class ToolResultAging:
         if len(content) <= self.min_chars:  # first: most messages of a window are short
             return None
         is_output = message.get("role") == "tool" or is_observation(message)
-        if not is_output or is_aged(message):
+        # a result the harness wrote for a call that never returned holds no output
+        if not is_output or is_aged(message) or message.get("synthetic"):
             return None
         error = message.get("error") or {}
         tool_call_id = output_id(message)  # what the trace keeps the whole output under

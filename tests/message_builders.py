@@ -2,6 +2,7 @@
 
 import copy
 import json
+import re
 
 
 def tool_call(call_id, name="read_file", arguments="{}"):
@@ -170,3 +171,29 @@ def flat_tool_calls():
         {"role": "assistant", "content": "", "tool_calls": json.dumps(calls)},
         {"role": "tool", "tool_call_id": "c1", "content": "a.py"},
     ]
+
+
+# what a reader repairs unless strict (minilib.logs.base.REPAIRS), by its strict refusal
+REPAIRABLE = re.compile(
+    r"answers no open call|: line \d+ is not valid JSON|not a text part"
+    r"|has type (?!'(tool_use|tool_result|toolRequest|toolResponse)')"
+)
+
+
+def refused_unless_repairable(parse, expected):
+    """`parse(strict=...)` of a damaged log: strict, the one-line refusal `expected`;
+    otherwise the same refusal, or, for a gap a harness repairs, a log that names
+    the repair."""
+    import pytest
+
+    from minilib.logs import LogFileError
+
+    with pytest.raises(LogFileError) as error:
+        parse(strict=True)
+    assert str(error.value) == expected
+    if REPAIRABLE.search(expected):
+        assert parse(strict=False).repairs, "a repairable gap, repaired and named"
+    else:
+        with pytest.raises(LogFileError) as error:
+            parse(strict=False)
+        assert str(error.value) == expected

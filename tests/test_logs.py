@@ -7,7 +7,13 @@ from pathlib import Path
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from message_builders import OPENING, flat_tool_calls, tool_call
+from message_builders import (
+    OPENING,
+    REPAIRABLE,
+    flat_tool_calls,
+    refused_unless_repairable,
+    tool_call,
+)
 
 from minilib import Settings
 from minilib.logs import SHAPES, LogFileError, load_log, parse_log
@@ -703,9 +709,16 @@ def test_a_request_calling_an_undeclared_tool_is_an_error():
 
 
 def test_a_damaged_line_is_named_by_its_number():
-    path = FIXTURES / "damaged.jsonl"
+    path = FIXTURES / "damaged.jsonl"  # 2 of its 4 lines damaged: past the 1% limit
     with pytest.raises(LogFileError) as error:
         load_log(path)
+    assert str(error.value) == (
+        f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, column 17); "
+        "2 of its 4 lines are damaged, more than the 1 (1%, at least one) a log may "
+        "have skipped"
+    )
+    with pytest.raises(LogFileError) as error:
+        load_log(path, strict=True)
     assert str(error.value) == (
         f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, column 17)"
     )
@@ -781,9 +794,7 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
     ],
 )
 def test_field_errors_name_the_line_or_index_and_the_field(text, message):
-    with pytest.raises(LogFileError) as error:
-        parse_log(text, "x")
-    assert str(error.value) == message
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), message)
 
 
 def test_an_unexpected_structure_deep_inside_is_still_one_line():
@@ -900,8 +911,12 @@ def test_transcript_file_errors_name_file_and_field(tmp_path, name, text, expect
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
     with pytest.raises(TranscriptFileError) as raised:
-        load_transcript(path)
+        load_transcript(path, strict=True)
     assert str(raised.value).startswith(f"{path}: {expected}")
+    if not REPAIRABLE.search(f"{path}: {expected}"):  # refused either way
+        with pytest.raises(TranscriptFileError) as raised:
+            load_transcript(path)
+        assert str(raised.value).startswith(f"{path}: {expected}")
 
 
 def test_unreadable_transcript_files_are_named(tmp_path):

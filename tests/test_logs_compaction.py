@@ -333,7 +333,10 @@ def test_a_replacement_that_breaks_pairing_is_named_by_its_compaction():
     item = {"type": "function_call_output", "call_id": "nobody", "output": "x"}
     text = _codex_with(21, compacted(message="", replacement_history=[item]))
     with pytest.raises(LogFileError, match=r"^s\.jsonl: line 21: payload\.replacement"):
-        parse_log(text, "s.jsonl")
+        parse_log(text, "s.jsonl", strict=True)
+    # unless strict, the result that answers nothing is kept as context text
+    [repair] = parse_log(text, "s.jsonl").repairs
+    assert repair.kind == "orphan-result"
 
 
 # --- the rarer records ------------------------------------------------------------------

@@ -4,8 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import refused_unless_repairable
 
-from minilib.logs import LogFileError, load_log, parse_log
+from minilib.logs import load_log, parse_log
 
 FIXTURE = Path(__file__).resolve().parent.parent / "data" / "logs" / "goose_session.jsonl"
 META = {"working_dir": "/w", "description": "d", "message_count": 2, "total_tokens": 9}
@@ -152,6 +153,5 @@ def test_a_plain_chat_jsonl_file_is_not_taken_for_goose():
     ],
 )
 def test_a_damaged_field_is_one_line_naming_line_and_field(messages, expected):
-    with pytest.raises(LogFileError) as error:
-        parse_log(session(*messages), "x")
-    assert str(error.value) == expected
+    text = session(*messages)
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import refused_unless_repairable
 
 from minilib.logs import LogFileError, load_log, parse_log
 
@@ -153,6 +154,5 @@ def test_only_atif_is_claimed():
     ],
 )
 def test_a_damaged_field_is_named(steps, expected):
-    with pytest.raises(LogFileError) as error:
-        parse_log(trajectory(*steps), "x")
-    assert str(error.value) == expected
+    text = trajectory(*steps)
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)

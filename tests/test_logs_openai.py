@@ -79,12 +79,12 @@ def test_a_split_that_is_not_safe_to_merge_still_fails_on_pairing():
     with pytest.raises(
         LogFileError, match=r"^bad: messages\[4\]: tool result for call 'a'"
     ):
-        parse_log(json.dumps(messages), "bad")
+        parse_log(json.dumps(messages), "bad", strict=True)
     # the same id in two parts: one message may not hold it twice
     messages[3]["tool_calls"] = [call("a")]
     messages[5] = result("a")
     with pytest.raises(LogFileError, match=r"answers no open call"):
-        parse_log(json.dumps(messages), "bad")
+        parse_log(json.dumps(messages), "bad", strict=True)
 
 
 def test_a_later_part_with_text_is_a_new_response():

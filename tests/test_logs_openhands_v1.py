@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import refused_unless_repairable
 
 from minilib.logs import LogFileError, load_log, openhands, parse_log
 from minilib.logs.detect import parse_text
@@ -167,15 +168,17 @@ def test_detection_keeps_v0_and_v1_apart():
     ],
 )
 def test_a_damaged_field_is_named(history, expected):
-    with pytest.raises(LogFileError) as error:
-        parse_log(record(*history, instruction="go"), "x")
-    assert str(error.value) == expected
+    text = record(*history, instruction="go")
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)
 
 
 def test_in_a_jsonl_file_the_line_is_named():
     text = record(action("c1", "r1"), observation("c9", "x"), instruction="go") + "\n"
     with pytest.raises(LogFileError) as error:
-        parse_log(text + text, "out.jsonl")
+        parse_log(text + text, "out.jsonl", strict=True)
     assert str(error.value).startswith(
         "out.jsonl: line 1: history[1]: tool result for call 'c9'"
     )
+    # unless strict, the result whose call the file lacks is kept as context text
+    [repair, _] = parse_log(text + text, "out.jsonl").repairs
+    assert (repair.kind, repair.where) == ("orphan-result", "line 1: history[1]")

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import refused_unless_repairable
 
 from minilib.logs import LogFileError, load_log, parse_log
 
@@ -189,13 +190,15 @@ def test_a_claude_code_or_plain_jsonl_file_is_not_taken_for_pi():
     ],
 )
 def test_a_damaged_field_is_one_line_naming_line_and_field(entries, expected):
-    with pytest.raises(LogFileError) as error:
-        parse_log(session(*entries), "x")
-    assert str(error.value) == expected
+    text = session(*entries)
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)
 
 
 def test_a_damaged_line_is_named_by_its_number():
     text = session(message("user", "a"), message("assistant", "b"))
     broken = text.replace('"role": "assistant"', '"role": "assistant",,', 1)
     with pytest.raises(LogFileError, match=r"^x: line 3 is not valid JSON"):
-        parse_log(broken, "x")
+        parse_log(broken, "x", strict=True)
+    # one damaged line of three is within the limit (1%, at least one): skipped
+    [repair] = parse_log(broken, "x").repairs
+    assert (repair.kind, repair.where) == ("bad-line", "line 3")

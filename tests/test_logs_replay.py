@@ -207,12 +207,17 @@ def test_an_error_found_after_reading_names_the_files_own_lines(tmp_path):
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(json.dumps(line) for line in lines), encoding="utf-8")
     with pytest.raises(LogFileError) as raised:
-        load_transcript(path)
+        load_transcript(path, strict=True)
     assert str(raised.value) == (
-        f"{path}: tool call 't1' of messages[1] (line 2) is never answered: "
-        "messages[2] (line 3) (assistant) comes where its tool result should be; tool "
-        "results must directly follow the assistant message that made the calls"
+        f"{path}: tool call 't1' of file line 2 (messages[1]) is never answered: "
+        "file line 3 (messages[2]) (assistant) comes where its tool result should be; "
+        "tool results must directly follow the assistant message that made the calls"
     )
+    # unless strict, the call gets a result saying it was interrupted, named by its line
+    log = load_transcript(path)
+    [repair] = log.repairs
+    assert (repair.kind, repair.where) == ("interrupted-call", "line 2")
+    assert log.messages[2]["synthetic"] and log.origins[2] == "line 2"
 
 
 def test_a_fresh_copy_is_a_deep_copy_that_shares_nothing_it_could_change():

@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import refused_unless_repairable
 
 from minilib.logs import LogFileError, load_log, parse_log
 
@@ -128,9 +129,8 @@ def test_a_plain_chat_list_is_not_taken_for_responses_items():
     ],
 )
 def test_a_damaged_field_is_one_line_naming_the_item_and_field(items, expected):
-    with pytest.raises(LogFileError) as error:
-        parse_log(json.dumps(items), "x")
-    assert str(error.value) == expected
+    text = json.dumps(items)
+    refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)
 
 
 def test_an_unknown_item_type_is_named_when_no_shape_fits():

@@ -78,18 +78,22 @@ MAX_LOG_BYTES = 256 * 1024 * 1024
 SHOWN_CHARS = 200  # of any one value quoted in an error
 
 
-def parse_log(text: str, source: str = "<log>") -> LoadedLog:
+def parse_log(text: str, source: str = "<log>", strict: bool = False) -> LoadedLog:
     """The LoadedLog of a log's text; `source` names it in errors.
 
     Every step runs inside the error handling (parsing, detection, reading, finishing),
     so whatever the text holds, the caller gets a LoadedLog or one LogFileError line.
+    The gaps real runs leave are repaired as a harness would and listed in
+    `LoadedLog.repairs` (see `base.REPAIRS`); `strict` refuses them instead.
     """
     step = "detecting its shape"
     try:
-        doc = parse_text(text, source)
+        doc = parse_text(text, source, strict)
         shape = find_shape(doc, list(READERS), source, closest_shape)
         step = shape.name
-        log = Builder(source, shape.name)
+        log = Builder(source, shape.name, strict)
+        for number, why in doc.bad_lines:
+            log.repaired("bad-line", f"line {number}", why)
         shape.read(doc, log)
         return log.finish()
     except LogFileError as error:
@@ -106,11 +110,20 @@ def parse_log(text: str, source: str = "<log>") -> LoadedLog:
         ) from None
 
 
-def load_log(path, max_bytes: int = MAX_LOG_BYTES) -> LoadedLog:
+def load_log(path, max_bytes: int = MAX_LOG_BYTES, strict: bool = False) -> LoadedLog:
     """Read an agent log file of any known shape (see `SHAPES`).
 
     Only a regular file is read (a pipe or a device could block or never end), and
-    at most `max_bytes` of it."""
+    at most `max_bytes` of it. `strict`: see `parse_log`."""
+    text = read_log_text(path, max_bytes)
+    log = parse_log(text, str(path), strict)
+    log.path = Path(path)
+    return log
+
+
+def read_log_text(path, max_bytes: int = MAX_LOG_BYTES) -> str:
+    """A log file's text: a regular file only, at most `max_bytes`, UTF-8; anything
+    else one LogFileError line naming the file."""
     path = Path(path)
     try:
         if path.is_dir():
@@ -131,9 +144,7 @@ def load_log(path, max_bytes: int = MAX_LOG_BYTES) -> LoadedLog:
         raise LogFileError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise LogFileError(f"{path}: cannot be read ({error.strerror})") from None
-    log = parse_log(text, str(path))
-    log.path = path
-    return log
+    return text
 
 
 def clipped(text: str, limit: int = 2 * SHOWN_CHARS) -> str:

@@ -84,8 +84,11 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
             log.skip(where, f"{kind} block: cannot be measured as text")
         elif kind in ("server_tool_use", "web_search_tool_result"):
             log.skip(where, "server tool block: run by the provider, not by the agent")
-        else:
+        elif kind in ("tool_use", "tool_result"):  # a block in the other role's message
             raise log.fail(f"{where} has type {kind!r}, not a {role} content block")
+        else:
+            refusal = f"has type {kind!r}, not a {role} content block"
+            texts.append(log.unread_part(where, kind, refusal))
     if role == "assistant":
         log.assistant("\n".join(texts), calls, key=key)
     elif texts:  # after this message's tool results (the builder keeps that order)

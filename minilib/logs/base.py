@@ -54,6 +54,53 @@ class AgentCompaction:
         )
 
 
+# What a harness does to a gap a real run left, before its next call (the chat APIs
+# refuse a window with an unanswered call or a result that answers none). Each kind,
+# and what the reader does, in the words the reports use.
+REPAIRS = {
+    "interrupted-call": "a call with no recorded result: a result saying it was "
+    "interrupted added after it",
+    "late-result": "a result written after a later message: moved back to its call",
+    "orphan-result": "a result whose call the log does not hold: kept as context text",
+    "moved-message": "a message between calls and their results: moved after the results",
+    "bad-line": "a line that is not valid JSON: skipped",
+    "unread-part": "a content part of a type the lab does not read: a placeholder "
+    "naming its type",
+}
+INTERRUPTED_TEXT = (
+    "[Tool call interrupted: the log records no result for it. This result was added "
+    "before the next model call, as a harness does.]"
+)
+
+
+@dataclass(frozen=True)
+class Repair:
+    """One gap the reader repaired: its kind (a key of `REPAIRS`) and where the file
+    holds it ("line 243", "messages[9].content[1]")."""
+
+    kind: str
+    where: str
+    detail: str = ""
+
+
+def repair_counts(repairs) -> List[dict]:
+    """Per kind, in the order first met: {kind, count, first, what} (first: where
+    the file holds the first one)."""
+    counts: Dict[str, dict] = {}
+    for repair in repairs:
+        row = counts.setdefault(
+            repair.kind,
+            {
+                "kind": repair.kind,
+                "count": 0,
+                "first": repair.where,
+                "what": REPAIRS.get(repair.kind, repair.kind),
+            },
+        )
+        row["count"] += 1
+    return list(counts.values())
+
+
 @dataclass
 class LoadedLog:
     """An agent log as chat-completions messages, and what the reader did to get them."""
@@ -73,16 +120,22 @@ class LoadedLog:
     # where in the file each message came from ("line 12", "messages[3]"), so an
     # error found later in the list can name the file's own place
     origins: List[str] = field(default_factory=list)
+    # the gaps the reader repaired as a harness would (see `REPAIRS`), in file order
+    repairs: List[Repair] = field(default_factory=list)
+    # whose run the file is, when it is not the main agent's (a subagent's, or the
+    # compaction agent's own); "" for an ordinary session
+    run_of: str = ""
 
     def placed(self, text: str) -> str:
-        """`text` with each `messages[i]` followed by where message i is in the file."""
+        """`text` with each `messages[i]` named by where message i is in the file first
+        ("file line 243 (messages[9])"): the reader knows the file, not the list."""
 
         def place(match):
             index = int(match.group(1))
             origin = self.origins[index] if index < len(self.origins) else ""
             if not origin or origin == match.group(0):
                 return match.group(0)
-            return f"{match.group(0)} ({origin})"
+            return f"file {origin} ({match.group(0)})"
 
         return re.sub(r"messages\[(\d+)\]", place, text)
 
@@ -102,6 +155,7 @@ class LoadedLog:
         )
         lines = [
             f"shape: {self.shape}" + (f" ({self.path})" if self.path else ""),
+            *([f"run: {self.run_of}"] if self.run_of else []),
             f"messages: {len(self.messages)} ({counts})"
             + (f"; {marked} user messages are environment output" if marked else ""),
             f"tool calls: {calls}, results: {len(tools)}, "
@@ -117,6 +171,10 @@ class LoadedLog:
                     f"{title} {len(pairs)}: "
                     + "; ".join(f"{n} x {why}" for why, n in by_reason.most_common())
                 )
+        lines += [
+            f"repaired {row['count']} x {row['what']} (first: {row['first']})"
+            for row in repair_counts(self.repairs)
+        ]
         lines += [compaction.describe() for compaction in self.compactions]
         return "\n".join(lines)
 
@@ -164,7 +222,7 @@ def parts_text(parts, where: str, log: "Builder") -> str:
         elif kind in ("image", "image_url"):
             log.skip(f"{where}[{number}]", "image part: cannot be measured as text")
         else:
-            raise log.fail(f"{where}[{number}] is not a text part")
+            texts.append(log.unread_part(f"{where}[{number}]", kind, "not a text part"))
     return "\n".join(texts)
 
 
@@ -176,8 +234,15 @@ def first_line(text: str) -> str:
 class Builder:
     """Collects the messages of one log; see the module text for the pairing rule."""
 
-    def __init__(self, source: str, shape: str):
+    def __init__(self, source: str, shape: str, strict: bool = False):
         self.source, self.shape = source, shape
+        # strict: refuse every gap (see `REPAIRS`) instead of repairing it
+        self.strict = strict
+        self.repairs: List[Repair] = []
+        self.run_of = ""
+        self._deferred: List[dict] = []  # messages that came while calls were open
+        # call id -> the interrupted result added for it, until a late result fills it
+        self._placeholders: Dict[str, Tuple[dict, Repair]] = {}
         self.messages: List[dict] = []
         self.skipped: List[Tuple[str, str]] = []
         self.notes: List[Tuple[str, str]] = []
@@ -193,6 +258,20 @@ class Builder:
 
     def fail(self, text: str) -> LogFileError:
         return LogFileError(f"{self.source}: {text}")
+
+    def repaired(self, kind: str, where: str, detail: str = "") -> Repair:
+        repair = Repair(kind, where, detail)
+        self.repairs.append(repair)
+        return repair
+
+    def unread_part(self, where: str, kind, refusal: str) -> str:
+        """The placeholder text for a content part of a type the lab does not read
+        (strict: the refusal, as an error at `where`)."""
+        if self.strict:
+            raise self.fail(f"{where} {refusal}")
+        named = kind if isinstance(kind, str) and kind else "untyped"
+        self.repaired("unread-part", where, named)
+        return f"[{named} part: not read by the lab]"
 
     def skip(self, where: str, why: str) -> None:
         self.skipped.append((where, why))
@@ -248,15 +327,45 @@ class Builder:
                 self._origins[id(message)] = where
                 self._results.append((position, message))
                 return
-        raise self.fail(
-            f"{where}: tool result for call {call_id!r} answers no open call "
-            "of the assistant message before it"
+        if self.strict:
+            raise self.fail(
+                f"{where}: tool result for call {call_id!r} answers no open call "
+                "of the assistant message before it"
+            )
+        self._unplaced_result(call_id, content, where, error, extra)
+
+    def _unplaced_result(self, call_id, content, where, error, extra) -> None:
+        """A result with no open call of the latest assistant message: it fills the
+        interrupted result added for an earlier call with its id, or else (its call
+        is not in the log) it is kept as context text, never dropped."""
+        if call_id in self._placeholders:
+            message, repair = self._placeholders.pop(call_id)
+            message.pop("synthetic", None)
+            message.pop("error", None)
+            message.update(content=content, repaired="late-result", **(extra or {}))
+            if error is not None:
+                message["error"] = error
+            self.repairs.remove(repair)
+            self.repaired("late-result", where, f"call {call_id!r}")
+            return
+        self.repaired("orphan-result", where, f"call {call_id!r}")
+        name = (extra or {}).get("name")
+        said = f"{name} call {call_id!r}" if name else f"call {call_id!r}"
+        self._add(
+            {
+                "role": "user",
+                "content": f"[Result of {said}, whose call the log does not hold:]\n"
+                + content,
+                "observation": True,  # environment output: aged like any other
+                "repaired": "orphan-result",
+            },
+            where,
         )
 
     def replacement(self) -> "Builder":
         """A builder for the messages a compaction put in place of the history; hand it
         to `compaction` once they are told."""
-        return Builder(self.source, self.shape)
+        return Builder(self.source, self.shape, self.strict)
 
     def compaction(
         self,
@@ -270,9 +379,11 @@ class Builder:
         are closed first: a result after it answers nothing the model still saw.
         `kept` defaults to the log's leading system messages."""
         self._flush()
-        replacement._flush()
+        replacement._flush(final=True)
+        self._placeholders = {}  # a result after it answers nothing the model still saw
         self.skipped += replacement.skipped
         self.notes += replacement.notes
+        self.repairs += replacement.repairs
         messages = replacement.messages
         for message in messages:
             if message["role"] == "assistant" and not message["content"]:
@@ -300,26 +411,58 @@ class Builder:
             )
         )
 
-    def _flush(self) -> None:
+    def _flush(self, final: bool = False) -> None:
+        """Close the latest assistant message's calls: its results in call order (an
+        unanswered call gets an interrupted result before the next message, unless
+        strict; at the end of the log no call follows, so none is added), then what
+        came while they were open."""
+        for position, (call_id, answered) in enumerate(self._calls):
+            if answered:
+                continue
+            where = f"messages[{self._caller}] call {call_id!r}"
+            if self.strict or final:
+                self.note(where, "tool call without a recorded result")
+                continue
+            origin = self._origins.get(id(self.messages[self._caller]), "")
+            repair = self.repaired(
+                "interrupted-call", origin or where, f"call {call_id!r}"
+            )
+            message = {
+                "role": "tool",
+                "tool_call_id": call_id,
+                "content": INTERRUPTED_TEXT,
+                "error": {"code": "interrupted", "message": "no result recorded"},
+                "synthetic": True,
+                "repaired": "interrupted-call",
+            }
+            self._origins[id(message)] = origin
+            self._results.append((position, message))
+            self._placeholders[call_id] = (message, repair)
         self._results.sort(key=lambda result: result[0])
         self.messages.extend(message for _, message in self._results)
         self._results = []
-        for call_id, answered in self._calls:
-            if not answered:
-                self.note(
-                    f"messages[{self._caller}] call {call_id!r}",
-                    "tool call without a recorded result",
-                )
         self._calls, self._key = [], None
+        deferred, self._deferred = self._deferred, []
+        self.messages.extend(deferred)
 
-    def _add(self, message: dict) -> None:
+    def _add(self, message: dict, where: Optional[str] = None) -> None:
+        self._origins[id(message)] = _reader_place() if where is None else where
+        if (
+            message["role"] != "assistant"
+            and not self.strict
+            and any(not answered for _, answered in self._calls)
+        ):
+            # the API takes results right after their calls: this waits for them
+            self.repaired("moved-message", self._origins[id(message)] or "", "")
+            message.setdefault("repaired", "moved-message")
+            self._deferred.append(message)
+            return
         self._flush()
-        self._origins[id(message)] = _reader_place()
         self.messages.append(message)
 
     def finish(self) -> LoadedLog:
         """The LoadedLog: an assistant with calls and no text gets content None."""
-        self._flush()
+        self._flush(final=True)
         if not self.messages:
             raise self.fail(f"{self.shape}: the log holds no messages")
         for message in self.messages:
@@ -345,6 +488,8 @@ class Builder:
             self.sent_windows,
             self.compactions,
             [self._origins.get(id(message), "") for message in self.messages],
+            self.repairs,
+            self.run_of,
         )
 
 

@@ -91,7 +91,11 @@ def _block_text(content, where: str, log: Builder) -> str:
                 f"{where}.content[{number}]", "image block: cannot be measured as text"
             )
         else:
-            raise log.fail(f"{where}.content[{number}] has type {kind!r}, not text")
+            texts.append(
+                log.unread_part(
+                    f"{where}.content[{number}]", kind, f"has type {kind!r}, not text"
+                )
+            )
     return "\n".join(texts)
 
 
@@ -124,8 +128,11 @@ def _read_assistant(content, at: str, log: Builder) -> list:
             log.skip(where, "thinking block: not sent back as content")
         elif kind == "image":
             log.skip(where, "image block: cannot be measured as text")
-        else:
+        elif kind == "tool_result":
             raise log.fail(f"{where} has type {kind!r}, not an assistant content block")
+        else:
+            refusal = f"has type {kind!r}, not an assistant content block"
+            texts.append(log.unread_part(where, kind, refusal))
     log.assistant("\n".join(texts), calls)
     return [call["id"] for call in calls]
 
@@ -181,8 +188,11 @@ def _read_user(content, at: str, open_calls: list, names: dict, log: Builder) ->
                 texts.append(text)
         elif kind == "image":
             log.skip(where, "image block: cannot be measured as text")
-        else:
+        elif kind == "tool_use":
             raise log.fail(f"{where} has type {kind!r}, not a user content block")
+        else:
+            refusal = f"has type {kind!r}, not a user content block"
+            texts.append(log.unread_part(where, kind, refusal))
     if texts:
         log.user("\n".join(texts), observation=environment)
 

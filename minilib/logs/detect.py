@@ -14,7 +14,7 @@ recursion limit, or an integer of more digits than it converts.
 """
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 from .base import Builder, LogFileError
@@ -27,6 +27,8 @@ class Doc:
     value: object
     lines: Optional[List[int]] = None  # line numbers of a JSONL file's objects
     text: str = ""  # the file's text; the only content of a text (non-JSON) file
+    # (line number, why) of each JSONL line skipped as damaged (see `parse_text`)
+    bad_lines: List[Tuple[int, str]] = field(default_factory=list)
 
     @property
     def is_text(self) -> bool:
@@ -68,8 +70,18 @@ def _loads(text: str, where: str):
         raise LogFileError(f"{where}: a value cannot be read ({error})") from None
 
 
-def parse_text(text: str, source: str) -> Doc:
-    """The Doc of a file's text, or a one-line LogFileError on where the JSON breaks."""
+def damaged_line_limit(lines: int) -> int:
+    """How many damaged lines a JSONL log of `lines` non-empty lines may have skipped:
+    1% of them, at least one (a run killed mid-write leaves one, a redaction tool may
+    break one escape); past it the file is more likely not a log than a damaged one."""
+    return max(1, -(-lines // 100))
+
+
+def parse_text(text: str, source: str, strict: bool = False) -> Doc:
+    """The Doc of a file's text, or a one-line LogFileError on where the JSON breaks.
+
+    A JSON Lines file may have a few damaged lines (see `damaged_line_limit`): each is
+    skipped and named in `Doc.bad_lines`; `strict` refuses the first."""
     text = text.lstrip("\ufeff")
     if not text.strip():
         raise LogFileError(f"{source}: the file is empty")
@@ -92,19 +104,29 @@ def parse_text(text: str, source: str) -> Doc:
                 f"{source}: not valid JSON ({whole.msg}, line "
                 f"{whole.lineno} column {whole.colno})"
             ) from None
-    objects = []
+    objects, kept, bad = [], [], []
     for number, line in numbered:
         try:
             item = _loads(line, f"{source}: line {number}")
         except json.JSONDecodeError as error:
-            raise LogFileError(
-                f"{source}: line {number} is not valid JSON "
-                f"({error.msg}, column {error.colno})"
-            ) from None
+            bad.append((number, f"is not valid JSON ({error.msg}, column {error.colno})"))
+            continue
         if not isinstance(item, dict):
-            raise LogFileError(f"{source}: line {number} is not a JSON object")
+            bad.append((number, "is not a JSON object"))
+            continue
         objects.append(item)
-    return Doc(objects, [number for number, _ in numbered], text)
+        kept.append(number)
+    limit = damaged_line_limit(len(numbered))
+    if bad and (strict or len(bad) > limit):
+        number, why = bad[0]
+        over = (
+            ""
+            if strict
+            else f"; {len(bad)} of its {len(numbered)} lines are damaged, more than "
+            f"the {limit} (1%, at least one) a log may have skipped"
+        )
+        raise LogFileError(f"{source}: line {number} {why}{over}")
+    return Doc(objects, kept, text, bad)
 
 
 def find_shape(

@@ -55,7 +55,8 @@ def _result_text(items, at: str, log: Builder) -> str:
         elif kind in ("image", "audio"):
             log.skip(where, f"{kind} in a tool result: cannot be measured as text")
         else:
-            raise log.fail(f"{where} has type {kind!r}, not an MCP content item")
+            refusal = f"has type {kind!r}, not an MCP content item"
+            texts.append(log.unread_part(where, kind, refusal))
     return "\n".join(texts)
 
 
@@ -127,8 +128,11 @@ def _read(doc: Doc, log: Builder) -> None:
                 log.skip(at, f"{kind}: not sent back as content")
             elif kind in UI_ITEMS:
                 log.skip(at, f"{kind}: the UI's, not sent to the model")
-            else:
+            elif kind in ("toolRequest", "toolResponse"):  # in the other role's message
                 raise log.fail(f"{at} has type {kind!r}, not a {role} content item")
+            else:
+                refusal = f"has type {kind!r}, not a {role} content item"
+                texts.append(log.unread_part(at, kind, refusal))
         if role == "assistant" and (texts or calls):  # not when all it had was skipped
             log.assistant("\n".join(texts), calls)
         elif texts:  # after this message's tool responses (the builder keeps that order)

@@ -54,10 +54,10 @@ def content_text(content, at: str, log: Builder):
         elif kind in ("thinking", "reasoning"):
             log.skip(f"{at}.content[{number}]", "reasoning part: not sent back")
         else:
-            raise log.fail(
-                f"{at}.content[{number}] is not a text part; only text "
-                "content can be measured and compressed"
+            refusal = (
+                "is not a text part; only text content can be measured and compressed"
             )
+            texts.append(log.unread_part(f"{at}.content[{number}]", kind, refusal))
     return "\n".join(texts)
 
 

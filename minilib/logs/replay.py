@@ -118,15 +118,21 @@ def _checked(log: LoadedLog, source: str) -> LoadedLog:
     return log
 
 
-def load_transcript(path, max_bytes: Optional[int] = None) -> LoadedLog:
-    """Read and check an agent log of any known shape (see `minilib.logs.SHAPES`)."""
-    log = load_log(path) if max_bytes is None else load_log(path, max_bytes)
+def load_transcript(
+    path, max_bytes: Optional[int] = None, strict: bool = False
+) -> LoadedLog:
+    """Read and check an agent log of any known shape (see `minilib.logs.SHAPES`);
+    `strict` refuses the gaps a reader would otherwise repair (`LoadedLog.repairs`)."""
+    limit = {} if max_bytes is None else {"max_bytes": max_bytes}
+    log = load_log(path, strict=strict, **limit)
     return _checked(log, str(log.path))
 
 
-def parse_transcript(text: str, source: str = "<transcript>") -> LoadedLog:
+def parse_transcript(
+    text: str, source: str = "<transcript>", strict: bool = False
+) -> LoadedLog:
     """The checked LoadedLog of a log's text; `source` names it in errors."""
-    return _checked(parse_log(text, source), source)
+    return _checked(parse_log(text, source, strict), source)
 
 
 def fresh_copy(value):
