@@ -111,3 +111,27 @@ def test_no_addition_is_imported_by_the_core_through_a_side_door():
     ).stdout
     for name in eval(loaded):
         assert name.split(".")[1] in CORE + ("data",), f"import minilib loads {name}"
+
+
+CLI = PACKAGE / "cli"
+LONGEST_CLI_FUNCTION = 60  # lines, def to last line: about a screen
+
+
+def test_the_command_line_is_one_module_a_command():
+    from minilib.cli.main import COMMANDS, build_parser
+
+    for name, module in COMMANDS.items():
+        assert module.__file__ == str(CLI / f"{name}.py")
+    subcommands = build_parser()._subparsers._group_actions[0].choices
+    assert sorted(subcommands) == sorted(COMMANDS)
+
+
+def test_no_function_of_the_command_line_is_longer_than_a_screen():
+    long = {
+        f"{path.name}:{node.name}": node.end_lineno - node.lineno + 1
+        for path in sorted(CLI.glob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > LONGEST_CLI_FUNCTION
+    }
+    assert long == {}

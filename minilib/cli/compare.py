@@ -1,0 +1,124 @@
+"""`python -m minilib compare FILE`: replay an agent's log under every production
+policy and print one row a policy."""
+
+import argparse
+import json
+from pathlib import Path
+
+from ..logs.replay import TranscriptFileError, load_transcript
+from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.tokenizers import TokenizerUnavailable
+from ..trace import write_text_safely
+from .common import DONE, TOKENIZERS, add_max_mb_argument, counter, fail, positive
+
+DESCRIPTION = (
+    "Replay an agent's log under the compression policies production agents run (the "
+    "article's, Claude Code's, Codex's, the Anthropic API's, OpenHands', SWE-agent's, "
+    "Gemini CLI's, opencode's, the OpenAI Agents SDK's, LangChain's) and print one row "
+    "a policy: rounds completed, tokens sent, the facts the agent used that were kept, "
+    "restorable or lost, the prompt cache, windows that broke pairing and summary "
+    "calls added. Where a policy calls an LLM to summarise, the lab's deterministic "
+    "summary stands in."
+)
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    compare = commands.add_parser(
+        "compare",
+        help="replay a log under every production policy, one row each",
+        description=DESCRIPTION,
+    )
+    compare.add_argument("file", type=Path, help="the agent's log (any known shape)")
+    compare.add_argument(
+        "--policies",
+        type=policy_list,
+        default=None,
+        help="comma-separated policy keys (default: all of them)",
+    )
+    compare.add_argument(
+        "--window",
+        type=positive,
+        default=200_000,
+        help="the model's context window in tokens; each policy derives its own "
+        "trigger from it (default %(default)s)",
+    )
+    compare.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        default="estimate",
+        help="count tokens with the article's estimate (default) or a real tokenizer",
+    )
+    compare.add_argument(
+        "--cache-prices",
+        choices=sorted(CACHE_PRICES),
+        default=DEFAULT_PRICES,
+        help="the cache cost's price table (default %(default)s)",
+    )
+    _add_output_arguments(compare)
+    add_max_mb_argument(compare)
+    return compare
+
+
+def _add_output_arguments(compare: argparse.ArgumentParser) -> None:
+    compare.add_argument(
+        "--json",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="also write the rows as JSON (default: off)",
+    )
+    compare.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="keep each policy's trace in DIR/<policy>/trace.jsonl (default: off)",
+    )
+
+
+def policy_list(text: str) -> list:
+    from ..policies.production import POLICIES
+
+    keys = [key.strip() for key in text.split(",") if key.strip()]
+    unknown = [key for key in keys if key not in POLICIES]
+    if not keys or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown policy {(unknown or [text])[0]!r}; expected some of "
+            + ", ".join(POLICIES)
+        )
+    return keys
+
+
+def main(args) -> int:
+    """One row a policy, printed and, with --json, written."""
+    from ..policies.production.compare import compare_policies, format_comparison
+
+    try:
+        count_tokens, counted_with = counter(args.tokenizer)
+        log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        rows = compare_policies(
+            log.messages,
+            args.policies,
+            args.window,
+            count_tokens,
+            counted_with=counted_with,
+            prices=args.cache_prices,
+            trace_folder=args.out,
+        )
+    except TokenizerUnavailable as error:
+        return fail(f"error: --tokenizer {args.tokenizer}: {error}")
+    except TranscriptFileError as error:
+        return fail(f"error: {error}")
+    except ImportError as error:  # a policy's optional package (langchain-core)
+        return fail(f"error: {error}")
+    print(log.describe())
+    print(f"window: {args.window:,} tokens; tokens {counted_with}")
+    print()
+    print(format_comparison(rows))
+    if args.json is not None:
+        text = json.dumps(rows, ensure_ascii=False, indent=2) + "\n"
+        write_text_safely(args.json, text)
+        print(f"wrote {args.json}")
+    if args.out is not None:
+        print(f"wrote {len(rows)} traces under {args.out}")
+    return DONE

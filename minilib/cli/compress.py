@@ -1,0 +1,224 @@
+"""`python -m minilib compress FILE`: replay a recorded transcript (JSON or JSONL)
+round by round, by default through the production window (the bounded summary behind
+FastWindow, later user turns folded; `--article` for the article's pipeline), and
+print what was read, the per-round table and, with `--report DIR`, what compression
+cost the agent."""
+
+import argparse
+from pathlib import Path
+from typing import Optional
+
+from ..logs.replay import (
+    ARTICLE,
+    PRODUCTION,
+    LoadedLog,
+    TranscriptFileError,
+    TranscriptRun,
+    load_transcript,
+    replay_transcript,
+    user_turn_advice,
+    with_output_ids,
+)
+from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.costs import measure_replay
+from ..measure.tokenizers import TokenizerUnavailable
+from ..reports.costs import format_costs, write_report
+from ..reports.rounds import format_rounds, format_summary
+from ..scale.bounded import MIN_DEFAULT_BUDGET
+from ..tokens import estimate_message_tokens
+from ..window import Settings
+from .common import (
+    DONE,
+    OUTPUT_FILES,
+    OVERFLOW,
+    TOKENIZERS,
+    add_max_mb_argument,
+    add_settings_arguments,
+    counter,
+    fail,
+    settings_from,
+    summary_budget,
+    write_and_say,
+)
+
+DESCRIPTION = (
+    "Replay an agent's log round by round. By default through the production window, "
+    "which suits a real agent session: aging, then a rolling summary bounded to a "
+    f"quarter of the threshold (at least {MIN_DEFAULT_BUDGET} tokens), behind "
+    "FastWindow, with later user turns folded (quoted whole). --article replays the "
+    "article's exact pipeline instead: its unbounded summary, user turns not folded."
+)
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    compress = commands.add_parser(
+        "compress",
+        help="replay a recorded transcript round by round",
+        description=DESCRIPTION,
+    )
+    compress.add_argument(
+        "file",
+        type=Path,
+        help="transcript: a JSON list of messages, an object with "
+        "'messages', or JSONL (.jsonl)",
+    )
+    add_settings_arguments(compress)
+    add_max_mb_argument(compress)
+    _add_window_arguments(compress)
+    _add_report_arguments(compress)
+    compress.add_argument(
+        "--full-history",
+        action="store_true",
+        help="replay the whole history through the agent's own compactions; by default "
+        "(off) a compaction the log records replaces the history, as the model saw it",
+    )
+    return compress
+
+
+def _add_window_arguments(compress: argparse.ArgumentParser) -> None:
+    """Which window replays the log, and how it counts tokens."""
+    compress.add_argument(
+        "--article",
+        action="store_true",
+        help="replay through the article's pipeline (aging, then its unbounded "
+        "summary) instead of the production window (default: off); user turns are "
+        "then not folded unless --fold-user-turns is given",
+    )
+    compress.add_argument(
+        "--summary-budget",
+        type=summary_budget,
+        default=None,
+        help="the production window's summary budget in tokens (default: a quarter of "
+        f"the threshold, at least {MIN_DEFAULT_BUDGET})",
+    )
+    compress.add_argument(
+        "--fold-user-turns",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="let the summary fold later user turns too, quoted whole (default: on in "
+        "the production window, off with --article: the article's rule folds "
+        "assistant and tool messages only)",
+    )
+    compress.add_argument(
+        "--tokenizer",
+        choices=TOKENIZERS,
+        default="estimate",
+        help="count tokens with the article's estimate (default) or a real tokenizer "
+        "(o200k: o200k_base, cl100k: cl100k_base; needs the optional bpe-openai): the "
+        "window is governed with that count, and the report shows the estimate beside it",
+    )
+
+
+def _add_report_arguments(compress: argparse.ArgumentParser) -> None:
+    compress.add_argument(
+        "--report",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="also measure what compression cost the agent and write DIR/report.json "
+        "and DIR/cut.csv: the facts it used that were kept, restorable or lost, the "
+        "prompt cache reused and written, each tool output's fate (default: off)",
+    )
+    compress.add_argument(
+        "--cache-prices",
+        choices=sorted(CACHE_PRICES),
+        default=DEFAULT_PRICES,
+        help="the price table the report's cache cost uses, in multiples of the input "
+        "price (default %(default)s: read 0.1x, write 1.25x)",
+    )
+
+
+def main(args, replay=replay_transcript) -> int:
+    """Replay the log with `replay` (the command line passes its own, so a caller can
+    substitute it), print the table and the report; return the exit status."""
+    window = ARTICLE if args.article else PRODUCTION
+    fold_user_turns = args.fold_user_turns
+    if fold_user_turns is None:  # a real agent session has many user turns
+        fold_user_turns = window == PRODUCTION
+    settings = settings_from(args, fold_user_turns)
+    if (clash := _writes_over_input(args)) is not None:
+        return fail(
+            f"error: --out {args.out} would write {clash.name} over the log being "
+            "read; choose another folder"
+        )
+    try:
+        count_tokens, counted_with = counter(args.tokenizer)
+    except TokenizerUnavailable as error:
+        return fail(f"error: --tokenizer {args.tokenizer}: {error}")
+    if window == ARTICLE and args.summary_budget is not None:
+        return fail(
+            "error: --summary-budget is the production window's; the article's "
+            "summary (--article) has no budget"
+        )
+    try:
+        log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        run = replay(
+            log,
+            settings,
+            full_history=args.full_history,
+            window=window,
+            summary_budget=args.summary_budget,
+            count_tokens=count_tokens,
+        )
+    except TranscriptFileError as error:
+        return fail(f"error: {error}")
+    if not run.rounds and run.overflow is not None:  # the protected head alone is over
+        return fail(f"stopped: {run.overflow}", OVERFLOW)
+    print_replay(log, run, counted_with)
+    write_and_say(run, args.out)
+    if args.report is not None:
+        print_report(args, log, run, settings, count_tokens, counted_with)
+    if run.overflow is not None:
+        fail(f"stopped: {run.overflow}", OVERFLOW)
+        if advice := user_turn_advice(log, settings, run):
+            fail(advice)
+        return OVERFLOW
+    return DONE
+
+
+def _writes_over_input(args) -> Optional[Path]:
+    """The output file that is the input file, if --out points at the input's folder."""
+    source = args.file.resolve()
+    return next(
+        (args.out / n for n in OUTPUT_FILES if (args.out / n).resolve() == source), None
+    )
+
+
+def print_replay(log: LoadedLog, run: TranscriptRun, counted_with: str) -> None:
+    """What was read (so a surprise in the table can be traced back), then the table."""
+    print(log.describe())
+    print(run.window_line())
+    print(f"tokens: {counted_with}")
+    print()
+    print(format_rounds(run))
+    print()
+    print(format_summary(run))
+
+
+def print_report(
+    args,
+    log: LoadedLog,
+    run: TranscriptRun,
+    settings: Settings,
+    count_tokens,
+    counted_with: str,
+) -> None:
+    """`--report DIR`: what compression cost the agent, printed and written."""
+    costs = measure_replay(
+        run,
+        with_output_ids(log.messages),
+        getattr(count_tokens, "per_message", estimate_message_tokens),
+        rounds_total=log.rounds,
+        counted_with=counted_with,
+        prices=args.cache_prices,
+    )
+    print()
+    print(format_costs(costs))
+    extra = {
+        "log": str(args.file),
+        "window": run.window,
+        "summary_budget": run.summary_budget,
+        "settings": settings.__dict__,
+    }
+    write_report(costs, args.report, extra)
+    print(f"wrote {args.report / 'report.json'} and {args.report / 'cut.csv'}")
