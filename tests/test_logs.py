@@ -54,6 +54,8 @@ def check_pairing(messages, allow_open=False):
             "error",
             "observation",  # the lab's own marks on environment output
             "output_id",
+            "repaired",  # the reader's marks on what it repaired
+            "synthetic",
         }, index
         assert message["role"] in ("system", "user", "assistant", "tool")
         if message["role"] == "tool":
@@ -389,7 +391,7 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
 
 def test_every_fixture_on_disk_is_a_case_or_a_broken_example():
     # the files in data/logs/ are written by hand: each must be checked here
-    on_disk = {path.name for path in FIXTURES.iterdir()}
+    on_disk = {path.name for path in FIXTURES.iterdir() if path.is_file()}
     assert on_disk == set(CASES) | {"damaged.jsonl", "unknown_shape.json"}
 
 

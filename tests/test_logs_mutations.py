@@ -145,3 +145,65 @@ def test_the_cli_gives_a_status_and_one_line_on_a_damaged_copy_of_each_shape(
     assert done.returncode in (0, 1, 2), done.stderr
     assert "Traceback" not in done.stderr and done.stderr.count("\n") <= 2
     assert damaged.read_bytes() == before
+
+
+# --- the gaps real runs leave: repaired and named, never the whole file refused -------
+
+# per line-based shape: what marks a line holding a tool result, and a message line
+# a harness might write between a call and its result (an approval, a reminder)
+GAP_SHAPES = {
+    "claude_code_session.jsonl": (
+        '"tool_result"',
+        '"type":"tool_use"',
+        {"type": "user", "message": {"role": "user", "content": "(approved)"}},
+    ),
+    "codex_rollout.jsonl": (
+        '"function_call_output"',
+        '"type":"function_call"',
+        {
+            "type": "response_item",
+            "payload": {
+                "type": "message",
+                "role": "developer",
+                "content": [{"type": "input_text", "text": "Approved."}],
+            },
+        },
+    ),
+}
+
+
+@st.composite
+def gapped_logs(draw):
+    """(name, text, the repair kind the gap must be named by)."""
+    name = draw(st.sampled_from(sorted(GAP_SHAPES)))
+    result_mark, call_mark, between = GAP_SHAPES[name]
+    lines = (DATA_DIR / "logs" / name).read_text(encoding="utf-8").splitlines()
+    kind = draw(st.sampled_from(["delete a result", "insert between", "corrupt"]))
+    if kind == "delete a result":
+        index = draw(
+            st.sampled_from([i for i, x in enumerate(lines) if result_mark in x])
+        )
+        del lines[index]
+        return name, "\n".join(lines), "interrupted-call"
+    if kind == "insert between":
+        index = draw(st.sampled_from([i for i, x in enumerate(lines) if call_mark in x]))
+        lines.insert(index + 1, json.dumps(between))
+        return name, "\n".join(lines), "moved-message"
+    index = draw(st.integers(1, len(lines) - 1))  # the first line tells the shape
+    cut = draw(st.integers(1, max(1, len(lines[index]) - 2)))
+    lines[index] = lines[index][:cut]
+    return name, "\n".join(lines), "bad-line"
+
+
+@settings(SCALE_PROFILE, max_examples=60)
+@given(gapped_logs())
+def test_a_gap_a_real_run_leaves_is_repaired_named_and_replayed(case):
+    name, text, expected = case
+    log = parse_transcript(text, name)
+    assert expected in {repair.kind for repair in log.repairs}
+    assert f"repaired {sum(r.kind == expected for r in log.repairs)} x" in log.describe()
+    run = read_and_replay(text, name)
+    for call in run.tracer.events("model_call"):
+        validate_messages(call["input"])  # every window the API would accept
+    with pytest.raises(LogFileError):
+        parse_transcript(text, name, strict=True)

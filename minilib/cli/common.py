@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 from ..logs import MAX_LOG_BYTES
+from ..logs.base import repair_counts
 from ..logs.replay import TranscriptRun
 from ..measure.costs import ESTIMATED
 from ..measure.tokenizers import message_counter
@@ -140,7 +141,11 @@ def fail(message: str, status: int = BAD_INPUT) -> int:
     return status
 
 
-def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -> None:
+def write_outputs(
+    run: SessionRun, out: Path, grounded: Optional[dict] = None, log=None
+) -> None:
+    """trace.jsonl and rounds.json; for a log (`log`, its LoadedLog), rounds.json
+    also lists what the reader repaired (kind, count, first place) and whose run it is."""
     run.tracer.write_jsonl(out / "trace.jsonl")
     document = {
         "settings": run.settings.__dict__,
@@ -154,10 +159,15 @@ def write_outputs(run: SessionRun, out: Path, grounded: Optional[dict] = None) -
     if isinstance(run, TranscriptRun):  # a log: which window replayed it
         document["window"] = run.window
         document["summary_budget"] = run.summary_budget
+    if log is not None:
+        document["repairs"] = repair_counts(log.repairs)
+        document["run_of"] = log.run_of or None
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     write_text_safely(out / "rounds.json", text)
 
 
-def write_and_say(run: SessionRun, out: Path, grounded: Optional[dict] = None) -> None:
-    write_outputs(run, out, grounded)
+def write_and_say(
+    run: SessionRun, out: Path, grounded: Optional[dict] = None, log=None
+) -> None:
+    write_outputs(run, out, grounded, log)
     print(f"wrote {out / 'trace.jsonl'} and {out / 'rounds.json'}")

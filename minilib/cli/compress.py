@@ -72,6 +72,14 @@ def add_parser(commands) -> argparse.ArgumentParser:
         help="replay the whole history through the agent's own compactions; by default "
         "(off) a compaction the log records replaces the history, as the model saw it",
     )
+    compress.add_argument(
+        "--strict",
+        action="store_true",
+        help="refuse a log with a gap a real run left (an unanswered call, a result "
+        "with no call, a message between calls and results, a damaged JSONL line, an "
+        "unknown content part) instead of repairing it as a harness would before its "
+        "next call (default: off; each repair is named in the output and rounds.json)",
+    )
     return compress
 
 
@@ -151,7 +159,9 @@ def main(args, replay=replay_transcript) -> int:
             "summary (--article) has no budget"
         )
     try:
-        log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        log = load_transcript(
+            args.file, max_bytes=args.max_mb * 1024 * 1024, strict=args.strict
+        )
         run = replay(
             log,
             settings,
@@ -165,7 +175,7 @@ def main(args, replay=replay_transcript) -> int:
     if not run.rounds and run.overflow is not None:  # the protected head alone is over
         return fail(f"stopped: {run.overflow}", OVERFLOW)
     print_replay(log, run, counted_with)
-    write_and_say(run, args.out)
+    write_and_say(run, args.out, log=log)
     if args.report is not None:
         print_report(args, log, run, settings, count_tokens, counted_with)
     if run.overflow is not None:

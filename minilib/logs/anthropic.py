@@ -207,14 +207,53 @@ def _boundary(line: dict, where: str, log: Builder) -> str:
     return ", ".join(said)
 
 
+def whose_run(lines) -> str:
+    """Whose run a Claude Code file records, when it is not the main session's: a
+    subagent's own file has every message line `isSidechain` with its `agentId`
+    (the compaction agent's ids begin `acompact`)."""
+    said = [line for _, line in lines if line.get("type") in ("user", "assistant")]
+    if not said or not all(line.get("isSidechain") for line in said):
+        return ""
+    agent = next((line["agentId"] for line in said if line.get("agentId")), None)
+    if isinstance(agent, str) and agent.startswith("acompact"):
+        return (
+            f"the compaction agent's own run (agentId {agent}): the model writing a "
+            "compaction summary, not a working session"
+        )
+    named = f" (agentId {agent})" if agent else ""
+    return (
+        f"a subagent's own log{named}: the parent session holds the call that "
+        "started it and the result it returned"
+    )
+
+
+def _note_lost_parents(lines, log: Builder) -> None:
+    """Lines naming a parent the file lacks (a line never written or cut): the
+    reader follows the file's order, not the parent links, so only said."""
+    ids = {line.get("uuid") for _, line in lines}
+    lost = [
+        number
+        for number, line in lines
+        if line.get("parentUuid") and line["parentUuid"] not in ids
+    ]
+    if lost:
+        log.note(
+            f"line {lost[0]}",
+            f"{len(lost)} line{'s' * (len(lost) > 1)} name{'s' * (len(lost) == 1)} a parent (parentUuid) the "
+            "file does not hold: read in the file's order",
+        )
+
+
 def _read_claude_code(doc: Doc, log: Builder) -> None:
     boundary = None  # (where, detail) of a compact_boundary waiting for its summary
+    log.run_of = whose_run(doc.line_objects())
+    _note_lost_parents(doc.line_objects(), log)
     for number, line in doc.line_objects():
         kind, where = line.get("type"), f"line {number}"
         compacting = line.get("subtype") == "compact_boundary" or line.get(
             "isCompactSummary"
         )
-        if compacting and line.get("isSidechain"):
+        if compacting and line.get("isSidechain") and not log.run_of:
             log.skip(where, "a subagent's compaction: not this conversation's")
             continue
         if kind == "system" and line.get("subtype") == "compact_boundary":

@@ -64,6 +64,8 @@ REPAIRS = {
     "orphan-result": "a result whose call the log does not hold: kept as context text",
     "moved-message": "a message between calls and their results: moved after the results",
     "bad-line": "a line that is not valid JSON: skipped",
+    "missing-parent": "an entry whose parent the file lacks: joined to the entry "
+    "written before it",
     "unread-part": "a content part of a type the lab does not read: a placeholder "
     "naming its type",
 }
@@ -241,6 +243,7 @@ class Builder:
         self.repairs: List[Repair] = []
         self.run_of = ""
         self._deferred: List[dict] = []  # messages that came while calls were open
+        self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
         self._placeholders: Dict[str, Tuple[dict, Repair]] = {}
         self.messages: List[dict] = []
@@ -326,6 +329,7 @@ class Builder:
                     message["error"] = error
                 self._origins[id(message)] = where
                 self._results.append((position, message))
+                self._moved_before(message)
                 return
         if self.strict:
             raise self.fail(
@@ -453,12 +457,19 @@ class Builder:
             and any(not answered for _, answered in self._calls)
         ):
             # the API takes results right after their calls: this waits for them
-            self.repaired("moved-message", self._origins[id(message)] or "", "")
-            message.setdefault("repaired", "moved-message")
             self._deferred.append(message)
             return
         self._flush()
         self.messages.append(message)
+
+    def _moved_before(self, result: dict) -> None:
+        """A recorded result came after the waiting messages: each of them is moved
+        after it (a message that waited only for interrupted results is in its place)."""
+        for message in self._deferred:
+            if id(message) not in self._moved:
+                self._moved.add(id(message))
+                self.repaired("moved-message", self._origins.get(id(message)) or "")
+                message.setdefault("repaired", "moved-message")
 
     def finish(self) -> LoadedLog:
         """The LoadedLog: an assistant with calls and no text gets content None."""

@@ -118,11 +118,12 @@ def _path(entries: list, log: Builder) -> list:
     """The (line, entry) pairs from the root to the last entry; others are skipped."""
     if not any("id" in entry for _, entry in entries):  # version 1: one linear path
         return entries
-    by_id = {}
-    for number, entry in entries:
+    by_id, order = {}, {}
+    for position, (number, entry) in enumerate(entries):
         if not isinstance(entry.get("id"), str):
             raise log.fail(f"line {number}: the entry has no 'id'")
         by_id[entry["id"]] = (number, entry)
+        order[entry["id"]] = position
     path, current, seen = [], entries[-1], set()
     while current is not None:
         number, entry = current
@@ -132,7 +133,14 @@ def _path(entries: list, log: Builder) -> list:
         path.append(current)
         parent = entry.get("parentId")
         if parent is not None and parent not in by_id:
-            raise log.fail(f"line {number}: parentId {parent!r} names no entry")
+            if log.strict:
+                raise log.fail(f"line {number}: parentId {parent!r} names no entry")
+            # its parent's line was lost (damaged, never written): in a session that
+            # ran straight on, the entry written before it is the parent's parent
+            position = order[entry["id"]]
+            log.repaired("missing-parent", f"line {number}", f"parentId {parent!r}")
+            current = entries[position - 1] if position else None
+            continue
         current = by_id[parent] if parent is not None else None
     path.reverse()
     for number, entry in entries:
