@@ -81,7 +81,7 @@ def test_chat_history_commands_clear_and_file_adds():
     }
 
 
-def test_the_llm_history_is_the_last_window_and_its_reply_weak_calls_skipped():
+def test_the_llm_history_replays_every_main_call_weak_calls_skipped():
     log = load_log(LLM)
     assert log.messages[0]["content"].startswith("Act as an expert software developer.")
     assert log.messages[-1]["content"].startswith("Yes: `sum` of no lines is `0`")
@@ -89,25 +89,40 @@ def test_the_llm_history_is_the_last_window_and_its_reply_weak_calls_skipped():
     assert ("line 103", weak) in log.skipped
     assert not any("commit message" in (m["content"] or "") for m in log.messages)
     assert [(w.call, w.line) for w in log.sent_windows] == [(1, 1), (3, 118), (4, 238)]
-    plain = [{"role": m["role"], "content": m["content"]} for m in log.messages[:-1]]
-    assert log.sent_windows[-1].messages == plain  # the window, as sent
-    assert log.messages[5]["observation"]  # lint errors, in aider's own words
+    assert log.rounds == len(log.sent_windows) == 3  # every main call is a round
+    # aider's own "Ok" to the files it sends is no model call: the first window is
+    # aider's rebuild, its files and "Ok" what the model saw before the request
+    [rebuilt] = log.compactions
+    assert rebuilt.rebuilt and rebuilt.where == "line 1" and rebuilt.replaced == 0
+    assert [m["role"] for m in rebuilt.replacement] == ["user", "assistant"]
+    assert log.messages[3]["observation"]  # lint errors, in aider's own words
     assert "\n\n" in log.messages[0]["content"]  # a 'SYSTEM ' line is an empty line
+
+
+def test_the_replay_sends_exactly_the_window_aider_sent_at_every_call():
+    log = load_log(LLM)
+    run = replay_transcript(log, Settings(threshold=100_000))
+    windows = [
+        [{"role": m["role"], "content": m["content"]} for m in call["input"]]
+        for call in run.tracer.events("model_call")
+        if call["purpose"] == "decision"
+    ]
+    assert windows == [sent.messages for sent in log.sent_windows]
 
 
 def test_the_sent_windows_line_up_with_the_replay():
     log = load_log(LLM)
-    run = replay_transcript(log.messages, Settings(threshold=5000))
+    run = replay_transcript(log, Settings(threshold=5000))
     rows = compare_sent(log, run)
-    assert [(row.call, row.round) for row in rows] == [(1, 1), (3, 2), (4, 3)]
+    assert [(row.call, row.round) for row in rows] == [(1, 0), (3, 1), (4, 2)]
     # this aider kept every turn: the replay rebuilds exactly the windows it sent
     assert all(row.sent_tokens == row.replayed_tokens for row in rows)
     # a replay that stopped (the added file alone nearly fills 1,050) has no later round
-    stopped = replay_transcript(log.messages, Settings(threshold=1050))
+    stopped = replay_transcript(log, Settings(threshold=1000))
     assert stopped.overflow is not None
     assert [row.replayed_tokens is None for row in compare_sent(log, stopped)] == [
         False,
-        False,
+        True,
         True,
     ]
     table = sent_table(rows)
@@ -148,3 +163,51 @@ def test_only_weak_model_calls_is_an_error():
     )
     with pytest.raises(LogFileError, match="no main-model call, only weak-model ones"):
         parse_log(text, "x")
+
+
+def _call(*messages, reply):
+    lines = ["TO LLM 2024-09-03T14:03:02"]
+    for role, text in messages:
+        lines += ["-------"] + [f"{role} {line}" for line in text.splitlines()]
+    return lines + ["LLM RESPONSE 2024-09-03T14:03:09", f"ASSISTANT {reply}"]
+
+
+def test_a_window_aider_rebuilt_mid_session_replaces_what_the_model_saw():
+    # after an edit aider sends the file's new text: the window does not go on from
+    # the one before, so the replay follows the rebuild rather than the old copy
+    system, ok = ("SYSTEM", "Act as an expert."), ("ASSISTANT", "Ok.")
+    text = "\n".join(
+        _call(system, ("USER", "file: x = 1"), ok, ("USER", "Make x 2."), reply="Done.")
+        + _call(
+            system,
+            ("USER", "file: x = 2"),
+            ok,
+            ("USER", "Make x 2."),
+            ("ASSISTANT", "Done."),
+            ("USER", "Now 3."),
+            reply="Done again.",
+        )
+    )
+    log = parse_log(text, "h.llm.history")
+    assert log.rounds == 2
+    assert [c.rebuilt for c in log.compactions] == [True, True]
+    assert [m["content"] for m in log.compactions[1].replacement] == [
+        "file: x = 2",
+        "Ok.",
+        "Make x 2.",
+        "Done.",
+    ]
+    run = replay_transcript(log, Settings(threshold=10_000))
+    windows = [
+        [m["content"] for m in call["input"]]
+        for call in run.tracer.events("model_call")
+        if call["purpose"] == "decision"
+    ]
+    assert windows[1] == [
+        "Act as an expert.",
+        "file: x = 2",
+        "Ok.",
+        "Make x 2.",
+        "Done.",
+        "Now 3.",
+    ]

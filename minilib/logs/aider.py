@@ -23,10 +23,14 @@
 - aider-llm-history (`.aider.llm.history`): per call a `TO LLM <time>` block, its
   messages separated by `-------` lines, each line prefixed `SYSTEM `, `USER ` or
   `ASSISTANT `, then `LLM RESPONSE <time>` with the reply (lines prefixed
-  `ASSISTANT `). It is the exact window of every call. The conversation is the last
-  main-model call's window and its response; every main call is kept in
-  `LoadedLog.sent_windows` (see `minilib.measure.sent`), and the earlier calls are
-  skipped from the messages. A user message in aider's words for output it added
+  `ASSISTANT `). It is the exact window of every call, so every main-model call is
+  a round: a window that goes on from the one before and its reply adds its new
+  messages; any other (the first, whose "Ok" to the files is aider's, not the
+  model's; one where aider re-sent edited files or summarized its chat) is the
+  harness's rebuild of the window (`AgentCompaction.rebuilt`), followed as the
+  model saw it. Every main call is also kept in `LoadedLog.sent_windows`, so
+  `minilib.measure.sent` sets the replay beside what aider sent. A user message in
+  aider's words for output it added
   (command output, lint errors, a failed edit, files added) is marked
   `observation`. Weak-model calls (a commit message, a chat summary: a system
   prompt asking for one, no assistant turn) are skipped.
@@ -341,6 +345,70 @@ def weak_call(window: List[dict]) -> Optional[str]:
     return None
 
 
+def _tail_start(window: List[dict]) -> int:
+    """Where a call's new turn begins in its window: after the last assistant message
+    (the reply before, or aider's own "Ok" to the files it sent), else after the
+    leading system messages."""
+    last = max(
+        (n for n, message in enumerate(window) if message["role"] == "assistant"),
+        default=None,
+    )
+    if last is not None:
+        return last + 1
+    return next((n for n, m in enumerate(window) if m["role"] != "system"), len(window))
+
+
+def _tell(message: dict, at: str, log: Builder) -> None:
+    if message["role"] == "system":
+        log.system(message["content"], at)
+    elif message["role"] == "user":
+        log.user(message["content"], bool(REFLECTED.match(message["content"])))
+    else:
+        log.assistant(message["content"])
+
+
+def _replay_calls(main: List["SentWindow"], log: Builder) -> None:
+    """Every main call as a round: its window, then its reply. A window that goes on
+    from the one before and its reply adds only its new messages; any other window
+    (the first, with aider's own "Ok" to the files it sends; one whose files,
+    repo map or summarized history aider rebuilt) is the harness's rebuild: the
+    messages before its new turn replace what the model saw, as a compaction's do."""
+    seen: List[dict] = []  # the last window and its reply: what the model saw
+    for sent in main:
+        at = f"TO LLM at line {sent.line}"
+        window = sent.messages
+        if seen and window[: len(seen)] == seen:
+            new = window[len(seen) :]
+        else:
+            start = _tail_start(window)
+            system = 0
+            while system < start and window[system]["role"] == "system":
+                system += 1
+            if not seen:  # the first call: its system prompt opens the log
+                for message in window[:system]:
+                    _tell(message, at, log)
+            kept = system if window[:system] == log.messages[:system] else 0
+            replacement = log.replacement()
+            for message in window[kept:start]:
+                _tell(message, at, replacement)
+            log.compaction(
+                f"line {sent.line}",
+                "its TO LLM block",
+                replacement,
+                kept=kept,
+                rebuilt=True,
+            )
+            new = window[start:]
+        for message in new:
+            _tell(message, at, log)
+        if sent.reply is None:
+            log.note(f"line {sent.line}", "a call with no recorded response")
+            seen = []  # the next window cannot go on from an unknown reply
+            continue
+        log.assistant(sent.reply)
+        seen = window + [{"role": "assistant", "content": sent.reply}]
+
+
 def _read_llm(doc: Doc, log: Builder) -> None:
     main: List[SentWindow] = []
     for call, (line, window, reply) in enumerate(_calls(doc, log), 1):
@@ -354,24 +422,7 @@ def _read_llm(doc: Doc, log: Builder) -> None:
         main.append(SentWindow(call, window, reply, line))
     if not main:
         raise log.fail("aider-llm-history: no main-model call, only weak-model ones")
-    for sent in main[:-1]:
-        log.skip(
-            f"line {sent.line}",
-            "earlier call: its window is kept in sent_windows, not in the messages",
-        )
-    last = main[-1]
-    at = f"TO LLM at line {last.line}"
-    for message in last.messages:
-        if message["role"] == "system":
-            log.system(message["content"], at)
-        elif message["role"] == "user":
-            log.user(message["content"], bool(REFLECTED.match(message["content"])))
-        else:
-            log.assistant(message["content"])
-    if last.reply is None:
-        log.note(f"line {last.line}", "the last call has no recorded response")
-    else:
-        log.assistant(last.reply)
+    _replay_calls(main, log)
     log.sent_windows = main
 
 

@@ -239,8 +239,8 @@ def _note_lost_parents(lines, log: Builder) -> None:
     if lost:
         log.note(
             f"line {lost[0]}",
-            f"{len(lost)} line{'s' * (len(lost) > 1)} name{'s' * (len(lost) == 1)} a parent (parentUuid) the "
-            "file does not hold: read in the file's order",
+            f"{len(lost)} line{'s' * (len(lost) > 1)} name{'s' * (len(lost) == 1)} "
+            "a parent (parentUuid) the file does not hold: read in the file's order",
         )
 
 

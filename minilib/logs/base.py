@@ -42,13 +42,21 @@ class AgentCompaction:
     replacement: Tuple[dict, ...]
     kept: int = 0
     detail: str = ""
+    # True where the harness rebuilt its whole window from its own state for a call
+    # (Aider sends its files and chat anew with every call): not a summary of the
+    # history, only what the model saw from then on
+    rebuilt: bool = False
+
+    @property
+    def name(self) -> str:
+        return "window rebuilt by the harness" if self.rebuilt else "agent compaction"
 
     def describe(self) -> str:
         """One line: where it happened, what recorded it, what it replaced and with
         what."""
         detail = f"; {self.detail}" if self.detail else ""
         return (
-            f"agent compaction before messages[{self.at}] ({self.where}, "
+            f"{self.name} before messages[{self.at}] ({self.where}, "
             f"{self.recorded_by}): {self.replaced} messages replaced by "
             f"{len(self.replacement)}{detail}"
         )
@@ -159,7 +167,12 @@ class LoadedLog:
             f"shape: {self.shape}" + (f" ({self.path})" if self.path else ""),
             *([f"run: {self.run_of}"] if self.run_of else []),
             f"messages: {len(self.messages)} ({counts})"
-            + (f"; {marked} user messages are environment output" if marked else ""),
+            + (
+                f"; {marked} user message{'s are' if marked > 1 else ' is'} "
+                "environment output"
+                if marked
+                else ""
+            ),
             f"tool calls: {calls}, results: {len(tools)}, "
             f"errors: {sum(1 for m in tools if m.get('error'))}",
             f"system prompt: {self.system_source}",
@@ -378,6 +391,7 @@ class Builder:
         replacement: "Builder",
         kept: Optional[int] = None,
         detail: str = "",
+        rebuilt: bool = False,
     ) -> None:
         """The agent's own compaction here (see `AgentCompaction`). The calls still open
         are closed first: a result after it answers nothing the model still saw.
@@ -412,6 +426,7 @@ class Builder:
                 tuple(messages),
                 kept,
                 detail,
+                rebuilt,
             )
         )
 

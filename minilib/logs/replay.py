@@ -233,7 +233,7 @@ class TranscriptRun(SessionRun):
         reached = len(self.tracer.events("agent_compaction"))  # those it went through
         for number, (round_number, compaction) in enumerate(self.agent_compactions):
             said = (
-                f"agent compaction before round {round_number} ({compaction.where}, "
+                f"{compaction.name} before round {round_number} ({compaction.where}, "
                 f"{compaction.recorded_by}): "
             )
             if self.full_history:

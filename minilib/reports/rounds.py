@@ -46,9 +46,15 @@ def format_summary(run: SessionRun) -> str:
     for compression in run.compressions:
         counts[compression.strategy] = counts.get(compression.strategy, 0) + 1
     last = run.rounds[-1] if run.rounds else None
+    # environment output a log recorded as a user turn is traced like a call's output,
+    # but the agent made no call for it: counted apart, as the log's header counts it
+    outputs = sum(
+        1 for call in run.tracer.events("tool_call") if call["name"] == "environment"
+    )
     text = [
         f"model decisions: {run.model_decisions}, summary calls: {run.summary_calls}, "
-        f"tool calls: {run.tool_calls}",
+        f"tool calls: {run.tool_calls - outputs}"
+        + (f", environment outputs: {outputs}" if outputs else ""),
         f"compressions: aging in {plural(counts.get('tool_result_aging', 0), 'round')}, "
         f"summary in {counts.get('rolling_summary', 0)}",
     ]
