@@ -7,6 +7,7 @@ The fixtures are found by listing the folders, so a log added there is tested to
 
 import datetime as dt
 import json
+import os
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from minilib.lab.log_explorer import (
 from minilib.lab.style import LOG_ERROR_COLUMNS, LOG_TOOL_COLUMNS
 from minilib.lab.tables import _text
 from minilib.lab.transcripts_view import OBSERVATION
-from minilib.logs import LogFileError, load_transcript, replay_transcript
+from minilib.logs import MAX_LOG_BYTES, LogFileError, load_transcript, replay_transcript
 from minilib.messages import is_observation
 from minilib.policies.on_logs import LOG_PATHS
 
@@ -246,7 +247,9 @@ def test_a_file_it_cannot_read_replaces_the_report_with_one_line():
     assert "not UTF-8 text (byte " in explore_bytes(BAD_BYTES["latin1.json"], "x").error
     assert explore_bytes(b"", "empty.jsonl").error == "empty.jsonl: the file is empty"
     folder = explore_file(LOGS)
-    assert folder.error.startswith(f"{LOGS}: cannot be read")
+    assert folder.error == f"{LOGS}: is a folder, not a log file"
+    png = explore_bytes(b"\x89PNG\r\n\x1a\n" + bytes(40), "shot.png")
+    assert png.error == "shot.png: a PNG image, not a text log"
 
 
 def test_a_log_without_tool_messages_and_one_that_starts_with_the_model():
@@ -354,3 +357,24 @@ def test_what_79_says_of_the_multi_turn_option_is_what_the_cells_show():
     assert folded.overflow is None and kept.overflow is not None
     assert replayed("codex_rollout.jsonl", 500, True).overflow is None
     assert replayed("codex_rollout.jsonl", 500, False).overflow is not None
+
+
+def test_the_path_cell_reads_only_a_regular_file_as_the_command_line_does(tmp_path):
+    # a pipe would block the kernel forever and a device never ends: one line each
+    fifo = tmp_path / "pipe.jsonl"
+    os.mkfifo(fifo)
+    assert explore_file(fifo).error == (
+        f"{fifo}: not a regular file (a pipe, socket or device)"
+    )
+    assert explore_file("/dev/zero").error == (
+        "/dev/zero: not a regular file (a pipe, socket or device)"
+    )
+    assert explore_file(tmp_path / "absent.jsonl").error == (
+        f"{tmp_path / 'absent.jsonl'}: no such log file"
+    )
+    big = tmp_path / "big.jsonl"
+    with open(big, "wb") as handle:  # sparse: over the limit without writing it
+        handle.truncate(MAX_LOG_BYTES + 1)
+    assert explore_file(big).error.startswith(
+        f"{big}: larger than the {MAX_LOG_BYTES:,}-byte limit for a log"
+    )

@@ -36,6 +36,7 @@ import pandas as pd
 import plotly.io as pio
 from IPython.display import display
 
+from ..logs import LogFileError, decoded_text, read_log_text
 from ..logs.replay import (
     PRODUCTION,
     TranscriptFileError,
@@ -264,14 +265,11 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
 def explore_file(path, settings: Optional[Settings] = None) -> LogReport:
     """`explore_text` on a file on disk (the path cell of notebook 07). The report names
     the file as an upload does, by its name: the folder is where it was on one machine."""
-    try:
-        with open(path, "rb") as handle:
-            content = handle.read()
-    except OSError as problem:
-        return LogReport(
-            str(path), error=f"{path}: cannot be read ({problem.strerror or problem})"
-        )
-    return explore_bytes(content, Path(path).name, settings)
+    try:  # a regular file only, within the command line's size limit, as it reads
+        text = read_log_text(path)
+    except LogFileError as problem:
+        return LogReport(str(path), error=str(problem))
+    return explore_text(text, Path(path).name, settings)
 
 
 def explore_bytes(
@@ -279,9 +277,9 @@ def explore_bytes(
 ) -> LogReport:
     """`explore_text` on a file's bytes (an upload); not UTF-8 text gives one line."""
     try:
-        text = bytes(content).decode("utf-8")
-    except UnicodeDecodeError as problem:
-        return LogReport(name, error=f"{name}: not UTF-8 text (byte {problem.start})")
+        text = decoded_text(bytes(content), name)
+    except LogFileError as problem:
+        return LogReport(name, error=str(problem))
     return explore_text(text, name, settings)
 
 

@@ -137,14 +137,35 @@ def read_log_text(path, max_bytes: int = MAX_LOG_BYTES) -> str:
                 f"{path}: larger than the {max_bytes:,}-byte limit for a log "
                 "(raise it with max_bytes=, or --max-mb on the command line)"
             )
-        text = data.decode("utf-8")
+        text = decoded_text(data, str(path))
     except FileNotFoundError:
         raise LogFileError(f"{path}: no such log file") from None
-    except UnicodeDecodeError as error:
-        raise LogFileError(f"{path}: not UTF-8 text (byte {error.start})") from None
     except OSError as error:
         raise LogFileError(f"{path}: cannot be read ({error.strerror})") from None
     return text
+
+
+# the first bytes of files a user may pick by mistake, and what they are
+BINARY_KINDS = (
+    (b"\x89PNG", "PNG image"),
+    (b"\xff\xd8\xff", "JPEG image"),
+    (b"GIF8", "GIF image"),
+    (b"%PDF", "PDF"),
+    (b"PK\x03\x04", "ZIP archive"),
+    (b"\x1f\x8b", "gzip archive"),
+    (b"SQLite format 3\x00", "SQLite database (a Goose session database, say)"),
+)
+
+
+def decoded_text(data: bytes, source: str) -> str:
+    """A log's bytes as text, or one LogFileError line saying what they are instead."""
+    kind = next((kind for magic, kind in BINARY_KINDS if data.startswith(magic)), None)
+    if kind is not None:
+        raise LogFileError(f"{source}: a {kind}, not a text log")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise LogFileError(f"{source}: not UTF-8 text (byte {error.start})") from None
 
 
 def clipped(text: str, limit: int = 2 * SHOWN_CHARS) -> str:
