@@ -135,3 +135,25 @@ def test_no_function_of_the_command_line_is_longer_than_a_screen():
         and node.end_lineno - node.lineno + 1 > LONGEST_CLI_FUNCTION
     }
     assert long == {}
+
+
+def test_the_log_readers_and_the_long_log_machinery_import_one_way():
+    # logs replays a log through the production window scale builds; scale (and the
+    # generated histories it replays) never reaches back into the readers
+    for path in sorted((PACKAGE / "scale").glob("*.py")):
+        for module, line in imported_modules(path):
+            assert not module.startswith("minilib.logs"), f"{path.name}:{line}: {module}"
+
+
+LONGEST_REPLAY_FUNCTION = 60  # lines: the log replay reads as steps
+
+
+def test_the_log_replay_reads_as_steps():
+    path = PACKAGE / "logs" / "replay.py"
+    long = {
+        node.name: node.end_lineno - node.lineno + 1
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.end_lineno - node.lineno + 1 > LONGEST_REPLAY_FUNCTION
+    }
+    assert long == {}

@@ -156,7 +156,9 @@ def test_summary_budget_is_the_production_windows(tmp_path, capsys):
 
 
 def bundled_logs():
-    for path in sorted([*LOGS.iterdir(), *TRANSCRIPTS.iterdir()]):
+    for path in sorted([*LOGS.rglob("*"), *TRANSCRIPTS.iterdir()]):
+        if path.is_dir():
+            continue
         if path.name in ("damaged.jsonl", "unknown_shape.json"):  # not readable logs
             continue
         yield path

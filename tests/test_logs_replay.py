@@ -24,10 +24,10 @@ from minilib.session import DATA_DIR
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "data" / "logs"
-READABLE = sorted(
-    p.name
-    for p in LOGS.iterdir()
-    if p.name not in ("damaged.jsonl", "unknown_shape.json")
+READABLE = sorted(  # with the repaired gaps of data/logs/gaps/
+    str(p.relative_to(LOGS))
+    for p in LOGS.rglob("*")
+    if p.is_file() and p.name not in ("damaged.jsonl", "unknown_shape.json")
 )
 
 
@@ -159,7 +159,12 @@ def test_a_bad_conversation_is_named_and_left_as_it_was(case):
 
 
 @pytest.mark.parametrize(
-    "name", sorted(p.name for p in (DATA_DIR / "logs").iterdir() if p.suffix != ".py")
+    "name",
+    sorted(
+        str(p.relative_to(DATA_DIR / "logs"))
+        for p in (DATA_DIR / "logs").rglob("*")
+        if p.is_file()
+    ),
 )
 def test_every_output_a_replay_cuts_comes_back_whole_from_the_trace(name):
     # tool results and environment output alike: the id an omission line names finds

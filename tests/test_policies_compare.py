@@ -20,7 +20,8 @@ from minilib.scale import generate_history
 from minilib.trace import model_calls, read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
-LOGS = sorted((ROOT / "data" / "logs").iterdir()) + sorted(
+# the gaps real runs leave (data/logs/gaps/) are replayed repaired, like the rest
+LOGS = sorted(p for p in (ROOT / "data" / "logs").rglob("*") if p.is_file()) + sorted(
     (ROOT / "data" / "transcripts").iterdir()
 )
 # Run as written: LangChain's trim_messages may cut a call and keep its result.

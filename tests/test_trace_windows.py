@@ -36,7 +36,7 @@ from minilib.trace import TRACE_FORMAT, event_records, json_line, read_jsonl
 
 LOGS = sorted(
     path
-    for path in (Path(__file__).resolve().parent.parent / "data" / "logs").iterdir()
+    for path in (Path(__file__).resolve().parent.parent / "data" / "logs").rglob("*")
     if path.is_file() and path.name not in ("damaged.jsonl", "unknown_shape.json")
 )
 

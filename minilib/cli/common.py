@@ -12,6 +12,7 @@ from ..logs import MAX_LOG_BYTES
 from ..logs.base import repair_counts
 from ..logs.replay import TranscriptRun
 from ..measure.costs import ESTIMATED
+from ..measure.recorded_usage import usage_rows, usage_summary
 from ..measure.tokenizers import message_counter
 from ..scale.bounded import MIN_BUDGET
 from ..session import SessionRun
@@ -162,6 +163,11 @@ def write_outputs(
     if log is not None:
         document["repairs"] = repair_counts(log.repairs)
         document["run_of"] = log.run_of or None
+        rows = usage_rows(log, run)
+        document["recorded_usage"] = {
+            **usage_summary(rows),
+            "rows": [{**row.__dict__} for row in rows],
+        }
     text = json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     write_text_safely(out / "rounds.json", text)
 

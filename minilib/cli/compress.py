@@ -21,6 +21,7 @@ from ..logs.replay import (
 )
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.costs import measure_replay
+from ..measure.recorded_usage import format_usage, usage_rows
 from ..measure.tokenizers import TokenizerUnavailable
 from ..reports.costs import format_costs, write_report
 from ..reports.rounds import format_rounds, format_summary
@@ -203,6 +204,9 @@ def print_replay(log: LoadedLog, run: TranscriptRun, counted_with: str) -> None:
     print(format_rounds(run))
     print()
     print(format_summary(run))
+    if log.usage:  # what the API counted, where the log records it
+        print()
+        print(format_usage(usage_rows(log, run)))
 
 
 def print_report(

@@ -244,6 +244,24 @@ def _note_lost_parents(lines, log: Builder) -> None:
         )
 
 
+def _usage(usage: dict, where: str, log: Builder) -> None:
+    """The Messages API's usage: the prompt is its uncached input, what it read from
+    the cache and what it wrote to it."""
+    parts = [
+        usage.get(name, 0) or 0
+        for name in (
+            "input_tokens",
+            "cache_read_input_tokens",
+            "cache_creation_input_tokens",
+        )
+    ]
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in parts):
+        raise log.fail(f"{where}: token counts must be whole numbers")
+    read = usage.get("cache_read_input_tokens")
+    written = usage.get("cache_creation_input_tokens")
+    log.recorded_usage(sum(parts), where, read, written)
+
+
 def _read_claude_code(doc: Doc, log: Builder) -> None:
     boundary = None  # (where, detail) of a compact_boundary waiting for its summary
     log.run_of = whose_run(doc.line_objects())
@@ -287,6 +305,8 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         role = message.get("role") or kind
         key = message.get("id") if role == "assistant" else None
         read_blocks(role, message["content"], f"{where}: message", log, key)
+        if role == "assistant" and isinstance(message.get("usage"), dict):
+            _usage(message["usage"], f"{where}: message.usage", log)
     if boundary is not None:
         log.note(
             boundary[0], "compact_boundary at the end of the log: no summary after it"

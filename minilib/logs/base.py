@@ -62,6 +62,23 @@ class AgentCompaction:
         )
 
 
+@dataclass(frozen=True)
+class RecordedUsage:
+    """What the API counted for one model call, as the log records it.
+
+    `message` is the index in `LoadedLog.messages` of the assistant message the call
+    answered with; `input_tokens` is the whole prompt as the API counted it (its
+    uncached part, what it read from the prompt cache and what it wrote to it);
+    `cache_read` and `cache_written` are those parts where the log says (None where
+    it does not); `where` names the record."""
+
+    message: int
+    input_tokens: int
+    cache_read: Optional[int]
+    cache_written: Optional[int]
+    where: str
+
+
 # What a harness does to a gap a real run left, before its next call (the chat APIs
 # refuse a window with an unanswered call or a result that answers none). Each kind,
 # and what the reader does, in the words the reports use.
@@ -135,6 +152,8 @@ class LoadedLog:
     # whose run the file is, when it is not the main agent's (a subagent's, or the
     # compaction agent's own); "" for an ordinary session
     run_of: str = ""
+    # what the API counted at each model call, where the log records it
+    usage: List[RecordedUsage] = field(default_factory=list)
 
     def placed(self, text: str) -> str:
         """`text` with each `messages[i]` named by where message i is in the file first
@@ -255,6 +274,7 @@ class Builder:
         self.strict = strict
         self.repairs: List[Repair] = []
         self.run_of = ""
+        self.usage: List[RecordedUsage] = []
         self._deferred: List[dict] = []  # messages that came while calls were open
         self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
@@ -279,6 +299,25 @@ class Builder:
         repair = Repair(kind, where, detail)
         self.repairs.append(repair)
         return repair
+
+    def recorded_usage(
+        self, input_tokens, where: str, cache_read=None, cache_written=None
+    ) -> None:
+        """What the API counted for the latest assistant message's call (the first
+        record of it wins: a response written over several lines repeats it)."""
+        if not any(m["role"] == "assistant" for m in self.messages[self._caller :]):
+            return  # no model reply yet: nothing to set it beside
+        if self.usage and self.usage[-1].message == self._caller:
+            return
+        numbers = (input_tokens, cache_read, cache_written)
+        if any(
+            n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0)
+            for n in numbers
+        ):
+            raise self.fail(f"{where}: token counts must be whole numbers >= 0")
+        self.usage.append(
+            RecordedUsage(self._caller, input_tokens, cache_read, cache_written, where)
+        )
 
     def unread_part(self, where: str, kind, refusal: str) -> str:
         """The placeholder text for a content part of a type the lab does not read
@@ -516,6 +555,7 @@ class Builder:
             [self._origins.get(id(message), "") for message in self.messages],
             self.repairs,
             self.run_of,
+            self.usage,
         )
 
 

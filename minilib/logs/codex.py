@@ -91,6 +91,7 @@ def _read(doc: Doc, log: Builder) -> None:
             said[item.get("role"), text.strip()] += 1
     response = 0  # number of the current model response; assistant items of one merge
     instructions_kept = 0  # the base instructions go with every call, compacted or not
+    total = 0  # the running total of input tokens the token_count events record
     for number, line in lines:
         where, kind, item = f"line {number}", line.get("type"), line.get("payload") or {}
         item_type = item.get("type") if isinstance(item, dict) else None
@@ -118,6 +119,8 @@ def _read(doc: Doc, log: Builder) -> None:
         elif kind == "compacted":
             _compacted(line.get("payload"), where, log, instructions_kept)
             response += 1
+        elif kind == "event_msg" and item_type == "token_count":
+            total = _token_count(item, where, log, total)
         elif kind != "response_item":
             log.skip(
                 where,
@@ -127,6 +130,24 @@ def _read(doc: Doc, log: Builder) -> None:
             response = read_item(
                 item, where, where + ": payload", log, response, kind="response_item "
             )
+
+
+def _token_count(item: dict, where: str, log: Builder, total: int) -> int:
+    """A `token_count` event: the last call's usage (`last_token_usage`, whose
+    input_tokens include the cached part), or else the growth of the running total;
+    returns the running total's input so far."""
+    info = item.get("info") if isinstance(item.get("info"), dict) else {}
+    last, running = info.get("last_token_usage"), info.get("total_token_usage")
+    seen = running.get("input_tokens") if isinstance(running, dict) else None
+    if isinstance(last, dict) and isinstance(last.get("input_tokens"), int):
+        at = f"{where}: payload.info.last_token_usage"
+        log.recorded_usage(last["input_tokens"], at, last.get("cached_input_tokens"))
+    elif isinstance(seen, int) and seen >= total:
+        at = f"{where}: payload.info.total_token_usage"
+        log.recorded_usage(seen - total, at)
+    else:
+        log.skip(where, "event_msg token_count: no usage recorded")
+    return seen if isinstance(seen, int) else total
 
 
 def _compacted(payload, where: str, log: Builder, kept: int) -> None:

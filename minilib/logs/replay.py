@@ -25,13 +25,20 @@ traces are joined with the round numbers running on. `full_history=True` replays
 whole history instead, as if the agent had never compacted.
 """
 
-import copy
 from dataclasses import dataclass, replace
 from typing import List, Mapping, Optional, Sequence, Tuple
 
 from ..loop import Replay, replay
-from ..messages import InvalidMessagesError, is_observation, validate_messages
+from ..messages import InvalidMessagesError, validate_messages
 from ..model import scripted_summary
+from ..scale.bounded import bounded_window, default_summary_budget
+from ..scale.fast import FastWindow
+from ..scale.recorded import (  # noqa: F401  (names the lab and the CLI import from here)
+    RecordedConversation,
+    environment_id,
+    fresh_copy,
+    with_output_ids,
+)
 from ..session import Baseline, SessionRun, session_run
 from ..summary import Summarizer
 from ..tokens import (
@@ -39,7 +46,6 @@ from ..tokens import (
     estimate_text_tokens,
     estimate_tokens,
     known_per_message,
-    tool_call_name,
 )
 from ..trace import Tracer, event_records
 from ..window import Settings, article_window
@@ -77,10 +83,6 @@ def log_window(
     tokens (None for the article's, which has none): the article's ContextWindow, or
     the bounded summary's window behind FastWindow (the same results, and a round that
     only appended costs only what it appended)."""
-    # Imported here: minilib.scale's generated histories replay through this module.
-    from ..scale.bounded import bounded_window, default_summary_budget
-    from ..scale.fast import FastWindow
-
     if check_window(window) == ARTICLE:
         if summary_budget is not None:
             raise ValueError(
@@ -133,69 +135,6 @@ def parse_transcript(
 ) -> LoadedLog:
     """The checked LoadedLog of a log's text; `source` names it in errors."""
     return _checked(parse_log(text, source, strict), source)
-
-
-def fresh_copy(value):
-    """A deep copy of a message: what `copy.deepcopy` gives for the dicts, lists and
-    scalars a log holds, several times faster (a long replay copies every message
-    twice); anything else goes to `copy.deepcopy`."""
-    kind = type(value)
-    if kind is dict:
-        return {key: fresh_copy(item) for key, item in value.items()}
-    if kind is list:
-        return [fresh_copy(item) for item in value]
-    if kind in (str, int, float, bool) or value is None:
-        return value
-    return copy.deepcopy(value)
-
-
-class RecordedConversation:
-    """A recorded log played back: its assistant messages are the replies, the rest
-    arrives between them.
-
-    Each tool output, and each environment output recorded as a user message, is
-    traced in full when it arrives, so `recover_tool_output` finds whatever aging or a
-    summary cut. Environment output has no call id: it gets `output_id` "env_<n>" (its
-    place in the log), which is what an aged copy's omission line names.
-    """
-
-    def __init__(self, messages: Sequence[Mapping]):
-        self.messages = with_output_ids([fresh_copy(dict(m)) for m in messages])
-        self.replies = [
-            index
-            for index, message in enumerate(self.messages)
-            if message["role"] == "assistant"
-        ]
-
-    def opening(self) -> List[dict]:
-        return self.messages[: self.replies[0]] if self.replies else list(self.messages)
-
-    def reply(self, window, step: int) -> dict:
-        return fresh_copy(self.messages[self.replies[step]])
-
-    def arrivals(self, reply: Mapping, step: int, tracer) -> Tuple[List[dict], bool]:
-        start = self.replies[step] + 1
-        end = (
-            self.replies[step + 1] if step + 1 < len(self.replies) else len(self.messages)
-        )
-        arrived = [fresh_copy(message) for message in self.messages[start:end]]
-        calls = {call["id"]: call for call in reply.get("tool_calls") or ()}
-        for message in arrived:
-            if tracer is not None and message["role"] == "tool":
-                call = calls[message["tool_call_id"]]  # positional: a call of this reply
-                tracer.tool_call(
-                    step,
-                    call["id"],
-                    tool_call_name(call),
-                    call["function"].get("arguments") or "{}",
-                    message["content"],
-                    message.get("error"),
-                )
-            elif tracer is not None and is_observation(message):
-                tracer.tool_call(
-                    step, message["output_id"], "environment", "{}", message["content"]
-                )
-        return arrived, step + 1 < len(self.replies)
 
 
 @dataclass
@@ -341,22 +280,6 @@ def _joined(segments, window, count_tokens, compactions=()) -> Replay:
     return joined
 
 
-def environment_id(index: int) -> str:
-    """The trace id of the environment output at `index` in a log's messages."""
-    return f"env_{index}"
-
-
-def with_output_ids(messages: Sequence[Mapping]) -> List[Mapping]:
-    """`messages`, each environment output without an id given one by its place (a copy
-    of that message; the others are the same objects)."""
-    return [
-        dict(message, output_id=environment_id(index))
-        if is_observation(message) and not message.get("output_id")
-        else message
-        for index, message in enumerate(messages)
-    ]
-
-
 def baseline_rounds(
     stretches: Sequence[Tuple[Sequence[Mapping], int]],
     rounds: int,
@@ -425,71 +348,84 @@ def replay_transcript(
     ContextOverflowError ends the replay and is kept in `run.overflow`, like
     `run_session`; the baseline stops at the same round. `messages` is not changed.
     """
+    # 1. what is replayed: checked settings, the messages, the compactions to follow
+    settings = _checked_settings(settings, window)
+    messages, compactions = _history(messages, compactions)
+    # 2. the window that governs it, and the round each compaction came before
+    governing, summary_budget = log_window(
+        window, settings, count_tokens, summarize, summary_budget
+    )
+    made = {
+        "agent_compactions": tuple(
+            (sum(m["role"] == "assistant" for m in messages[: c.at]), c)
+            for c in compactions
+        ),
+        "window": window,
+        "summary_budget": summary_budget,
+    }
+    # 3. as the model saw it, each stretch between compactions; or the whole history
+    if compactions and not full_history:
+        stretches = _segments(messages, compactions)
+        for segment, _ in stretches[1:]:
+            validate_messages(segment)
+        governed = _joined(stretches, governing, count_tokens, compactions)
+    else:
+        stretches = [(messages, 0)]
+        made["full_history"] = bool(compactions)
+        # behind FastWindow a message is never changed in place once sent
+        governed = _replayed_whole(
+            messages, governing, count_tokens, window == PRODUCTION
+        )
+    # 4. set beside what the agent sent, uncompressed
+    return _beside_baseline(settings, governed, stretches, count_tokens, made)
+
+
+def _checked_settings(settings: Optional[Settings], window: str) -> Settings:
     check_window(window)
     if settings is None:
-        settings = log_settings(window)
+        return log_settings(window)
     if not isinstance(settings, Settings):
         raise TypeError(
             f"settings must be a minilib Settings, got {type(settings).__name__}"
         )
+    return settings
+
+
+def _history(messages, compactions) -> Tuple[List[Mapping], Tuple[AgentCompaction, ...]]:
+    """The checked messages, environment outputs given ids by their place in the
+    whole log (so across compactions), and the compactions (by default the log's)."""
     if isinstance(messages, LoadedLog):
         compactions = messages.compactions if compactions is None else compactions
         messages = messages.messages
-    compactions = tuple(compactions or ())
     validate_messages(messages)
-    messages = with_output_ids(messages)  # by place in the whole log, across compactions
-    governing, summary_budget = log_window(
-        window, settings, count_tokens, summarize, summary_budget
-    )
-    how = {"window": window, "summary_budget": summary_budget}
-    met = tuple(
-        (sum(m["role"] == "assistant" for m in messages[: c.at]), c) for c in compactions
-    )
-    if compactions and not full_history:
-        segments = _segments(messages, compactions)
-        for segment, _ in segments[1:]:
-            validate_messages(segment)
-        governed = _joined(segments, governing, count_tokens, compactions)
-        if not governed.rounds and governed.overflow is None:
-            return TranscriptRun(
-                settings,
-                [],
-                [],
-                governed.messages,
-                count_tokens(governed.messages),
-                governed.tracer,
-                agent_compactions=met,
-                **how,
-            )
-        baseline = baseline_rounds(segments, len(governed.rounds), count_tokens)
-        run = session_run(settings, governed, baseline, count_tokens)
-        return TranscriptRun(**run.__dict__, agent_compactions=met, **how)
+    return with_output_ids(messages), tuple(compactions or ())
+
+
+def _replayed_whole(messages, governing, count_tokens, by_identity: bool) -> Replay:
+    """The whole history replayed as one conversation (no round when no reply)."""
     conversation = RecordedConversation(messages)
     if not conversation.replies:  # no model call, so no round to govern
-        return TranscriptRun(
-            settings,
-            [],
-            [],
-            conversation.messages,
-            count_tokens(conversation.messages),
-            Tracer(),
-            agent_compactions=met,
-            full_history=bool(compactions),
-            **how,
-        )
-    governed = replay(
+        return Replay([], [], conversation.messages, Tracer())
+    return replay(
         conversation,
         governing,
-        # behind FastWindow a message is never changed in place once sent
-        tracer=Tracer(messages_are_values=window == PRODUCTION),
+        tracer=Tracer(messages_are_values=by_identity),
         count_tokens=count_tokens,
         max_steps=None,
     )
-    baseline = baseline_rounds([(messages, 0)], len(governed.rounds), count_tokens)
+
+
+def _beside_baseline(settings, governed: Replay, stretches, count_tokens, made: dict):
+    """The TranscriptRun: the governed rounds beside the uncompressed window of each
+    (a replay with no round has no baseline)."""
+    if not governed.rounds and governed.overflow is None:
+        final = governed.messages
+        return TranscriptRun(
+            settings, [], [], final, count_tokens(final), governed.tracer, **made
+        )
+    baseline = baseline_rounds(stretches, len(governed.rounds), count_tokens)
     run = session_run(settings, governed, baseline, count_tokens)
-    return TranscriptRun(
-        **run.__dict__, agent_compactions=met, full_history=bool(compactions), **how
-    )
+    return TranscriptRun(**run.__dict__, **made)
 
 
 def user_turn_advice(messages, settings: Settings, run: SessionRun) -> str:

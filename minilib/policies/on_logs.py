@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 from ..aging import ToolResultAging
-from ..logs.replay import RecordedConversation
 from ..loop import replay
 from ..markers import is_aged, is_offloaded
 from ..model import scripted_summary
+from ..scale.recorded import RecordedConversation
 from ..summary import RollingSummary
 from ..trace import Tracer
 from ..window import ContextWindow, Settings

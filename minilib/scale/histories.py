@@ -23,9 +23,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Callable, Dict, List, Mapping, Tuple
 
-from ..logs.replay import RecordedConversation
 from ..messages import check_int
 from ..tokens import count_cjk, estimate_message_tokens
+from .recorded import RecordedConversation
 
 MIN_RESULT_CHARS = 200
 MAX_RESULT_CHARS = 60_000
