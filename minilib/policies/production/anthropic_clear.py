@@ -76,8 +76,9 @@ class AnthropicClearToolUsesPolicy(Policy):
         clear_at_least: int = 0,
         exclude_tools: Sequence[str] = (),
         clear_tool_inputs: bool = False,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.trigger = (
             default_trigger(self.window_tokens)
             if trigger is None

@@ -79,8 +79,9 @@ class AnthropicCompactionPolicy(Policy):
         *,
         trigger: Optional[int] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
         self.minimum_trigger = max(1, round(50_000 * scale))
         self.trigger = (

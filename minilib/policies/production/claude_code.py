@@ -100,8 +100,9 @@ class ClaudeCodePolicy(Policy):
         max_output_tokens: int = 32_000,
         autocompact_pct_override: Optional[float] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.keep_recent = check_int("keep_recent", keep_recent, minimum=1)
         self.max_output_tokens = check_int(
             "max_output_tokens", max_output_tokens, minimum=1

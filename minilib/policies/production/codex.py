@@ -168,8 +168,9 @@ class CodexPolicy(Policy):
         max_output_lines: int = 256,
         user_message_tokens: Optional[int] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         ninety = window_tokens * 9 // 10
         if auto_compact_token_limit is None:
             self.auto_compact_token_limit = ninety

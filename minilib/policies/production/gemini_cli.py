@@ -102,8 +102,9 @@ class GeminiCliPolicy(Policy):
         function_response_budget: Optional[int] = None,
         truncate_lines: int = 30,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.compression_threshold = _fraction(
             "compression_threshold", compression_threshold, upper_inclusive=True
         )

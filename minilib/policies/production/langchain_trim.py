@@ -97,8 +97,9 @@ class LangChainTrimPolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         max_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.max_tokens = (
             self.window_tokens
             if max_tokens is None

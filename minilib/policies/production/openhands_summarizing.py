@@ -75,8 +75,9 @@ class OpenHandsSummarizingPolicy(Policy):
         keep_first: int = KEEP_FIRST,
         max_tokens: Optional[int] = None,
         minimum_progress: float = MINIMUM_PROGRESS,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.max_size = check_int("max_size", max_size, minimum=1)
         self.keep_first = check_int("keep_first", keep_first)
         if self.max_size // 2 - self.keep_first - 1 <= 0:

@@ -22,7 +22,7 @@ count are not modelled: the lab's messages carry neither. The elided part only g
 so the window is updated with what is new each round.
 """
 
-from typing import List, Mapping, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
 from ...tokens import TokenCounter, estimate_tokens
@@ -55,8 +55,9 @@ class SweAgentLastNPolicy(Policy):
         *,
         n: int = PAPER_N,
         polling: int = 1,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.n = check_int("n", n, minimum=1)
         self.polling = check_int("polling", polling, minimum=1)
         self.view: List[Mapping] = []
