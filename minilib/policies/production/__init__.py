@@ -12,7 +12,7 @@ from .anthropic_clear import AnthropicClearToolUsesPolicy
 from .anthropic_compaction import AnthropicCompactionPolicy
 from .article import ArticleBatchedPolicy, ArticleBoundedPolicy, ArticlePolicy
 from .base import KeptHistory, Policy, Sent, stand_in_summarizer
-from .claude_code import ClaudeCodePolicy
+from .claude_code import ClaudeCodeCacheEditingPolicy, ClaudeCodePolicy
 from .codex import CodexLocalPolicy, CodexPolicy
 from .gemini_cli import GeminiCliPolicy
 from .langchain_trim import LangChainTrimPolicy
@@ -36,6 +36,7 @@ POLICIES: Dict[str, Type[Policy]] = {
         OpenAITrimmingSessionPolicy,
         LangChainTrimPolicy,
         ClaudeCodePolicy,
+        ClaudeCodeCacheEditingPolicy,
         CodexPolicy,
         CodexLocalPolicy,
         GeminiCliPolicy,
