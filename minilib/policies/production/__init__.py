@@ -15,7 +15,7 @@ from .base import KeptHistory, Policy, Sent, stand_in_summarizer
 from .claude_code import ClaudeCodeCacheEditingPolicy, ClaudeCodePolicy
 from .codex import CodexLocalPolicy, CodexPolicy
 from .gemini_cli import GeminiCliPolicy
-from .langchain_trim import LangChainTrimPolicy
+from .langchain_trim import LangChainTrimHumanPolicy, LangChainTrimPolicy
 from .openai_agents import OpenAITrimmingSessionPolicy
 from .opencode import OpencodePrunePolicy
 from .openhands_masking import OpenHandsMaskingPolicy
@@ -35,6 +35,7 @@ POLICIES: Dict[str, Type[Policy]] = {
         SweAgentLastNPolicy,
         OpenAITrimmingSessionPolicy,
         LangChainTrimPolicy,
+        LangChainTrimHumanPolicy,
         ClaudeCodePolicy,
         ClaudeCodeCacheEditingPolicy,
         CodexPolicy,

@@ -53,6 +53,10 @@ class OpencodePrunePolicy(Policy):
     )
     main_parameter = "prune_protect"
     stand_in = False
+    OVERHEAD_SOURCE = (
+        "not measured: no public measurement of opencode's system prompt and tool "
+        "definitions was found; 0 unless a measured value is given"
+    )
 
     def __init__(
         self,

@@ -12,7 +12,8 @@ task). With `polling` p, the number of elided observations moves only every p st
 prompt cache live longer; p defaults to 1. The SWE-agent paper's configuration uses
 n = 5. It has no token trigger: `window_tokens` changes nothing (a window still too
 large overflows, and the runner says so). Source: SWE-agent,
-`sweagent/agent/history_processors.py` (docs/references.md).
+`sweagent/agent/history_processors.py` at commit 3ea751c087f32b16e039a2233dd6eefecef325d5
+(docs/references.md). Overhead: `DEFAULT_OVERHEAD_TOKENS`.
 
 In the lab, the observations in SWE-agent's sense are the first user message (the
 task: SWE-agent marks it an observation) and every tool result or environment output
@@ -47,6 +48,12 @@ class SweAgentLastNPolicy(Policy):
     )
     source = "SWE-agent sweagent/agent/history_processors.py, LastNObservations; n = 5"
     main_parameter = "n"
+    DEFAULT_OVERHEAD_TOKENS = 2_000
+    OVERHEAD_SOURCE = (
+        "estimated: config/default.yaml's system and instance templates and its tool "
+        "bundles (registry, edit_anthropic, review_on_submit_m) at SWE-agent 3ea751c, "
+        "about 7,000 characters at 4 a token"
+    )
 
     def __init__(
         self,
@@ -81,4 +88,8 @@ class SweAgentLastNPolicy(Policy):
         return Sent(list(self.view))
 
     def parameters(self) -> dict:
-        return {"n": self.n, "polling": self.polling}
+        return {
+            "n": self.n,
+            "polling": self.polling,
+            "overhead_tokens": self.overhead_tokens,
+        }
