@@ -326,6 +326,7 @@ def _compare(args) -> int:
             counted_with=counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
+            agent_log=log,  # its own compactions, beside its policy's replay
         )
     except TokenizerUnavailable as error:
         print(
