@@ -17,6 +17,7 @@ from minilib.policies.production import POLICIES
 from minilib.policies.production.compare import compare_policies
 from minilib.policies.production.run import PairingCheck
 from minilib.scale import generate_history
+from minilib.tokens import estimate_tokens
 from minilib.trace import model_calls, read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +43,7 @@ try:
 
     KEYS = list(POLICIES)
 except ImportError:
-    KEYS = [key for key in POLICIES if key != "langchain-trim"]
+    KEYS = [key for key in POLICIES if not key.startswith("langchain-trim")]
 
 
 def test_there_are_logs_of_many_shapes_to_compare_on():
@@ -155,3 +156,85 @@ def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
         except InvalidMessagesError:
             expected = False
         assert check.valid(list(window)) == expected
+
+
+def test_a_claude_code_log_sets_its_recorded_compaction_beside_the_replays():
+    from minilib.policies.production.compare import calibrated_window
+
+    log = load_transcript(ROOT / "data" / "logs" / "claude_code_compacted.jsonl")
+    replies_before = sum(
+        m["role"] == "assistant" for m in log.messages[: log.compactions[0].at]
+    )
+    rows = compare_policies(log.messages, ["claude-code", "codex"], agent_log=log)
+    mine, other = rows
+    assert other["recorded_compaction_rounds"] is None  # not the log's agent
+    assert [
+        (e["round"], e["tokens_before"]) for e in mine["recorded_compaction_rounds"]
+    ] == [(replies_before, 158_340)]
+    assert mine["compaction_rounds"] == []  # the abridged log never nears 200k
+    assert mine["overhead_tokens"] == 20_000
+    # scaled by what the log holds against what the agent counted, the replay's
+    # trigger falls where the agent's did
+    window = calibrated_window(log)
+    replies = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+    held = estimate_tokens(log.messages[: replies[replies_before]])
+    assert window == round(200_000 * held / 158_340)
+    row = compare_policies(log.messages, ["claude-code"], window, agent_log=log)[0]
+    assert [e["round"] for e in row["compaction_rounds"]] == [replies_before]
+    entry = row["recorded_compaction_rounds"][0]
+    assert entry["replay_tokens"] == row["compaction_rounds"][0]["tokens_before"]
+
+
+def test_a_codex_rollout_records_rounds_but_no_tokens_and_no_window_matches_both():
+    from minilib.policies.production.compare import calibrated_window
+
+    log = load_transcript(ROOT / "data" / "logs" / "codex_compacted.jsonl")
+    replies = [0]
+    for message in log.messages:
+        replies.append(replies[-1] + (message["role"] == "assistant"))
+    recorded = [replies[c.at] for c in log.compactions]
+    row = compare_policies(log.messages, ["codex"], agent_log=log)[0]
+    assert [e["round"] for e in row["recorded_compaction_rounds"]] == recorded
+    assert all(e["tokens_before"] is None for e in row["recorded_compaction_rounds"])
+    assert calibrated_window(log) is None  # nothing to scale by
+    found = {
+        window: [
+            c["round"]
+            for c in compare_policies(log.messages, ["codex"], window)[0][
+                "compaction_rounds"
+            ]
+        ]
+        for window in range(800, 3_000, 50)
+    }
+    assert any(rounds[:1] == recorded[:1] for rounds in found.values())
+    assert not any(rounds == recorded for rounds in found.values())
+
+
+def test_a_measured_overhead_replaces_every_default():
+    log = READABLE["claude_code_compacted.jsonl"]
+    rows = compare_policies(log.messages, KEYS[:4], 200_000, overhead_tokens=1_234)
+    assert {row["overhead_tokens"] for row in rows} == {1_234}
+
+
+def test_compare_prints_the_replays_and_the_agents_compaction_rounds(tmp_path):
+    log = ROOT / "data" / "logs" / "claude_code_compacted.jsonl"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "minilib",
+            "compare",
+            str(log),
+            "--policies",
+            "claude-code",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "claude-code: replay compacted before rounds none; the agent, before " in (
+        done.stdout
+    )
+    assert "(158,340 tokens)" in done.stdout

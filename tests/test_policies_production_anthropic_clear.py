@@ -225,3 +225,47 @@ def test_the_originals_are_never_changed_in_place():
 def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
     with pytest.raises(ValueError, match=name):
         AnthropicClearToolUsesPolicy(200_000, **parameters)
+
+
+def test_a_tool_uses_trigger_counts_tool_uses_not_tokens():
+    history = session("read_file", "bash", "grep", "read_file", "bash")
+    policy = AnthropicClearToolUsesPolicy(
+        200_000, trigger={"type": "tool_uses", "value": 5}
+    )
+    assert policy.send(history, 0).messages == history  # 5 uses: not over 5
+    history += [assistant("step 5", "c5", name="grep"), tool("c5", "result 5")]
+    window = policy.send(history, 1).messages
+    results = [m["content"] for m in window if m["role"] == "tool"]
+    assert results[:3] == [PLACEHOLDER] * 3 and PLACEHOLDER not in results[3:]
+    assert policy.parameters()["trigger_type"] == "tool_uses"
+    with pytest.raises(ValueError, match="^trigger type"):
+        AnthropicClearToolUsesPolicy(200_000, trigger={"type": "turns", "value": 3})
+
+
+def test_clear_tool_inputs_as_a_list_clears_only_those_tools_arguments():
+    history = list(HEAD)
+    for i, name in enumerate(["read_file", "bash", "read_file", "bash", "grep"]):
+        call = assistant(f"step {i}", f"c{i}", name=name)
+        call["tool_calls"][0]["function"]["arguments"] = '{"x": 1}'
+        history += [call, tool(f"c{i}", "x" * 100)]
+    policy = AnthropicClearToolUsesPolicy(10_000, trigger=1, clear_tool_inputs=["bash"])
+    window = policy.send(history, 0).messages
+    arguments = [
+        m["tool_calls"][0]["function"]["arguments"]
+        for m in window
+        if m["role"] == "assistant"
+    ]
+    # the two oldest uses are cleared; only the bash one loses its arguments
+    assert arguments == ['{"x": 1}', CLEARED_ARGUMENTS] + ['{"x": 1}'] * 3
+    with pytest.raises(ValueError, match="^clear_tool_inputs"):
+        AnthropicClearToolUsesPolicy(10_000, clear_tool_inputs="bash")
+
+
+def test_the_input_tokens_trigger_counts_the_callers_overhead():
+    base = session("read_file", "bash", "grep", "read_file", "bash")
+    at = padded_to(base, default_trigger(4_000) - 50)
+    policy = AnthropicClearToolUsesPolicy(4_000, overhead_tokens=51)
+    assert PLACEHOLDER in [m["content"] for m in policy.send(at, 0).messages]
+    assert (
+        AnthropicClearToolUsesPolicy(4_000, overhead_tokens=50).send(at, 0).messages == at
+    )

@@ -120,6 +120,25 @@ def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
 
 def test_the_documented_defaults_and_the_prompt():
     policy = build_policy("anthropic-compaction", 200_000)
-    assert policy.parameters() == {"trigger": 150_000, "summary_tokens": 5_000}
+    assert policy.parameters() == {
+        "trigger": 150_000,
+        "summary_tokens": 5_000,
+        "overhead_tokens": 0,  # an API: the caller's prompt and tools, when given
+    }
     assert policy.stand_in and policy.PROMPT == PROMPT
     assert PROMPT.endswith("You must wrap your summary in a <summary></summary> block.")
+
+
+def test_the_trigger_counts_the_callers_overhead_and_the_compaction_is_recorded():
+    history = [
+        {"role": "system", "content": "s"},
+        {"role": "user", "content": "x" * 4000},
+    ]
+    tokens = estimate_tokens(history)
+    quiet = AnthropicCompactionPolicy(200_000, trigger=50_000, overhead_tokens=0)
+    assert quiet.send(history, 0).summary_calls == 0
+    loud = AnthropicCompactionPolicy(
+        200_000, trigger=50_000, overhead_tokens=50_000 - tokens + 1
+    )
+    assert loud.send(history, 2).summary_calls == 1
+    assert [(c.round, c.tokens_before) for c in loud.compactions] == [(2, 50_001)]

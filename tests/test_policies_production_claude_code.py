@@ -1,4 +1,5 @@
-"""claude-code: microcompact between turns, auto-compact at window - reserve - buffer."""
+"""claude-code: microcompact (after an idle hour, or the gated cache-editing variant),
+auto-compact at window - reserve - buffer, counting the system prompt and tools."""
 
 import pytest
 from message_builders import assistant, tool
@@ -9,7 +10,9 @@ from minilib.policies.production.claude_code import (
     COMPACTABLE_TOOLS,
     PLACEHOLDER,
     TRANSCRIPT_PATH,
+    ClaudeCodeCacheEditingPolicy,
     ClaudeCodePolicy,
+    timestamp_seconds,
 )
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
@@ -44,7 +47,7 @@ def test_all_but_the_five_newest_compactable_results_are_cleared_in_place():
     history = list(HEAD)
     for i in range(8):
         history += [assistant(f"s{i}", f"c{i}", name="Read"), tool(f"c{i}", f"file {i}")]
-    window = ClaudeCodePolicy(200_000).send(history, 0).messages
+    window = ClaudeCodeCacheEditingPolicy(200_000).send(history, 0).messages
     results = [m["content"] for m in window if m["role"] == "tool"]
     assert results == [PLACEHOLDER] * 3 + [f"file {i}" for i in range(3, 8)]
     validate_messages(window)  # a cleared result still answers its call
@@ -59,7 +62,7 @@ def test_mcp_and_other_tools_are_never_cleared_and_do_not_count():
     names = ["mcp__memory__recall", "read_file", "Task"] + ["Bash"] * 5
     for i, name in enumerate(names):
         history += [assistant(f"s{i}", f"c{i}", name=name), tool(f"c{i}", f"out {i}")]
-    window = ClaudeCodePolicy(200_000).send(history, 0).messages
+    window = ClaudeCodeCacheEditingPolicy(200_000).send(history, 0).messages
     results = [m["content"] for m in window if m["role"] == "tool"]
     # read_file (Read) is the only compactable result older than the five Bash ones
     assert results == ["out 0", PLACEHOLDER, "out 2"] + [f"out {i}" for i in range(3, 8)]
@@ -72,7 +75,9 @@ def test_environment_output_counts_as_shell_output():
             assistant(f"step {i}"),
             {"role": "user", "content": f"$ ls {i}", "observation": True},
         ]
-    window = ClaudeCodePolicy(200_000, keep_recent=2).send(history, 0).messages
+    window = (
+        ClaudeCodeCacheEditingPolicy(200_000, keep_recent=2).send(history, 0).messages
+    )
     assert window == microcompacted(history, keep=2)
     assert [m["content"] for m in window[3::2]] == [PLACEHOLDER] * 5 + [
         "$ ls 5",
@@ -82,13 +87,65 @@ def test_environment_output_counts_as_shell_output():
 
 def test_microcompact_round_by_round_equals_it_applied_to_the_whole_history():
     messages = generate_history(60, 3).messages
-    policy = ClaudeCodePolicy(10**9, keep_recent=3)
+    policy = ClaudeCodeCacheEditingPolicy(10**9, keep_recent=3)
     for step, index in enumerate(
         i for i, m in enumerate(messages) if m["role"] == "assistant"
     ):
         history = list(messages[:index])
         assert policy.send(history, step).messages == microcompacted(history, keep=3)
         assert policy.send(history, step).messages == microcompacted(history, keep=3)
+
+
+def stamped(minutes_between_turns):
+    """Eight Read results in two user turns, the second `minutes` after the first
+    turn's last reply."""
+    history, clock = [], 0.0
+    for turn in range(2):
+        history.append({"role": "user", "content": f"turn {turn}", "timestamp": clock})
+        for i in range(4):
+            clock += 5
+            call = assistant(f"s{turn}{i}", f"c{turn}{i}", name="Read")
+            history += [dict(call, timestamp=clock), tool(f"c{turn}{i}", f"file {i}")]
+        clock += 60 * minutes_between_turns
+    return history
+
+
+def test_time_based_microcompact_clears_only_after_an_idle_hour():
+    policy = ClaudeCodePolicy(200_000, keep_recent=2)
+    assert policy.microcompact == "time-based"
+    first_turn = stamped(60)[:9]  # 4 results, seconds apart: no idle gap
+    assert policy.send(first_turn, 0).messages == first_turn
+    # the second user turn comes an hour after the last reply: all but 2 cleared
+    window = policy.send(stamped(60)[:10], 1).messages
+    assert [m["content"] for m in window if m["role"] == "tool"] == [PLACEHOLDER] * 2 + [
+        "file 2",
+        "file 3",
+    ]
+    assert policy.microcompactions == [1]
+    validate_messages(window)
+
+
+def test_time_based_microcompact_waits_for_the_full_gap_and_needs_timestamps():
+    for minutes, fired in ((59, False), (60, True)):
+        policy = ClaudeCodePolicy(200_000, keep_recent=2)
+        policy.send(stamped(minutes)[:9], 0)
+        window = policy.send(stamped(minutes)[:10], 1).messages
+        assert (PLACEHOLDER in [m["content"] for m in window]) is fired
+    no_time = [{k: v for k, v in m.items() if k != "timestamp"} for m in stamped(600)]
+    policy = ClaudeCodePolicy(200_000, keep_recent=2)
+    policy.send(no_time[:9], 0)
+    assert policy.send(no_time[:10], 1).messages == no_time[:10]
+    off = ClaudeCodePolicy(200_000, keep_recent=2, microcompact="off")
+    off.send(stamped(600)[:9], 0)
+    assert off.send(stamped(600)[:10], 1).messages == stamped(600)[:10]
+
+
+def test_timestamps_are_read_as_iso_8601_seconds_or_milliseconds():
+    assert timestamp_seconds({"timestamp": "2026-05-20T14:00:00.000Z"}) == 1779285600.0
+    assert timestamp_seconds({"timestamp": 1779285600}) == 1779285600.0
+    assert timestamp_seconds({"timestamp": 1779285600000}) == 1779285600.0
+    assert timestamp_seconds({"timestamp": "yesterday"}) is None
+    assert timestamp_seconds({}) is None
 
 
 def test_the_trigger_is_the_window_less_the_output_reserve_and_the_buffer():
@@ -110,20 +167,35 @@ def test_below_200k_the_reserve_and_the_buffer_scale_with_the_window():
     assert ClaudeCodePolicy(16_000).trigger_tokens == expected == 13_360
 
 
+def test_the_docs_95_percent_is_a_named_variant():
+    assert ClaudeCodePolicy(200_000, auto_compact="docs").trigger_tokens == 190_000
+
+
+def test_auto_compact_counts_the_system_prompt_and_tools_overhead():
+    assert ClaudeCodePolicy(200_000).overhead_tokens == 20_000
+    assert ClaudeCodePolicy(200_000).send(padded(146_999), 0).summary_calls == 0
+    policy = ClaudeCodePolicy(200_000)
+    assert policy.send(padded(147_000), 4).summary_calls == 1  # 147,000 + 20,000
+    assert [(c.round, c.tokens_before) for c in policy.compactions] == [(4, 167_000)]
+
+
 def test_auto_compact_fires_at_the_trigger_and_not_one_token_below():
-    below = ClaudeCodePolicy(200_000).send(padded(166_999), 0)
+    below = ClaudeCodePolicy(200_000, overhead_tokens=0).send(padded(166_999), 0)
     assert below.summary_calls == 0 and below.messages == padded(166_999)
-    at = ClaudeCodePolicy(200_000).send(padded(167_000), 0)
+    at = ClaudeCodePolicy(200_000, overhead_tokens=0).send(padded(167_000), 0)
     assert at.summary_calls == 1
     system, continuation = at.messages
     assert system == HEAD[0]  # the system prompt stays
     assert continuation["role"] == "user"
     assert continuation["content"].startswith(OPENING)
     assert f"read the full transcript at: {TRANSCRIPT_PATH}" in continuation["content"]
+    assert continuation["content"].endswith(
+        "Pick up the last task as if the break never happened."
+    )
 
 
 def test_after_a_compaction_the_conversation_grows_from_the_summary_again():
-    policy = ClaudeCodePolicy(2_000)  # trigger 2000 - 200 - 130
+    policy = ClaudeCodePolicy(2_000)  # trigger 2000 - 200 - 130, less 200 overhead
     history = list(HEAD)
     windows = []
     for i in range(30):  # results of an MCP tool: microcompact leaves them all
@@ -148,7 +220,7 @@ def test_after_a_compaction_the_conversation_grows_from_the_summary_again():
 @pytest.mark.parametrize("window_tokens", [200_000, 16_000])
 def test_a_generated_200_call_replay_matches_an_independent_computation(window_tokens):
     messages = list(generate_history(200, 0).messages)
-    policy = build_policy("claude-code", window_tokens)
+    policy = build_policy("claude-code-cache-editing", window_tokens)
     seen = []
     run = replay_policy(
         messages, policy, on_window=lambda step, window, *_: seen.append(window)
@@ -158,7 +230,7 @@ def test_a_generated_200_call_replay_matches_an_independent_computation(window_t
         messages[:i] for i, m in enumerate(messages) if m["role"] == "assistant"
     ):
         window = messages[:1] + continuation + microcompacted(list(history[start:]))
-        if estimate_tokens(window) >= policy.trigger_tokens:
+        if estimate_tokens(window) + policy.overhead_tokens >= policy.trigger_tokens:
             # everything after the system prompt becomes one continuation message
             window = seen[len(expected)]
             assert window[0] == messages[0] and len(window) == 2
@@ -180,6 +252,9 @@ def test_a_generated_200_call_replay_matches_an_independent_computation(window_t
         ({"autocompact_pct_override": 0}, "autocompact_pct_override"),
         ({"autocompact_pct_override": 120}, "autocompact_pct_override"),
         ({"summary_tokens": 8}, "summary_tokens"),
+        ({"microcompact": "always"}, "microcompact"),
+        ({"idle_minutes": 0}, "idle_minutes"),
+        ({"auto_compact": "95%"}, "auto_compact"),
     ],
 )
 def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
@@ -191,9 +266,15 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
     policy = build_policy("claude-code", 200_000)
     assert policy.parameters() == {
         "keep_recent": 5,
+        "microcompact": "time-based",
+        "idle_minutes": 60,
+        "auto_compact": "inferred",
         "max_output_tokens": 32_000,
         "autocompact_pct_override": None,
         "summary_tokens": 5_000,
+        "overhead_tokens": 20_000,
     }
+    gated = build_policy("claude-code-cache-editing", 200_000).parameters()
+    assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5
     assert policy.stand_in and policy.main_parameter in policy.parameters()
     assert "nine sections" in policy.PROMPT

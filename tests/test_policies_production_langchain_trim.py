@@ -89,6 +89,36 @@ def test_a_cut_between_a_call_and_its_result_is_sent_as_it_is(langchain):
     assert run.invalid_rounds == [1] and run.overflow is None  # counted, not repaired
 
 
+def test_start_on_human_drops_what_precedes_the_first_human_message(langchain):
+    from minilib.policies.production.langchain_trim import LangChainTrimHumanPolicy
+
+    history = HEAD + [
+        assistant("two at once", "a", "b"),
+        tool("a", "A" * 400),
+        tool("b", "B" * 40),
+        {"role": "user", "content": "now this"},
+        assistant("ok"),
+        tool_free := {"role": "user", "content": "and that"},
+    ]
+    # the last five fit: they open on tool "b", so the kept ones start at "now this"
+    max_tokens = estimate_tokens(history[:1] + history[-5:])
+    policy = LangChainTrimHumanPolicy(10_000, max_tokens=max_tokens)
+    window = policy.send(history, 0).messages
+    assert window == [history[0]] + history[-3:] and window[-1] is tool_free
+    assert not broken(window)
+    # with the task alone as human message, once it is cut the system message is all
+    task_only = HEAD + groups("a", "b", "c")
+    small = estimate_tokens(task_only[:1] + task_only[-3:])
+    alone = LangChainTrimHumanPolicy(10_000, max_tokens=small).send(task_only, 0)
+    assert alone.messages == task_only[:1]
+    assert policy.parameters()["start_on"] == "human"
+
+
+def test_the_budget_is_the_window_less_the_overhead(langchain):
+    assert LangChainTrimPolicy(10_000).max_tokens == 10_000  # a library: no overhead
+    assert LangChainTrimPolicy(10_000, overhead_tokens=1_500).max_tokens == 8_500
+
+
 def test_arguments_that_are_not_json_still_convert(langchain):
     call = tool_call("a", arguments="not json")
     history = HEAD + [

@@ -34,7 +34,7 @@ def rounds(messages):
 
 def test_past_max_size_events_the_older_half_becomes_one_summary_event():
     history = HEAD + groups("a", "b", "c", "d")  # 10 messages: not over max_size 10
-    policy = OpenHandsSummarizingPolicy(100_000, max_size=10)
+    policy = OpenHandsSummarizingPolicy(100_000, max_size=10, keep_first=2)
     assert policy.send(history, 0).messages == history
     history += groups("e")  # 12 > 10: keep 2 first, a tail of 10 // 2 - 2 - 1 = 2
     sent = policy.send(history, 1)
@@ -51,7 +51,7 @@ def test_past_max_size_events_the_older_half_becomes_one_summary_event():
 def test_the_cut_never_separates_a_call_from_its_results():
     # the naive cut (12 - 2 = 10) falls inside the parallel group at 8..11
     history = HEAD + groups("a", "b", "c") + parallel(["p", "q", "r"])
-    sent = OpenHandsSummarizingPolicy(100_000, max_size=10).send(history, 0)
+    sent = OpenHandsSummarizingPolicy(100_000, max_size=10, keep_first=2).send(history, 0)
     assert sent.messages == HEAD + [sent.messages[2]]  # the group went whole
     assert sent.summary_calls == 1
 
@@ -59,9 +59,12 @@ def test_the_cut_never_separates_a_call_from_its_results():
 def test_the_token_trigger_fires_one_token_over_the_models_limit():
     history = HEAD + groups("a", "b", "c", "d")
     total = estimate_tokens(history)
-    at = OpenHandsSummarizingPolicy(total).send(history, 0)
+    at = OpenHandsSummarizingPolicy(total, keep_first=2, overhead_tokens=0).send(
+        history, 0
+    )
     assert at.messages == history and at.summary_calls == 0
-    over = OpenHandsSummarizingPolicy(total - 1).send(history, 0)
+    over = OpenHandsSummarizingPolicy(total - 1, keep_first=2, overhead_tokens=0)
+    over = over.send(history, 0)
     assert over.summary_calls == 1
     assert estimate_tokens(over.messages) <= total - 1
     # the tail is the longest one (of whole groups) under half the limit
@@ -72,7 +75,7 @@ def test_the_token_trigger_fires_one_token_over_the_models_limit():
 
 
 def test_summaries_roll_the_earlier_summary_into_the_next():
-    policy = OpenHandsSummarizingPolicy(100_000, max_size=10)
+    policy = OpenHandsSummarizingPolicy(100_000, max_size=10, keep_first=2)
     history = HEAD + groups(*"abcde")
     first = policy.send(history, 0).messages[2]["content"]
     history += groups(*"fgh")
@@ -94,7 +97,9 @@ def test_too_little_to_forget_waits_on_a_count_and_resets_on_tokens():
 
 def test_the_documented_defaults_and_the_stand_in():
     policy = build_policy("openhands-summarizing", 200_000)
-    assert (policy.max_size, policy.keep_first) == (MAX_SIZE, KEEP_FIRST) == (240, 2)
+    # default_condenser(): what the default agent and its sub-agents run
+    assert (policy.max_size, policy.keep_first) == (MAX_SIZE, KEEP_FIRST) == (80, 4)
+    assert policy.overhead_tokens == 10_000
     assert policy.stand_in and "USER_CONTEXT" in policy.PROMPT
     assert policy.token_limit == 200_000
     assert OpenHandsSummarizingPolicy(200_000, max_tokens=50_000).token_limit == 50_000
@@ -108,25 +113,24 @@ def test_a_generated_200_call_replay_keeps_head_summary_and_a_whole_tail(window_
 
     def observe(step, window, *_):
         history = histories[step]
-        assert window[:2] == history[:2]  # keep_first: the system prompt and the task
+        assert window[:4] == history[:4]  # keep_first: the first four events
         if len(window) == len(history):
             assert window == history  # nothing condensed yet
             return
-        assert is_summary(window[2]) and not any(is_summary(m) for m in window[3:])
-        tail = window[3:]
+        assert is_summary(window[4]) and not any(is_summary(m) for m in window[5:])
+        tail = window[5:]
         assert (
             tail == history[len(history) - len(tail) :]
         )  # the recent events as they were
-        if not summaries or summaries[-1] != window[2]["content"]:
-            summaries.append(window[2]["content"])
+        if not summaries or summaries[-1] != window[4]["content"]:
+            summaries.append(window[4]["content"])
 
-    run = replay_policy(
-        messages, build_policy("openhands-summarizing", window_tokens), observe
-    )
+    policy = build_policy("openhands-summarizing", window_tokens)
+    run = replay_policy(messages, policy, observe)
     assert run.overflow is None and run.rounds == run.rounds_total
     assert run.invalid_rounds == []
-    assert max(run.tokens) <= window_tokens
-    assert run.summary_calls == len(summaries) >= 1
+    assert max(run.tokens) + policy.overhead_tokens <= window_tokens
+    assert run.summary_calls == len(summaries) == len(policy.compactions) >= 1
 
 
 @pytest.mark.parametrize(
@@ -148,5 +152,5 @@ def test_bad_parameters_raise_a_value_error_naming_them(parameters, name):
 def test_the_originals_are_never_changed():
     history = HEAD + groups(*"abcdef")
     before = [dict(m) for m in history]
-    OpenHandsSummarizingPolicy(100_000, max_size=10).send(history, 0)
+    OpenHandsSummarizingPolicy(100_000, max_size=10, keep_first=2).send(history, 0)
     assert history == before

@@ -93,7 +93,7 @@ def test_it_runs_every_call_whatever_the_window_and_is_idempotent():
 def test_the_paper_default_is_five():
     policy = build_policy("swe-agent-last-n", 200_000)
     assert policy.n == PAPER_N == 5
-    assert policy.parameters() == {"n": 5, "polling": 1}
+    assert policy.parameters() == {"n": 5, "polling": 1, "overhead_tokens": 2_000}
 
 
 def test_each_round_matches_the_processor_applied_to_the_whole_history():

@@ -4,6 +4,7 @@ policy and print one row a policy."""
 import argparse
 import json
 from pathlib import Path
+from typing import Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
@@ -89,6 +90,17 @@ def policy_list(text: str) -> list:
     return keys
 
 
+def measured_overhead(log, count_tokens) -> Optional[int]:
+    """What the log's first call with usage counted beyond the messages it sent (the
+    system prompt and tool definitions the log does not hold), or None when the log
+    records no usage or a usage below its own messages (not a count of this window)."""
+    first = next((u for u in log.usage if u.input_tokens > 0), None)
+    if first is None or any(c.at <= first.message for c in log.compactions):
+        return None
+    beyond = first.input_tokens - count_tokens(log.messages[: first.message])
+    return beyond if beyond > 0 else None
+
+
 def main(args) -> int:
     """One row a policy, printed and, with --json, written."""
     from ..policies.production.compare import compare_policies, format_comparison
@@ -104,6 +116,8 @@ def main(args) -> int:
             counted_with=counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
+            overhead_tokens=measured_overhead(log, count_tokens),
+            agent_log=log,  # its own compactions, beside its policy's replay
         )
     except TokenizerUnavailable as error:
         return fail(f"error: --tokenizer {args.tokenizer}: {error}")
@@ -113,6 +127,11 @@ def main(args) -> int:
         return fail(f"error: {error}")
     print(log.describe())
     print(f"window: {args.window:,} tokens; tokens {counted_with}")
+    if (overhead := measured_overhead(log, count_tokens)) is not None:
+        print(
+            f"overhead: {overhead:,} tokens a call, measured from the first call's "
+            "recorded usage beyond its messages (each policy's default otherwise)"
+        )
     print()
     print(format_comparison(rows))
     if args.json is not None:

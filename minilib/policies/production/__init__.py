@@ -12,10 +12,10 @@ from .anthropic_clear import AnthropicClearToolUsesPolicy
 from .anthropic_compaction import AnthropicCompactionPolicy
 from .article import ArticleBatchedPolicy, ArticleBoundedPolicy, ArticlePolicy
 from .base import KeptHistory, Policy, Sent, stand_in_summarizer
-from .claude_code import ClaudeCodePolicy
-from .codex import CodexPolicy
+from .claude_code import ClaudeCodeCacheEditingPolicy, ClaudeCodePolicy
+from .codex import CodexLocalPolicy, CodexPolicy
 from .gemini_cli import GeminiCliPolicy
-from .langchain_trim import LangChainTrimPolicy
+from .langchain_trim import LangChainTrimHumanPolicy, LangChainTrimPolicy
 from .openai_agents import OpenAITrimmingSessionPolicy
 from .opencode import OpencodePrunePolicy
 from .openhands_masking import OpenHandsMaskingPolicy
@@ -35,8 +35,11 @@ POLICIES: Dict[str, Type[Policy]] = {
         SweAgentLastNPolicy,
         OpenAITrimmingSessionPolicy,
         LangChainTrimPolicy,
+        LangChainTrimHumanPolicy,
         ClaudeCodePolicy,
+        ClaudeCodeCacheEditingPolicy,
         CodexPolicy,
+        CodexLocalPolicy,
         GeminiCliPolicy,
         OpencodePrunePolicy,
         AnthropicCompactionPolicy,
@@ -50,7 +53,8 @@ def build_policy(
     count_tokens: TokenCounter = estimate_tokens,
     **parameters,
 ) -> Policy:
-    """The policy `key` for a model with a context window of `window_tokens`."""
+    """The policy `key` for a model with a context window of `window_tokens`;
+    `parameters` override its documented defaults (`overhead_tokens=` among them)."""
     if key not in POLICIES:
         raise ValueError(f"unknown policy {key!r}; expected one of {', '.join(POLICIES)}")
     return POLICIES[key](window_tokens, count_tokens, **parameters)

@@ -2,16 +2,19 @@
 cleared on the server before the prompt reaches the model.
 
 What the real system does: the client sends its whole, unedited history on every
-call; when the prompt's input tokens exceed `trigger` (documented default 100,000), the
-server clears the oldest tool results in order, keeping the last `keep` tool uses
+call; when the prompt's input tokens exceed `trigger` (documented default 100,000; the
+trigger may instead count tool uses, `{"type": "tool_uses", "value": N}`), the server
+clears the oldest tool results in order, keeping the last `keep` tool uses
 (default 3), and replaces each cleared result with placeholder text so the model knows
 a result was removed. `exclude_tools` names tools whose uses are never cleared;
-`clear_tool_inputs` (default false) clears the call's arguments too; `clear_at_least`
-(default: none) is a floor: if the edit cannot clear at least that many tokens it is
-not applied at all, because every clearing breaks the cached prompt prefix and a small
-clearing is not worth the cache write. A cleared result still answers its call, so
-pairing holds. The response reports what was cleared (`applied_edits`). Defaults and
-behaviour: Anthropic's "Context editing" documentation (docs/references.md).
+`clear_tool_inputs` (default false) clears the call's arguments too, for every
+cleared use (`True`) or for the uses of the tools it lists (a list of names);
+`clear_at_least` (default: none) is a floor: if the edit cannot clear at least that
+many tokens it is not applied at all, because every clearing breaks the cached prompt
+prefix and a small clearing is not worth the cache write. A cleared result still
+answers its call, so pairing holds. The response reports what was cleared
+(`applied_edits`). Defaults and behaviour: Anthropic's "Context editing"
+documentation, read in December 2026 (docs/references.md).
 
 How the lab replays it: the window is computed from the full history each call, as
 the server does. Keep counts every tool use (an excluded one too), and a tool use is a
@@ -26,8 +29,8 @@ Where the lab differs:
   at 200k and above it is the documented 100,000 (`trigger=` sets it outright);
 - the placeholder's exact wording is not documented; the lab writes `PLACEHOLDER`;
 - input tokens are the lab's count of the messages (`count_tokens`, message by
-  message), not the API's count of the prompt (no tool definitions, no system blocks
-  beyond the messages);
+  message) plus `overhead_tokens`, the system prompt and tool definitions the caller
+  sends (0 by default: an API has no agent's prompt; pass the caller's);
 - `clear_tool_inputs` empties a cleared call's arguments to `{}`: the lab's estimate
   does not count arguments, so it frees no tokens there.
 """
@@ -41,6 +44,7 @@ from .base import Policy, Sent
 DOCUMENTED_WINDOW = 200_000  # the window the documented trigger is designed for
 DEFAULT_TRIGGER = 100_000  # input tokens
 DEFAULT_KEEP = 3  # tool uses
+INPUT_TOKENS, TOOL_USES = "input_tokens", "tool_uses"
 PLACEHOLDER = "[tool result cleared by context editing]"
 CLEARED_ARGUMENTS = "{}"
 
@@ -60,9 +64,9 @@ class AnthropicClearToolUsesPolicy(Policy):
         "tool uses, each replaced by a placeholder; pairing kept."
     )
     source = (
-        "Anthropic docs, 'Context editing' (clear_tool_uses_20250919): trigger "
-        "100,000 input tokens, keep 3 tool uses, clear_at_least, exclude_tools, "
-        "clear_tool_inputs"
+        "Anthropic docs, 'Context editing' (clear_tool_uses_20250919, read Dec 2026): "
+        "trigger 100,000 input tokens or N tool uses, keep 3 tool uses, "
+        "clear_at_least, exclude_tools, clear_tool_inputs (bool or tool names)"
     )
     main_parameter = "keep"
 
@@ -71,13 +75,25 @@ class AnthropicClearToolUsesPolicy(Policy):
         window_tokens: int,
         count_tokens: TokenCounter = estimate_tokens,
         *,
-        trigger: Optional[int] = None,
+        trigger=None,
         keep: int = DEFAULT_KEEP,
         clear_at_least: int = 0,
         exclude_tools: Sequence[str] = (),
-        clear_tool_inputs: bool = False,
+        clear_tool_inputs=False,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
+        self.trigger_type = INPUT_TOKENS
+        if isinstance(trigger, Mapping):
+            if trigger.get("type") not in (INPUT_TOKENS, TOOL_USES):
+                raise ValueError(
+                    f"trigger type must be {INPUT_TOKENS!r} or {TOOL_USES!r}, "
+                    f"got {trigger.get('type')!r}"
+                )
+            self.trigger_type = trigger["type"]
+            trigger = trigger.get("value")
+            if trigger is None:
+                raise ValueError("trigger must give a value")
         self.trigger = (
             default_trigger(self.window_tokens)
             if trigger is None
@@ -92,11 +108,20 @@ class AnthropicClearToolUsesPolicy(Policy):
                 f"exclude_tools must be a list of tool names, got {exclude_tools!r}"
             )
         self.exclude_tools = frozenset(exclude_tools)
-        if not isinstance(clear_tool_inputs, bool):
+        if not isinstance(clear_tool_inputs, bool) and (
+            isinstance(clear_tool_inputs, str)
+            or not isinstance(clear_tool_inputs, (list, tuple))
+            or not all(isinstance(name, str) for name in clear_tool_inputs)
+        ):
             raise ValueError(
-                f"clear_tool_inputs must be True or False, got {clear_tool_inputs!r}"
+                f"clear_tool_inputs must be True, False or a list of tool names, "
+                f"got {clear_tool_inputs!r}"
             )
-        self.clear_tool_inputs = clear_tool_inputs
+        self.clear_tool_inputs = (
+            clear_tool_inputs
+            if isinstance(clear_tool_inputs, bool)
+            else tuple(clear_tool_inputs)
+        )
         self.view: List[Mapping] = []  # the window: the history with what is cleared
         self.sizes: List[int] = []  # tokens of each message of the view, as it is now
         self.history_tokens = 0  # the unedited history's input tokens
@@ -116,7 +141,10 @@ class AnthropicClearToolUsesPolicy(Policy):
             if use[2] not in self.exclude_tools:
                 self.pending.append(use)
                 self.frees += self._frees(use)
-        over = self.history_tokens > self.trigger
+        if self.trigger_type == TOOL_USES:
+            over = len(self.uses) > self.trigger
+        else:
+            over = self.history_tokens + self.overhead_tokens > self.trigger
         if over and (self.applied or self.frees >= self.clear_at_least):
             self.applied = True
             for use in self.pending:
@@ -127,11 +155,19 @@ class AnthropicClearToolUsesPolicy(Policy):
     def parameters(self) -> dict:
         return {
             "trigger": self.trigger,
+            "trigger_type": self.trigger_type,
             "keep": self.keep,
             "clear_at_least": self.clear_at_least,
             "exclude_tools": sorted(self.exclude_tools),
             "clear_tool_inputs": self.clear_tool_inputs,
+            "overhead_tokens": self.overhead_tokens,
         }
+
+    def clears_inputs(self, name: str) -> bool:
+        """Whether clearing a use of tool `name` clears its call's arguments too."""
+        if isinstance(self.clear_tool_inputs, bool):
+            return self.clear_tool_inputs
+        return name in self.clear_tool_inputs
 
     # --- one message arrives, one use is cleared ---------------------------------------
 
@@ -171,16 +207,16 @@ class AnthropicClearToolUsesPolicy(Policy):
 
     def _frees(self, use: tuple) -> int:
         """Tokens clearing `use` frees (its result; its arguments when asked)."""
-        index, caller, _ = use
+        index, caller, name = use
         freed = self.sizes[index] - self._count(self._cleared_result(index))
-        if self.clear_tool_inputs and caller is not None:
+        if self.clears_inputs(name) and caller is not None:
             call_id = self.view[index].get("tool_call_id")
             freed += self.sizes[caller] - self._count(self._cleared_call(caller, call_id))
         return freed
 
     def _clear(self, use: tuple) -> None:
-        index, caller, _ = use
-        if self.clear_tool_inputs and caller is not None:
+        index, caller, name = use
+        if self.clears_inputs(name) and caller is not None:
             call_id = self.view[index].get("tool_call_id")
             self.view[caller] = self._cleared_call(caller, call_id)
             self.sizes[caller] = self._count(self.view[caller])

@@ -21,6 +21,8 @@ Where the lab differs:
 - the docs do not say what becomes of a request already over the model's window; the
   lab reads it as the API does any request: an input over the window is an overflow
   (a `ContextOverflowError`), compaction or not.
+- the input the trigger counts is the messages plus `overhead_tokens`, the caller's
+  system prompt and tools (0 by default: an API has no agent's prompt).
 - the summary is the lab's stand-in (`stand_in = True`), at most `summary_tokens` long
   (default 2.5% of the window); `pause_after_compaction` and `instructions` change what
   the client does and what the summary says, not when it happens: the lab has neither.
@@ -79,8 +81,9 @@ class AnthropicCompactionPolicy(Policy):
         *,
         trigger: Optional[int] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
         self.minimum_trigger = max(1, round(50_000 * scale))
         self.trigger = (
@@ -98,19 +101,19 @@ class AnthropicCompactionPolicy(Policy):
         self.kept = KeptHistory()
         self.tokens = 0
         self.block: Optional[Mapping] = None  # the latest compaction block
-        self.compactions = 0
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         for message in self.kept.take_new(history):
             self.tokens += self.count_tokens([message])
         messages = self.kept.messages
-        if self.tokens <= self.trigger:
+        counted = self.tokens + self.overhead_tokens  # the request's input
+        if counted <= self.trigger:
             return Sent(list(messages), 0)
-        if self.tokens > self.window_tokens:
+        if counted > self.window_tokens:
             sizes = [self.count_tokens([m]) for m in messages]
             largest = max(range(len(sizes)), key=sizes.__getitem__)
             raise RequestOverWindowError(
-                self.tokens, self.window_tokens, messages, largest, sizes[largest]
+                counted, self.window_tokens, messages, largest, sizes[largest]
             )
         head = system_head(messages)
         if head == len(messages):
@@ -122,11 +125,15 @@ class AnthropicCompactionPolicy(Policy):
         self.block = {"role": "user", "content": self.summarize(folded)}
         messages[head:] = [self.block]
         self.tokens = sum(self.count_tokens([m]) for m in messages)
-        self.compactions += 1
+        self.compacted(step, counted)
         return Sent(list(messages), 1)
 
     def block_text(self) -> str:
         return "" if self.block is None else self.block["content"]
 
     def parameters(self) -> dict:
-        return {"trigger": self.trigger, "summary_tokens": self.summary_tokens}
+        return {
+            "trigger": self.trigger,
+            "summary_tokens": self.summary_tokens,
+            "overhead_tokens": self.overhead_tokens,
+        }

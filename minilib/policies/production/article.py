@@ -9,7 +9,7 @@ article compresses only when the next call would not fit). An overflow is the
 article's `ContextOverflowError`: the runner ends the replay there.
 """
 
-from typing import Mapping, Sequence
+from typing import Mapping, Optional, Sequence
 
 from ...logs.replay import ARTICLE, PRODUCTION, log_window
 from ...tokens import TokenCounter, estimate_tokens
@@ -35,8 +35,9 @@ class ArticlePolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         threshold: int = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.threshold = window_tokens if threshold is None else threshold
         settings = Settings(
             threshold=self.threshold, fold_user_turns=self.window_kind == PRODUCTION
@@ -95,8 +96,9 @@ class ArticleBatchedPolicy(Policy):
         *,
         threshold: int = None,
         target_share: float = 0.7,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         if isinstance(target_share, bool) or not 0 < target_share <= 1:
             raise ValueError(f"target_share must be in (0, 1], got {target_share!r}")
         self.threshold = window_tokens if threshold is None else threshold

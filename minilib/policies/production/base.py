@@ -15,16 +15,49 @@ counts it: an overflow ends the replay at that round, a broken window is counted
 Where the real system asks an LLM for a summary, `stand_in_summarizer` (the lab's
 deterministic, quoting summary, condensed to a budget) stands in, and the policy says
 so (`stand_in = True`); its own prompt is kept as text (`PROMPT`) to show.
+
+What a trigger counts. A real trigger counts the API's input: the messages, and also
+the system prompt and the tool definitions that ride on every call. The lab's
+messages may not hold the system prompt (many logs do not record it) and never hold
+the tool definitions, so each policy adds a fixed `overhead_tokens` to what its
+trigger counts and to the window the runner checks against the model's context
+window. Each agent's documented default is `DEFAULT_OVERHEAD_TOKENS` with its source
+in `OVERHEAD_SOURCE`; like the policies' other token numbers it is a number for a
+200k window and is scaled with the window below 200k. A value measured from a log
+(the first call's recorded input beyond its messages) is passed as
+`overhead_tokens=` and used as given. Policies with no agent behind them (an API, a
+library) default to 0: the caller's own prompt and tools are unknown.
+
+A policy that replaces its history (a compaction, a summary) records where it did in
+`compactions`: one `Compaction(round, tokens_before)` each, the tokens its trigger
+counted (overhead included) just before it, so a replay can be set beside the
+compactions the agent itself recorded (`minilib.policies.production.compare`).
 """
 
 from dataclasses import dataclass
-from typing import ClassVar, List, Mapping, Sequence
+from typing import ClassVar, List, Mapping, Optional, Sequence
 
 from ...messages import check_int
 from ...model import scripted_summary
 from ...scale.bounded import BoundedSummarizer
 from ...summary import Summarizer
 from ...tokens import TokenCounter, estimate_text_tokens, estimate_tokens
+
+WINDOW_OF_THE_NUMBERS = 200_000  # the window the documented token numbers are for
+
+
+def scaled(tokens: int, window_tokens: int) -> int:
+    """A documented number for a 200k window, scaled with a smaller window."""
+    return round(tokens * min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS))
+
+
+@dataclass(frozen=True)
+class Compaction:
+    """A round before which the policy replaced its history, and the tokens its
+    trigger counted just before (the overhead included)."""
+
+    round: int
+    tokens_before: int
 
 
 @dataclass(frozen=True)
@@ -51,10 +84,35 @@ class Policy:
     main_parameter: ClassVar[str] = ""  # the one a slider moves
     stand_in: ClassVar[bool] = False  # True when an LLM summary is stood in for
     PROMPT: ClassVar[str] = ""  # the real system's summary prompt, where it has one
+    # the system prompt and tool definitions each call carries, at a 200k window
+    DEFAULT_OVERHEAD_TOKENS: ClassVar[int] = 0
+    OVERHEAD_SOURCE: ClassVar[str] = (
+        "no agent: the caller's system prompt and tools are unknown (0 unless given)"
+    )
 
-    def __init__(self, window_tokens: int, count_tokens: TokenCounter = estimate_tokens):
+    def __init__(
+        self,
+        window_tokens: int,
+        count_tokens: TokenCounter = estimate_tokens,
+        overhead_tokens: Optional[int] = None,
+    ):
         self.window_tokens = check_int("window_tokens", window_tokens, minimum=1)
         self.count_tokens = count_tokens
+        if overhead_tokens is None:
+            overhead = scaled(self.DEFAULT_OVERHEAD_TOKENS, self.window_tokens)
+        else:
+            overhead = check_int("overhead_tokens", overhead_tokens)
+        if overhead >= self.window_tokens:
+            raise ValueError(
+                f"overhead_tokens must be less than the window "
+                f"({self.window_tokens:,}), got {overhead:,}"
+            )
+        self.overhead_tokens = overhead
+        self.compactions: List[Compaction] = []
+
+    def compacted(self, step: int, tokens_before: int) -> None:
+        """Record a compaction before round `step`."""
+        self.compactions.append(Compaction(step, tokens_before))
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         raise NotImplementedError

@@ -1,39 +1,56 @@
-"""Claude Code: microcompact between turns, auto-compact near the end of the window.
+"""Claude Code: microcompact (off, after an idle hour, or the gated cache-editing
+variant), then auto-compact near the end of the window. Inferred: Claude Code is
+closed source; what is below comes from its public changelog and docs, users' reports
+and the inferred client configuration (docs/references.md), not from its code.
 
-What Claude Code does. Before each model call, *microcompact* clears the content of old
-results of its "compactable" tools (Read, Bash and the other shells, Grep, Glob,
-WebSearch, WebFetch, Edit, Write), keeping the 5 most recent; a cleared result keeps its
-place and its call, and reads `[Old tool result content cleared]`. Results of any other
-tool (MCP servers, Task, TodoWrite) are never cleared. Then *auto-compact*: when the
-conversation reaches the window less an output reserve, min(max_output_tokens, 20,000),
-less a 13,000-token buffer (167,000 tokens of a 200k window, 83.5%), Claude Code asks
-the model for a summary of the whole conversation (an `<analysis>` scratchpad, then a
-summary in nine sections) and replaces the conversation with one user message: "This
-session is being continued from a previous conversation...", the summary, and the path
-of the full transcript on disk. The system prompt stays. `CLAUDE_AUTOCOMPACT_PCT_OVERRIDE`
-may lower the trigger to a percentage of the window less the reserve (never raise it).
-Sources: docs/references.md (the 13,000 buffer and the 20,000 reserve, the placeholder,
-the continuation text quoted in public transcripts).
+Microcompact clears the content of old results of Claude Code's "compactable" tools
+(Read, the shells, Grep, Glob, WebSearch, WebFetch, Edit, Write), keeping the 5 most
+recent: a cleared result keeps its place and its call and reads `[Old tool result
+content cleared]`; results of other tools (MCP servers, Task, TodoWrite) are never
+cleared. When it runs is the variant (`microcompact=`):
+- `"time-based"` (the default): before a call, only when the time since the last
+  assistant message is at least `idle_minutes` (60: the prompt cache has expired, so
+  clearing breaks nothing that was still cached). The lab reads the gap from the
+  messages' `timestamp` (ISO 8601 or seconds) where the log reader kept one; a log
+  without timestamps never has an idle gap, so it never fires there.
+- `"cache-editing"`: the variant behind a feature gate, which deletes old results
+  from the server's cached prompt (cache edits) instead of rewriting the prompt; what
+  the model reads is the same, so the lab clears before every call.
+- `"off"`: never (what a user who reports no clearing sees).
+Registered as `claude-code` (time-based) and `claude-code-cache-editing`.
+
+Auto-compact. Claude Code compacts when the tokens of its last call (the API's input:
+messages, system prompt and tool definitions) reach the window less an output reserve,
+min(max_output_tokens, 20,000), less a 13,000-token buffer: 167,000 of a 200k window,
+83.5% (`auto_compact="inferred"`, the default). The docs say it compacts when the
+context is "approximately 95%" full (`auto_compact="docs"`: 95% of the window). The
+lab follows the inferred trigger because the compactions users record fall near it:
+`compact_boundary` records carry `preTokens` of 155,000-175,000 for a 200k window
+(158,340 in the bundled `claude_code_compacted.jsonl`), none near 190,000.
+`CLAUDE_AUTOCOMPACT_PCT_OVERRIDE` may lower the trigger to a percentage of the window
+less the reserve (never raise it; anthropics/claude-code#31806). A compaction asks
+the model for a summary of the whole conversation (an `<analysis>` scratchpad, then
+nine sections) and replaces the conversation with one user message, `CONTINUATION`:
+the summary, the path of the full transcript, and the instruction to resume without
+acknowledging the summary. The system prompt stays.
 
 Where the lab differs:
 - other harnesses' tool names count as their Claude Code equivalent (`read_file` as
-  Read, `run_shell` and `run_tests` as Bash, `search_text` as Grep, `list_dir` as Glob,
-  `edit_file` as Edit...: `COMPACTABLE_TOOLS`); environment output recorded as a user
-  message (an observation) counts as shell output. Any other name is not compactable.
-- microcompact runs before every model call. The real time-based path clears only after
-  an idle hour (the prompt cache has expired) and the cache-editing path deletes results
-  on the server; what the model reads is the same, the lab clears at the first chance.
-- 20,000 and 13,000 are numbers for a 200k window: below 200k they are scaled with the
-  window (at 16k the real formula would give a trigger below zero).
+  Read, `run_shell` and `run_tests` as Bash, `search_text` as Grep...:
+  `COMPACTABLE_TOOLS`); environment output recorded as a user message (an observation)
+  counts as shell output. Any other name is not compactable.
+- 20,000, 13,000 and the overhead are numbers for a 200k window: below 200k they are
+  scaled with the window (at 16k the real formula would give a trigger below zero).
 - the summary is the lab's stand-in (`stand_in = True`), at most `summary_tokens` long
-  (default 2.5% of the window; the real summary may use up to the 20,000-token reserve).
-  It reads the whole conversation even past the window (Claude Code then retries without
-  its oldest rounds).
+  (default 2.5% of the window; the real summary may use up to the 20,000-token
+  reserve). It reads the whole conversation even past the window.
 - Claude Code also re-attaches the files it read last, the todo list and the plan after
   a compaction; the lab does not.
+Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
 from collections import deque
+from datetime import datetime
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
@@ -54,16 +71,39 @@ COMPACTABLE_TOOLS = frozenset(
     "write_file write write_to_file".split()
 )
 TRANSCRIPT_PATH = "~/.claude/projects/<project>/<session-id>.jsonl"
-CONTINUATION = (
+CONTINUATION = (  # as public transcripts of Claude Code 2.1 quote it
     "This session is being continued from a previous conversation that ran out of "
     "context. The summary below covers the earlier portion of the conversation.\n\n"
     "Summary:\n{summary}\n\n"
     "If you need specific details from before compaction (like exact code snippets, "
     "error messages, or content you generated), read the full transcript at: {path}\n"
-    "Please continue the conversation from where we left it off without asking the user "
-    "any further questions. Continue with the last task that you were asked to work on."
+    "Continue the conversation from where it left off without asking the user any "
+    "further questions. Resume directly \u2014 do not acknowledge the summary, do not "
+    'recap what was happening, do not preface with "I\'ll continue" or similar. Pick '
+    "up the last task as if the break never happened."
 )
 WINDOW_OF_THE_NUMBERS = 200_000  # the window the documented token numbers are for
+TIME_BASED, CACHE_EDITING, OFF = "time-based", "cache-editing", "off"
+MICROCOMPACT = (TIME_BASED, CACHE_EDITING, OFF)
+INFERRED, DOCS = "inferred", "docs"
+IDLE_MINUTES = 60
+DOCS_SHARE = 0.95  # "approximately 95%"
+
+
+def timestamp_seconds(message: Mapping) -> Optional[float]:
+    """A message's `timestamp` in seconds (ISO 8601, or a number of seconds or
+    milliseconds), or None when it has none the lab can read."""
+    value = message.get("timestamp")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value / 1000 if value > 1e11 else float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
 
 
 def stand_in_budget(window_tokens: int) -> int:
@@ -73,14 +113,15 @@ def stand_in_budget(window_tokens: int) -> int:
 
 class ClaudeCodePolicy(Policy):
     key = "claude-code"
-    title = "Claude Code: microcompact, then auto-compact"
+    title = "Claude Code: microcompact after an idle hour, then auto-compact"
     summary = (
-        "Clears all but the 5 newest results of file, shell and search tools; near the "
-        "end of the window replaces the whole conversation with one summary message."
+        "After an idle hour clears all but the 5 newest results of file, shell and "
+        "search tools; near the end of the window replaces the conversation with one "
+        "summary message."
     )
     source = (
-        "Claude Code (anthropics/claude-code): the auto-compact threshold and "
-        "microcompact as public issue threads describe them; docs/references.md"
+        "Claude Code (closed source, inferred): changelog and docs, users' reports "
+        "(anthropics/claude-code#31806, #57788); docs/references.md"
     )
     main_parameter = "keep_recent"
     stand_in = True
@@ -90,6 +131,13 @@ class ClaudeCodePolicy(Policy):
         "Concepts, Files and Code Sections, Errors and fixes, Problem Solving, All user "
         "messages, Pending Tasks, Current Work, Optional Next Step."
     )
+    MICROCOMPACT = TIME_BASED
+    DEFAULT_OVERHEAD_TOKENS = 20_000
+    OVERHEAD_SOURCE = (
+        "users' reports: a fresh session's first 'hello' already counts about 20,000 "
+        "tokens (anthropics/claude-code#51747, 2.1.116), 10-15k of them the built-in "
+        "tool definitions (#57235)"
+    )
 
     def __init__(
         self,
@@ -97,12 +145,34 @@ class ClaudeCodePolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         keep_recent: int = 5,
+        microcompact: Optional[str] = None,
+        idle_minutes: float = IDLE_MINUTES,
+        auto_compact: str = INFERRED,
         max_output_tokens: int = 32_000,
         autocompact_pct_override: Optional[float] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.keep_recent = check_int("keep_recent", keep_recent, minimum=1)
+        self.microcompact = self.MICROCOMPACT if microcompact is None else microcompact
+        if self.microcompact not in MICROCOMPACT:
+            raise ValueError(
+                f"microcompact must be one of {', '.join(MICROCOMPACT)}, "
+                f"got {microcompact!r}"
+            )
+        if isinstance(idle_minutes, bool) or not (
+            isinstance(idle_minutes, (int, float)) and idle_minutes > 0
+        ):
+            raise ValueError(
+                f"idle_minutes must be a positive number, got {idle_minutes!r}"
+            )
+        self.idle_minutes = idle_minutes
+        if auto_compact not in (INFERRED, DOCS):
+            raise ValueError(
+                f"auto_compact must be {INFERRED!r} or {DOCS!r}, got {auto_compact!r}"
+            )
+        self.auto_compact = auto_compact
         self.max_output_tokens = check_int(
             "max_output_tokens", max_output_tokens, minimum=1
         )
@@ -125,7 +195,10 @@ class ClaudeCodePolicy(Policy):
         self.output_reserve = min(max_output_tokens, round(20_000 * scale))
         self.buffer = round(13_000 * scale)
         effective = window_tokens - self.output_reserve
-        self.trigger_tokens = effective - self.buffer
+        if auto_compact == DOCS:
+            self.trigger_tokens = int(window_tokens * DOCS_SHARE)
+        else:
+            self.trigger_tokens = effective - self.buffer
         if pct is not None:
             self.trigger_tokens = min(int(effective * pct / 100), self.trigger_tokens)
         self.summarize = stand_in_summarizer(self.summary_tokens)
@@ -133,21 +206,39 @@ class ClaudeCodePolicy(Policy):
         self.tokens = 0  # of the kept history
         self.recent: deque = deque()  # places of compactable results not yet cleared
         self.names = {}  # call id -> tool name, of the latest assistant message
+        self.last_reply: Optional[float] = None  # when the latest assistant message was
         self.continuation: Optional[Mapping] = None  # the summary message, if any
         self.earlier = ""  # the stand-in text it carries
+        self.microcompactions: List[int] = []  # rounds where microcompact cleared
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         start = len(self.kept.messages)
+        idle = False
         for place, message in enumerate(self.kept.take_new(history), start):
             self.tokens += self.count_tokens([message])
+            when = timestamp_seconds(message)
             if message.get("role") == "assistant":
                 calls = message.get("tool_calls") or ()
                 self.names = {call.get("id"): tool_call_name(call) for call in calls}
-            elif self.compactable(message):
-                self.recent.append(place)
-        while len(self.recent) > self.keep_recent:
-            self.clear(self.recent.popleft())
-        compacted = self.tokens >= self.trigger_tokens and self.compact()
+                self.last_reply = when
+            else:
+                if self.compactable(message):
+                    self.recent.append(place)
+                gap = None
+                if when is not None and self.last_reply is not None:
+                    gap = when - self.last_reply
+                idle = idle or (gap is not None and gap >= self.idle_minutes * 60)
+        if self.microcompact == CACHE_EDITING or (
+            self.microcompact == TIME_BASED and idle
+        ):
+            if len(self.recent) > self.keep_recent:
+                self.microcompactions.append(step)
+            while len(self.recent) > self.keep_recent:
+                self.clear(self.recent.popleft())
+        counted = self.tokens + self.overhead_tokens
+        compacted = counted >= self.trigger_tokens and self.compact()
+        if compacted:
+            self.compacted(step, counted)
         return Sent(list(self.kept.messages), 1 if compacted else 0)
 
     def compactable(self, message: Mapping) -> bool:
@@ -186,7 +277,24 @@ class ClaudeCodePolicy(Policy):
     def parameters(self) -> dict:
         return {
             "keep_recent": self.keep_recent,
+            "microcompact": self.microcompact,
+            "idle_minutes": self.idle_minutes,
+            "auto_compact": self.auto_compact,
             "max_output_tokens": self.max_output_tokens,
             "autocompact_pct_override": self.autocompact_pct_override,
             "summary_tokens": self.summary_tokens,
+            "overhead_tokens": self.overhead_tokens,
         }
+
+
+class ClaudeCodeCacheEditingPolicy(ClaudeCodePolicy):
+    """Claude Code with the gated cache-editing microcompact: old results cleared
+    before every call (on the server's cached prompt), auto-compact as the default."""
+
+    key = "claude-code-cache-editing"
+    title = "Claude Code, cache-editing microcompact (feature-gated)"
+    summary = (
+        "Before every call clears all but the 5 newest results of file, shell and "
+        "search tools; near the end of the window one summary message."
+    )
+    MICROCOMPACT = CACHE_EDITING

@@ -1,31 +1,45 @@
-"""Codex CLI: every tool output cut to head + tail, then a handoff summary at 90%.
+"""Codex CLI: each tool output cut by its model's `TruncationPolicy`, and at 90% of the
+window a compaction: remote (an opaque item) for OpenAI, a handoff summary otherwise.
 
-What Codex does. Each tool output is cut as it enters the history when it is over 10 KiB
-or 256 lines: a header `Total output lines: N`, the head, a line saying what was cut
-(`[... omitted K of N lines ...]`, or `[... output truncated to fit 10240 bytes ...]`
-when the lines are few but long), the tail; at most 10 KiB survive. When the history
-reaches the auto-compact limit, 90% of the context window (the setting
-`model_auto_compact_token_limit` may only lower it: Codex takes the smaller), Codex
-asks the model for a "handoff summary" (`PROMPT`, Codex's `templates/compact/prompt.md`)
-and replaces the history with its initial context (the system prompt), the user's
-messages, newest first up to 20,000 tokens (the one that crosses the budget cut to
-fit), and the summary as a last user message that opens with `SUMMARY_PREFIX`
-(`templates/compact/summary_prefix.md`).
-Sources: openai/codex `codex-rs/core/src/compact.rs`, `context_manager/truncate.rs`;
-docs/references.md.
+What Codex does (openai/codex; the files and commits are in docs/references.md):
+- Output truncation. A tool output over its model's `TruncationPolicy` budget (10,000
+  tokens for current models, `TruncationPolicyConfig::tokens(10_000)`; a few models and
+  the fallback metadata use 10,000 bytes) keeps its head and tail, half the budget
+  each, around a marker `…N tokens truncated…` (`…N chars truncated…` in bytes mode),
+  under the header `Warning: truncated output (original token count: N)` and
+  `Total output lines: L` (`codex-rs/utils/output-truncation/src/lib.rs`,
+  `formatted_truncate_text`; the cut is `codex-rs/utils/string/src/truncate.rs`). A
+  token is 4 bytes there (`approx_token_count`).
+- Trigger: the auto-compact limit, 90% of the context window (a configured
+  `model_auto_compact_token_limit` may only lower it; `ModelInfo::
+  auto_compact_token_limit`), compared with the tokens the API counted.
+- Remote compaction, the default for the OpenAI provider (`compact.rs`:
+  `should_use_remote_compact_task` is `provider.is_openai()` with the
+  `remote_compaction` feature on by default). `compact_remote_v2.rs` asks the model
+  for one encrypted `compaction` item and installs the retained messages (the real
+  user messages, newest first up to `RETAINED_MESSAGE_TOKEN_BUDGET = 64_000` tokens,
+  the one that crosses cut with the same token marker) followed by that opaque item;
+  the initial context (instructions, environment) is injected again.
+- Local compaction, for other providers (`compact.rs`, `templates/compact/prompt.md`):
+  the model writes a handoff summary (`PROMPT`); the history becomes the initial
+  context, the user's messages newest first up to `COMPACT_USER_MESSAGE_MAX_TOKENS =
+  20_000`, and the summary as a last user message opening with `SUMMARY_PREFIX`.
+  Registered as its own policy, `codex-local`.
 
 Where the lab differs:
+- what the encrypted item holds is not public and cannot be measured: the lab puts its
+  stand-in summary in the item (`stand_in = True`, at most `summary_tokens`, default
+  2.5% of the window), labelled as the opaque item it stands for. The handoff summary
+  of the local path is the same stand-in.
 - environment output recorded as a user message (an observation) is cut like a tool
-  output; user messages are the non-observation ones.
-- 20,000 is a number for a 200k window: below 200k it is scaled with the window. The
-  10 KiB / 256-line cut is per output and is not scaled.
-- tokens of a user message are the lab's text estimate (Codex also estimates, at 4
-  bytes a token); the message that crosses the budget keeps its head and tail and says
-  how many tokens were cut.
-- the summary is the lab's stand-in (`stand_in = True`), at most `summary_tokens` long
-  (default 2.5% of the window), and it reads the whole history even past the window
-  (Codex then drops its oldest items and retries). Newer Codex models use a token
-  budget for the cut (`TruncationPolicy`); the lab keeps the byte/line rule.
+  output; user messages are the non-observation ones, and the leading system messages
+  and session-context user messages (`<environment_context>`, `<user_instructions>`,
+  `# AGENTS.md instructions`) are the initial context a compaction keeps.
+- 64,000 and 20,000 are numbers for a 200k window and are scaled with the window below
+  it; the 10,000 of the truncation policy is per output and is not scaled.
+- before a remote compaction Codex trims old function-call history that no longer
+  fits the window; the lab's trigger fires before that can happen.
+Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
 from typing import List, Mapping, Optional, Sequence
@@ -33,8 +47,8 @@ from typing import List, Mapping, Optional, Sequence
 from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
-from ...tokens import TokenCounter, estimate_text_tokens, estimate_tokens
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
+from ...tokens import TokenCounter, estimate_tokens
+from .base import KeptHistory, Policy, Sent, scaled, stand_in_summarizer, system_head
 
 SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its "
@@ -55,8 +69,26 @@ PROMPT = (
     "Be concise, structured, and focused on helping the next LLM seamlessly continue "
     "the work.\n"
 )
-OMISSION_MARKER_LINES = 3  # "\n[... omitted K of N lines ...]\n\n"
-WINDOW_OF_THE_NUMBERS = 200_000
+OPAQUE_ITEM = (
+    "[compaction item: encrypted by the server, its content is not readable; "
+    "the lab's stand-in summary stands in its place]"
+)
+SESSION_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+)
+REMOTE, LOCAL = "remote", "local"
+TOKENS, BYTES = "tokens", "bytes"
+RETAINED_MESSAGE_TOKEN_BUDGET = 64_000  # remote: compact_remote_v2.rs
+COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000  # local: compact.rs
+TRUNCATION_LIMIT = 10_000  # TruncationPolicyConfig::tokens(10_000)
+BYTES_PER_TOKEN = 4
+
+
+def approx_token_count(text: str) -> int:
+    """Codex's token estimate: 4 bytes a token, rounded up."""
+    return (len(text.encode()) + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
 
 
 def _lines(text: str) -> int:
@@ -64,99 +96,81 @@ def _lines(text: str) -> int:
     return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
 
 
-def _segments(text: str) -> List[str]:
-    """`text` split after each newline, newlines kept (Rust's `split_inclusive`)."""
-    parts = text.split("\n")
-    return [part + "\n" for part in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
-
-
-def _head(text: str, budget: int) -> str:
-    """The longest prefix of at most `budget` UTF-8 bytes, cut at a character."""
-    return text.encode()[: max(budget, 0)].decode("utf-8", "ignore")
-
-
-def _tail(text: str, budget: int) -> str:
-    """The longest suffix of at most `budget` UTF-8 bytes, cut at a character."""
-    if budget <= 0:
+def truncate_middle(text: str, max_bytes: int, use_tokens: bool) -> str:
+    """Codex's `truncate_with_byte_estimate`: the first half of `max_bytes` and the
+    rest from the end, cut at characters, around a marker of what was removed."""
+    data = text.encode()
+    if not data:
         return ""
-    return text.encode()[-budget:].decode("utf-8", "ignore")
-
-
-def _size(text: str) -> int:
-    return len(text.encode())
-
-
-def truncate_output(
-    content: str, max_bytes: int = 10 * 1024, max_lines: int = 256
-) -> str:
-    """`content` as Codex shows a tool output to the model: unchanged within
-    `max_bytes` and `max_lines`, else a header, head and tail, and what was cut."""
-    total = _lines(content)
-    by_bytes, by_lines = _size(content) > max_bytes, total > max_lines
-    if not by_bytes and not by_lines:
-        return content
-    if by_lines:
-        body = _by_lines(content, total, max_bytes, max_lines)
-        if by_bytes and _size(body) > max_bytes:
-            body = _both(body, max_bytes)
+    if max_bytes == 0:
+        removed = (len(data) + 3) // 4 if use_tokens else len(text)
+        return _marker(use_tokens, removed)
+    if len(data) <= max_bytes:
+        return text
+    left = max_bytes // 2
+    head = data[:left].decode("utf-8", "ignore")  # characters that end within it
+    tail = data[len(data) - (max_bytes - left) :].decode("utf-8", "ignore")
+    if use_tokens:
+        removed = (len(data) - max_bytes + BYTES_PER_TOKEN - 1) // BYTES_PER_TOKEN
     else:
-        marker = f"\n[... output truncated to fit {max_bytes} bytes ...]\n\n"
-        body = _head(content, min(max_bytes // 2, max_bytes - _size(marker))) + marker
-        body += _tail(content, max_bytes - _size(body))
-    return f"Total output lines: {total}\n\n{body}"
+        removed = len(text) - len(head) - len(tail)
+    return head + _marker(use_tokens, removed) + tail
 
 
-def _by_lines(content: str, total: int, max_bytes: int, max_lines: int) -> str:
-    segments = _segments(content)
-    available = max_lines
-    if len(segments) > max_lines:
-        available = max(max_lines - OMISSION_MARKER_LINES, 0)
-    head_take = min(available // 2, len(segments))
-    tail_take = min(available - head_take, len(segments) - head_take)
-    omitted = len(segments) - head_take - tail_take
-    head = "".join(segments[:head_take])
-    tail = "".join(segments[len(segments) - tail_take :]) if tail_take else ""
-    marker = f"\n[... omitted {omitted} of {total} lines ...]\n\n" if omitted else ""
-    result = _head(head, min(max_bytes // 2, max_bytes - _size(marker))) + marker
-    return result + _tail(tail, max_bytes - _size(result))
+def _marker(use_tokens: bool, removed: int) -> str:
+    return f"…{removed} {'tokens' if use_tokens else 'chars'} truncated…"
 
 
-def _both(cut: str, max_bytes: int) -> str:
-    """A line cut still over `max_bytes`: its head and tail halved around the marker."""
-    segments = _segments(cut)
-    at = next(
-        (i for i, segment in enumerate(segments) if "[... omitted" in segment),
-        len(segments) // 2,
+def truncate_text(text: str, mode: str, limit: int) -> str:
+    """Codex's `truncate_text` under `TruncationPolicy::Tokens(limit)` or `Bytes`."""
+    if mode == BYTES:
+        return truncate_middle(text, limit, use_tokens=False)
+    if not text or (limit > 0 and len(text.encode()) <= limit * BYTES_PER_TOKEN):
+        return text
+    return truncate_middle(text, limit * BYTES_PER_TOKEN, use_tokens=True)
+
+
+def truncate_output(content: str, mode: str = TOKENS, limit: int = TRUNCATION_LIMIT):
+    """`content` as Codex shows a tool output to the model (`formatted_truncate_text`):
+    unchanged within the policy's byte budget, else a header, head, marker, tail."""
+    budget = limit * BYTES_PER_TOKEN if mode == TOKENS else limit
+    if len(content.encode()) <= budget:
+        return content
+    return (
+        f"Warning: truncated output (original token count: "
+        f"{approx_token_count(content)})\nTotal output lines: {_lines(content)}\n\n"
+        + truncate_text(content, mode, limit)
     )
-    head, tail = "".join(segments[:at]), "".join(segments[at + 1 :])
-    marker = segments[at] if at < len(segments) else ""
-    room = max(max_bytes - _size(marker), 0)
-    head_budget = min(room // 2, _size(head))
-    tail_budget = min(room - head_budget, _size(tail))
-    return _head(head, head_budget) + marker + _tail(tail, tail_budget)
 
 
-def _fit_tokens(text: str, budget: int) -> str:
-    """`text` cut to about `budget` tokens: head, tail, and how many tokens were cut."""
-    cut = estimate_text_tokens(text) - budget
-    half = min(budget * 2, len(text) // 2)  # 4 characters a token, half at each end
-    return f"{text[:half]}…{cut} tokens truncated…{text[len(text) - half :]}"
+def is_context(message: Mapping) -> bool:
+    """Initial context Codex injects again after a compaction."""
+    if message.get("role") == "system":
+        return True
+    text = message.get("content") or ""
+    return message.get("role") == "user" and text.startswith(SESSION_PREFIXES)
 
 
 class CodexPolicy(Policy):
     key = "codex"
-    title = "Codex CLI: output cut, handoff summary at 90%"
+    title = "Codex CLI: output cut, remote compaction at 90%"
     summary = (
-        "Cuts each tool output to 10 KiB / 256 lines (head + tail); at 90% of the window "
-        "replaces the history with the user's messages and a handoff summary."
+        "Cuts each tool output to 10,000 tokens (head + tail); at 90% of the window "
+        "keeps the user's newest messages (64k tokens) and one opaque compaction item."
     )
     source = (
-        "openai/codex: codex-rs/core/src/compact.rs, templates/compact/prompt.md, "
-        "context_manager/truncate.rs; docs/references.md"
+        "openai/codex: core/src/compact.rs, compact_remote_v2.rs, "
+        "utils/output-truncation; docs/references.md"
     )
     main_parameter = "auto_compact_token_limit"
     stand_in = True
     PROMPT = PROMPT
+    COMPACTION = REMOTE
+    DEFAULT_OVERHEAD_TOKENS = 18_000
+    OVERHEAD_SOURCE = (
+        "measured by a user: the first call of a fresh session with a five-word "
+        "message reported 18,080 input tokens (openai/codex#16212)"
+    )
 
     def __init__(
         self,
@@ -164,12 +178,13 @@ class CodexPolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         auto_compact_token_limit: Optional[int] = None,
-        max_output_bytes: int = 10 * 1024,
-        max_output_lines: int = 256,
+        truncation: str = TOKENS,
+        truncation_limit: int = TRUNCATION_LIMIT,
         user_message_tokens: Optional[int] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         ninety = window_tokens * 9 // 10
         if auto_compact_token_limit is None:
             self.auto_compact_token_limit = ninety
@@ -178,13 +193,19 @@ class CodexPolicy(Policy):
                 "auto_compact_token_limit", auto_compact_token_limit, minimum=1
             )
             self.auto_compact_token_limit = min(limit, ninety)  # only ever lowered
-        self.max_output_bytes = check_int(
-            "max_output_bytes", max_output_bytes, minimum=64
+        if truncation not in (TOKENS, BYTES):
+            raise ValueError(
+                f"truncation must be {TOKENS!r} or {BYTES!r}, got {truncation!r}"
+            )
+        self.truncation = truncation
+        self.truncation_limit = check_int("truncation_limit", truncation_limit, minimum=1)
+        budget = (
+            RETAINED_MESSAGE_TOKEN_BUDGET
+            if self.COMPACTION == REMOTE
+            else COMPACT_USER_MESSAGE_MAX_TOKENS
         )
-        self.max_output_lines = check_int("max_output_lines", max_output_lines, minimum=8)
-        scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
         self.user_message_tokens = (
-            round(20_000 * scale)
+            scaled(budget, window_tokens)
             if user_message_tokens is None
             else check_int("user_message_tokens", user_message_tokens)
         )
@@ -208,41 +229,46 @@ class CodexPolicy(Policy):
             message = messages[place]
             if message.get("role") == "tool" or is_observation(message):
                 content = message.get("content") or ""
-                cut = truncate_output(
-                    content, self.max_output_bytes, self.max_output_lines
-                )
+                cut = truncate_output(content, self.truncation, self.truncation_limit)
                 if cut != content:
                     message = messages[place] = dict(message, content=cut)
             self.tokens += self.count_tokens([message])
-        compacted = self.tokens >= self.auto_compact_token_limit and self.compact()
+        counted = self.tokens + self.overhead_tokens
+        compacted = counted >= self.auto_compact_token_limit and self.compact()
+        if compacted:
+            self.compacted(step, counted)
         return Sent(list(messages), 1 if compacted else 0)
 
     def compact(self) -> bool:
-        """The initial context, the user's recent messages, the handoff summary."""
+        """The initial context, the user's recent messages, the summary or the item."""
         messages = self.kept.messages
         head = system_head(messages)
+        while head < len(messages) and is_context(messages[head]):
+            head += 1
         if head == len(messages):
             return False
         users = [
-            m["content"]
+            m["content"] or ""
             for m in messages[head:]
             if m.get("role") == "user"
             and not is_observation(m)
+            and not is_context(m)
             and m is not self.summary_message
         ]
         earlier = {"role": "user", "content": summary_header(0) + self.earlier}
         folded: List[Mapping] = [  # the earlier summary, as the stand-in reads its own
             earlier if m is self.summary_message else m for m in messages[head:]
         ]
-        self.earlier = self.summarize(folded)
-        self.summary_message = {
-            "role": "user",
-            "content": f"{SUMMARY_PREFIX}\n{self.earlier or '(no summary available)'}",
-        }
+        self.earlier = self.summarize(folded) or "(no summary available)"
+        self.summary_message = {"role": "user", "content": self.summary_text()}
         kept = [{"role": "user", "content": text} for text in self.recent_users(users)]
         messages[head:] = kept + [self.summary_message]
         self.tokens = sum(self.count_tokens([m]) for m in messages)
         return True
+
+    def summary_text(self) -> str:
+        """The remote path's opaque item, with the stand-in in its place."""
+        return f"{OPAQUE_ITEM}\n{self.earlier}"
 
     def recent_users(self, users: List[str]) -> List[str]:
         """The user's messages, newest first, within the budget; oldest first again."""
@@ -250,20 +276,41 @@ class CodexPolicy(Policy):
         for text in reversed(users):
             if remaining <= 0:
                 break
-            tokens = estimate_text_tokens(text)
+            tokens = max(approx_token_count(text), 1)
             if tokens <= remaining:
                 selected.append(text)
                 remaining -= tokens
             else:
-                selected.append(_fit_tokens(text, remaining))
+                selected.append(truncate_text(text, TOKENS, remaining))
                 break
         return selected[::-1]
 
     def parameters(self) -> dict:
         return {
+            "compaction": self.COMPACTION,
             "auto_compact_token_limit": self.auto_compact_token_limit,
-            "max_output_bytes": self.max_output_bytes,
-            "max_output_lines": self.max_output_lines,
+            "truncation": self.truncation,
+            "truncation_limit": self.truncation_limit,
             "user_message_tokens": self.user_message_tokens,
             "summary_tokens": self.summary_tokens,
+            "overhead_tokens": self.overhead_tokens,
         }
+
+
+class CodexLocalPolicy(CodexPolicy):
+    """Codex's local compaction, the path for providers other than OpenAI."""
+
+    key = "codex-local"
+    title = "Codex CLI (other providers): output cut, handoff summary at 90%"
+    summary = (
+        "Cuts each tool output to 10,000 tokens; at 90% of the window replaces the "
+        "history with the user's messages (20k tokens) and a handoff summary."
+    )
+    source = (
+        "openai/codex: core/src/compact.rs, templates/compact/prompt.md, "
+        "utils/output-truncation; docs/references.md"
+    )
+    COMPACTION = LOCAL
+
+    def summary_text(self) -> str:
+        return f"{SUMMARY_PREFIX}\n{self.earlier}"

@@ -9,11 +9,31 @@ facts are read from the log once and shared by every run. A row is the dict
 `compress --report` writes, plus `policy`, `windows_invalid` and `summary_calls`;
 `trace_folder` keeps each policy's trace (its windows by message ids, every tool
 output whole) in `<folder>/<policy>/trace.jsonl`.
+
+What each row adds about the policy itself:
+- `overhead_tokens`: the system prompt and tool definitions the policy's trigger and
+  the overflow check add to every window (its agent's documented default, or the
+  `overhead_tokens=` given: a value measured from the log, the first call's recorded
+  input beyond its messages, applies to every policy, since every policy replays the
+  same session with the same prompt and tools). `tokens_sent` and the cache figures
+  count the messages alone.
+- `compaction_rounds`: the rounds before which the replayed policy replaced its
+  history (a compaction, a summary, a condensation), each with the tokens its trigger
+  counted just before, overhead included.
+- `recorded_compaction_rounds`, for the policy whose agent wrote the log (a Claude
+  Code log and `claude-code`, a Codex rollout and `codex`; `agent_log=` given): the
+  rounds before which the agent's own harness compacted, numbered as the replay numbers
+  them (the log's assistant messages before the compaction), each with the tokens the
+  agent recorded before it where its log says (Claude Code's `preTokens`; a Codex
+  `compacted` line records none) and the tokens the replay counted before that round.
+  Every other row has None there.
 """
 
+import re
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
+from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
 from ...measure.cache import DEFAULT_PRICES
 from ...measure.costs import ESTIMATED, RunCosts, RunMeter
@@ -22,6 +42,7 @@ from ...messages import is_observation, output_id
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
 from ...trace import Tracer
 from . import POLICIES, build_policy
+from .base import Policy
 from .run import PolicyRun, per_message_counter, replay_policy
 
 COLUMNS = (
@@ -39,12 +60,16 @@ COLUMNS = (
     ("cache_cost", "cache cost"),
     ("windows_invalid", "broken windows"),
     ("summary_calls", "summary calls"),
+    ("overhead_tokens", "overhead"),
 )
+# the policy that models the agent whose log it is, by the log's shape
+AGENT_POLICY = {"claude-code": "claude-code", "codex-rollout": "codex"}
+PRE_TOKENS = re.compile(r"([\d,]+) tokens before")
 
 
-def policy_row(run: PolicyRun, costs: RunCosts) -> dict:
+def policy_row(run: PolicyRun, costs: RunCosts, policy: Optional[Policy] = None):
     """The report's keys for one policy's run, with what only a policy has."""
-    return {
+    row = {
         "policy": run.policy,
         **costs.report(),
         "windows_invalid": len(run.invalid_rounds),
@@ -52,6 +77,63 @@ def policy_row(run: PolicyRun, costs: RunCosts) -> dict:
         "summary_calls": run.summary_calls,
         "overflow": run.overflow,
     }
+    if policy is not None:
+        row["overhead_tokens"] = policy.overhead_tokens
+        row["compaction_rounds"] = [
+            {"round": c.round, "tokens_before": c.tokens_before}
+            for c in policy.compactions
+        ]
+        row["recorded_compaction_rounds"] = None
+        row["round_tokens"] = [tokens + policy.overhead_tokens for tokens in run.tokens]
+    return row
+
+
+def recorded_rounds(log: LoadedLog) -> List[dict]:
+    """The agent's own compactions in `log`, by the round they came before (the log's
+    assistant messages before them), with the tokens before where the log says."""
+    replies = [0]
+    for message in log.messages:
+        replies.append(replies[-1] + (message["role"] == "assistant"))
+    found = []
+    for compaction in log.compactions:
+        said = PRE_TOKENS.search(compaction.detail or "")
+        tokens = int(said.group(1).replace(",", "")) if said else None
+        found.append({"round": replies[compaction.at], "tokens_before": tokens})
+    return found
+
+
+def calibrated_window(
+    log: LoadedLog,
+    window_tokens: int = 200_000,
+    count_tokens: TokenCounter = estimate_tokens,
+) -> Optional[int]:
+    """The window at which the log's messages stand to it as what the agent counted
+    stood to the real window: `window_tokens` times the log's tokens before its first
+    recorded compaction over the tokens the agent recorded there. A bundled or abridged
+    log holds a fraction of what its agent saw; replaying it at this window puts the
+    policy's trigger where the agent's was. None when the log records no tokens."""
+    for entry in recorded_rounds(log):
+        if entry["tokens_before"]:
+            replies = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+            before = replies[entry["round"]] if entry["round"] < len(replies) else None
+            held = count_tokens(list(log.messages[:before]))
+            return max(1, round(window_tokens * held / entry["tokens_before"]))
+    return None
+
+
+def with_recorded(row: dict, log: Optional[LoadedLog]) -> dict:
+    """`row` with the agent's recorded compactions, when its policy wrote the log."""
+    round_tokens = row.pop("round_tokens", [])
+    if log is None or AGENT_POLICY.get(log.shape) != row["policy"]:
+        return row
+    recorded = recorded_rounds(log)
+    before = {c["round"]: c["tokens_before"] for c in row["compaction_rounds"]}
+    for entry in recorded:  # what the replay counted before it sent that round
+        at = entry["round"]
+        sent = round_tokens[at] if at < len(round_tokens) else None
+        entry["replay_tokens"] = before.get(at, sent)
+    row["recorded_compaction_rounds"] = recorded
+    return row
 
 
 def measure_policy(
@@ -64,10 +146,12 @@ def measure_policy(
     prices: str = DEFAULT_PRICES,
     used=None,
     tracer: Optional[Tracer] = None,
+    agent_log: Optional[LoadedLog] = None,
     **parameters,
 ) -> dict:
     """One policy's row on `messages` (a log's); `used` is the log's `used_facts`
-    when the caller has it (it is the same for every policy)."""
+    when the caller has it (it is the same for every policy); `agent_log`, the log
+    `messages` came from, adds the agent's recorded compactions to its policy's row."""
     prepared = with_output_ids(messages)
     used = used_facts(prepared) if used is None else used
     policy = build_policy(key, window_tokens, count_tokens, **parameters)
@@ -94,7 +178,7 @@ def measure_policy(
     replies = [m for m in prepared if m["role"] == "assistant"]
     run = replay_policy(prepared, policy, on_window)
     costs = meter.costs(run.rounds_total, run.overflow_round, counted_with)
-    return policy_row(run, costs)
+    return with_recorded(policy_row(run, costs, policy), agent_log)
 
 
 def compare_policies(
@@ -106,8 +190,13 @@ def compare_policies(
     counted_with: str = ESTIMATED,
     prices: str = DEFAULT_PRICES,
     trace_folder: Optional[Path] = None,
+    overhead_tokens: Optional[int] = None,
+    agent_log: Optional[LoadedLog] = None,
 ) -> List[dict]:
-    """One row a policy (all of them unless `keys`), in the order given."""
+    """One row a policy (all of them unless `keys`), in the order given.
+    `overhead_tokens` (a value measured from the log) replaces every policy's default
+    overhead; `agent_log` (the log `messages` came from) adds the agent's recorded
+    compactions to the row of the policy that models it."""
     keys = list(POLICIES) if keys is None else list(keys)
     unknown = [key for key in keys if key not in POLICIES]
     if unknown:
@@ -129,6 +218,12 @@ def compare_policies(
                 prices=prices,
                 used=used,
                 tracer=tracer,
+                agent_log=agent_log,
+                **(
+                    {}
+                    if overhead_tokens is None
+                    else {"overhead_tokens": overhead_tokens}
+                ),
             )
         )
         if tracer is not None:
@@ -162,4 +257,43 @@ def format_comparison(rows: Sequence[Mapping]) -> str:
         if row["overflow"]:
             lines.append(f"{row['policy']}: stopped at round {row['overflow_round']}: ")
             lines[-1] += row["overflow"][:160]
+    lines += compaction_lines(rows)
     return "\n".join(lines)
+
+
+def _rounds(entries: Sequence[Mapping]) -> str:
+    if not entries:
+        return "none"
+    return ", ".join(
+        f"{entry['round']} ("
+        + (
+            "tokens not recorded"
+            if entry["tokens_before"] is None
+            else f"{entry['tokens_before']:,} tokens"
+        )
+        + ")"
+        for entry in entries
+    )
+
+
+def compaction_lines(rows: Sequence[Mapping]) -> List[str]:
+    """One line a policy that compacted, or whose agent wrote the log: the rounds its
+    replay compacted before, beside the rounds the agent did."""
+    lines = []
+    for row in rows:
+        replayed = row.get("compaction_rounds") or []
+        recorded = row.get("recorded_compaction_rounds")
+        if not replayed and recorded is None:
+            continue
+        line = f"{row['policy']}: replay compacted before rounds {_rounds(replayed)}"
+        if recorded is not None:
+            line += f"; the agent, before rounds {_rounds(recorded)}"
+            counted = [
+                f"{entry['replay_tokens']:,}"
+                for entry in recorded
+                if entry.get("replay_tokens") is not None
+            ]
+            if counted:
+                line += f"; the replay counted {', '.join(counted)} tokens there"
+        lines.append(line)
+    return lines

@@ -1,47 +1,139 @@
-"""Gemini CLI: at half the model's token limit, a `<state_snapshot>` of the older 70%.
+"""Gemini CLI: old tool outputs masked every turn, and at half the model's token limit a
+`<state_snapshot>` of the older 70%.
 
-What Gemini CLI does (`chatCompressionService.ts`). Before a turn, when the last prompt
-reached `COMPRESSION_TOKEN_THRESHOLD` (0.5) of the model's token limit, it first cuts
-tool outputs to a shared budget: walking from the newest back, function responses are
-kept whole while their tokens fit in `COMPRESSION_FUNCTION_RESPONSE_TOKEN_BUDGET`
-(50,000); each older one that does not fit is saved to a file and replaced by its last
-30 lines under `Output too large. For full output see: <file>`. It then splits the
-history so the newest `COMPRESSION_PRESERVE_THRESHOLD` (30%) stays: the split may only
-fall on a user turn that is not a function response (or after a final model answer);
-with no such turn past the 70% mark it takes the last one before it, and at the first
-turn it compresses nothing. The older part goes to the model, which writes a
-`<state_snapshot>` and then checks it in a second call; the history becomes the
-snapshot (a user message), the model's "Got it. Thanks for the additional context!",
-and the newer part. A compression that would make the history larger is dropped, and
-from then on Gemini CLI only cuts tool outputs. Sources: google-gemini/gemini-cli
-`packages/core/src/services/chatCompressionService.ts`; docs/references.md.
+What Gemini CLI does (google-gemini/gemini-cli at commit
+5411f113cafae26161b4969b0237b8e1e024e2c2; the sources moved to
+`packages/core/src/context/`):
+- Tool output masking, every turn (`toolOutputMaskingService.ts`, called from
+  `GeminiClient` before each request). Walking back from the newest content (the
+  latest turn is skipped), function responses are counted; the newest 50,000 tokens
+  of them are protected; the one that crosses that line and every older one are
+  prunable; only when the prunable ones add up to at least 30,000 tokens are they all
+  masked: the output is saved to a file and the model reads
+  `<tool_output_masked>`, a preview (a shell output's first and last 10 lines, another
+  tool's first and last 250 characters) and `Output too large. Full output available
+  at: <file>`. An output masked before is not counted again.
+- Chat compression (`chatCompressionService.ts`), before a turn, when the last
+  prompt reached `COMPRESSION_TOKEN_THRESHOLD` (0.5) of the model's token limit. It
+  first cuts function responses to a shared budget: walking from the newest back,
+  each is kept whole while the ones kept fit in 50,000 tokens; an older one that does
+  not fit is saved to a file and cut to the first 20% and last 80% of
+  min(4 x the tokens left in the window, 40,000) characters under `Output too large.
+  Showing first H and last T characters. For full output see: <file>`
+  (`formatTruncatedToolOutput`, `utils/fileUtils.ts`). It then splits the history so
+  the newest 30% stays: the split may only fall on a user turn that is not a function
+  response (or after a final model answer); the older part goes to the model, which
+  writes a `<state_snapshot>` and checks it in a second call; the history becomes the
+  snapshot (a user message), the model's "Got it. Thanks for the additional context!",
+  and the newer part. A compression that would make the history larger is dropped,
+  and from then on Gemini CLI only cuts function responses.
+- The experimental context manager (`contextManagement.enabled`, off by default) is
+  not modelled.
 
 Where the lab differs:
 - the split is measured in the lab's tokens where Gemini CLI counts the characters of
-  each JSON-encoded content; the trigger compares the window about to be sent, where
-  Gemini CLI compares the last prompt's count.
+  each JSON-encoded content; the trigger compares the window about to be sent (its
+  overhead included), where Gemini CLI compares the last prompt's count.
 - tool messages and environment output recorded as user messages (observations) are
-  function responses; a system message is Gemini's system instruction, never split.
-- a session with one user turn has no split point past its start: Gemini CLI compresses
-  nothing there, and neither does the lab (such a session runs until it overflows).
-- 50,000 is a number for a 200k window: below 200k it is scaled with the window (Gemini
-  models have larger windows still). Newer Gemini CLI versions cut an old output to its
-  first 20% and last 80% of a character budget instead of its last 30 lines.
+  function responses (environment output is shell output); a system message is
+  Gemini's system instruction, never split. The preview and the saved text are the
+  message's content, where Gemini CLI stringifies the response object.
+- a session with one user turn has no split point past its start: Gemini CLI
+  compresses nothing there, and neither does the lab (masking still runs).
+- 50,000, 30,000 and the overhead are numbers for a 200k window: below 200k they are
+  scaled with the window (Gemini models have larger windows still).
 - the snapshot is the lab's stand-in (`stand_in = True`), at most `summary_tokens` long
   (default 2.5% of the window); each compression counts two summary calls (the snapshot
   and its check).
+Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
+import re
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
+from .base import KeptHistory, Policy, Sent, scaled, stand_in_summarizer, system_head
 
 ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
-OUTPUT_FILE = ".gemini/tmp/tool-outputs/{name}_{number}.txt"
+TEMP_DIR = "~/.gemini/tmp/<project>"
+OUTPUT_FILE = TEMP_DIR + "/tool-outputs/{name}_{number}.txt"
+MASKED_FILE = TEMP_DIR + "/tool-outputs/session-<session>/{name}_{call}.txt"
+MASKING_TAG = "tool_output_masked"
+PROTECTION_TOKENS = 50_000  # DEFAULT_TOOL_PROTECTION_THRESHOLD
+MIN_PRUNABLE_TOKENS = 30_000  # DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD
+TRUNCATE_CHARS = 40_000  # DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD
+SHELL_TOOLS = frozenset(
+    "run_shell_command shell bash run_shell run_command execute_bash "
+    "execute_command terminal run_tests local_shell shell_command".split()
+)
+SECTION = re.compile(
+    r"^(Output|Error|Exit Code|Signal|Background PIDs|Process Group PGID): ", re.M
+)
+
+
+def simple_preview(content: str) -> str:
+    """Gemini CLI's `formatSimplePreview`: 20 lines or fewer whole, else the first
+    and last 10 around how many were omitted."""
+    lines = content.split("\n")
+    if len(lines) <= 20:
+        return content
+    head, tail = lines[:10], lines[-10:]
+    return (
+        "\n".join(head)
+        + f"\n\n... [{len(lines) - 20} lines omitted] ...\n\n"
+        + "\n".join(tail)
+    )
+
+
+def shell_preview(content: str) -> str:
+    """`formatShellPreview`: the `Output:` section previewed, other sections whole."""
+    parts = SECTION.split(content)
+    if len(parts) < 3:
+        return simple_preview(content)
+    shown = [simple_preview(parts[0].strip())] if parts[0].strip() else []
+    for name, section in zip(parts[1::2], parts[2::2]):
+        section = section.strip()
+        if name == "Output":
+            shown.append(f"Output: {simple_preview(section)}")
+        else:
+            shown.append(f"{name}: {section}")
+    return "\n".join(shown)
+
+
+def masked_text(content: str, name: str, call_id: str, shell: bool) -> str:
+    """What the model reads in place of a masked output."""
+    if shell:
+        preview = shell_preview(content)
+    elif len(content) > 500:
+        preview = f"{content[:250]}\n... [TRUNCATED] ...\n{content[-250:]}"
+    else:
+        preview = content
+    path = MASKED_FILE.format(name=name, call=call_id)
+    return (
+        f"<{MASKING_TAG}>\n{preview}\n\nOutput too large. Full output available at: "
+        f"{path}\n</{MASKING_TAG}>"
+    )
+
+
+def truncated_text(content: str, path: str, max_chars: int) -> str:
+    """Gemini CLI's `formatTruncatedToolOutput`: the first 20% and last 80% of
+    `max_chars` characters, and where the whole output is."""
+    if len(content) <= max_chars:
+        return content
+    head_chars = max_chars // 5
+    tail_chars = max_chars - head_chars
+    tail = content[len(content) - tail_chars :] if tail_chars else ""
+    omitted = len(content) - head_chars - tail_chars
+    return (
+        f"Output too large. Showing first {head_chars:,} and last {tail_chars:,} "
+        f"characters. For full output see: {path}\n{content[:head_chars]}\n\n"
+        f"... [{omitted:,} characters omitted] ...\n\n{tail}"
+    )
+
+
 WINDOW_OF_THE_NUMBERS = 200_000
 CALLS_PER_COMPRESSION = 2  # the snapshot, then the call that checks it
 
@@ -75,14 +167,15 @@ def find_split_point(sizes: Sequence[int], messages: Sequence[Mapping], fraction
 
 class GeminiCliPolicy(Policy):
     key = "gemini-cli"
-    title = "Gemini CLI: state snapshot at 50%"
+    title = "Gemini CLI: tool outputs masked, state snapshot at 50%"
     summary = (
-        "At half the token limit, cuts old tool outputs to a 50k budget and replaces the "
-        "older 70% of the history (split at a user turn) with a <state_snapshot>."
+        "Every turn masks old tool outputs past the newest 50k tokens of them (when "
+        "30k+ are prunable); at half the token limit replaces the older 70% of the "
+        "history (split at a user turn) with a <state_snapshot>."
     )
     source = (
-        "google-gemini/gemini-cli: packages/core/src/services/chatCompressionService.ts; "
-        "docs/references.md"
+        "google-gemini/gemini-cli @5411f11: packages/core/src/context/"
+        "toolOutputMaskingService.ts, chatCompressionService.ts; docs/references.md"
     )
     main_parameter = "compression_threshold"
     stand_in = True
@@ -90,6 +183,12 @@ class GeminiCliPolicy(Policy):
         "Not quoted. Gemini CLI's compression prompt asks the model to reason in a "
         "scratchpad, then write a <state_snapshot> XML block (overall goal, key "
         "knowledge, file system state, recent actions, current plan)."
+    )
+    DEFAULT_OVERHEAD_TOKENS = 6_500
+    OVERHEAD_SOURCE = (
+        "a user's report: 13,055 input tokens for two one-line requests in an empty "
+        "directory, about 6,500 a request (google-gemini/gemini-cli#3784, v0.1.10; "
+        "later versions carry more tools)"
     )
 
     def __init__(
@@ -100,21 +199,37 @@ class GeminiCliPolicy(Policy):
         compression_threshold: float = 0.5,
         preserve_threshold: float = 0.3,
         function_response_budget: Optional[int] = None,
-        truncate_lines: int = 30,
+        truncate_chars: int = TRUNCATE_CHARS,
+        masking: bool = True,
+        protection_tokens: Optional[int] = None,
+        min_prunable_tokens: Optional[int] = None,
         summary_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.compression_threshold = _fraction(
             "compression_threshold", compression_threshold, upper_inclusive=True
         )
         self.preserve_threshold = _fraction("preserve_threshold", preserve_threshold)
-        scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
         self.function_response_budget = (
-            round(50_000 * scale)
+            scaled(50_000, window_tokens)
             if function_response_budget is None
             else check_int("function_response_budget", function_response_budget)
         )
-        self.truncate_lines = check_int("truncate_lines", truncate_lines, minimum=1)
+        self.truncate_chars = check_int("truncate_chars", truncate_chars, minimum=1)
+        if not isinstance(masking, bool):
+            raise ValueError(f"masking must be True or False, got {masking!r}")
+        self.masking = masking
+        self.protection_tokens = (
+            scaled(PROTECTION_TOKENS, window_tokens)
+            if protection_tokens is None
+            else check_int("protection_tokens", protection_tokens)
+        )
+        self.min_prunable_tokens = (
+            scaled(MIN_PRUNABLE_TOKENS, window_tokens)
+            if min_prunable_tokens is None
+            else check_int("min_prunable_tokens", min_prunable_tokens)
+        )
         self.summary_tokens = (
             max(MIN_BUDGET, window_tokens // 40)
             if summary_tokens is None
@@ -124,18 +239,63 @@ class GeminiCliPolicy(Policy):
         self.summarize = stand_in_summarizer(self.summary_tokens)
         self.kept = KeptHistory()
         self.tokens = 0
-        self.files = 0  # outputs saved to a file so far
+        self.files = 0  # outputs saved to a file by compression so far
         self.failed = False  # a compression made the history larger: cut outputs only
         self.snapshot: Optional[Mapping] = None
         self.earlier = ""
+        self.names: dict = {}  # call id -> tool name, every call seen
+        self.maskings: List[int] = []  # rounds where masking masked something
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         for message in self.kept.take_new(history):
             self.tokens += self.count_tokens([message])
+            for call in message.get("tool_calls") or ():
+                self.names[call.get("id")] = tool_call_name(call)
         calls = 0
-        if self.tokens >= self.trigger_tokens:
+        counted = self.tokens + self.overhead_tokens
+        if counted >= self.trigger_tokens:
             calls = self.compress()
+            if calls:
+                self.compacted(step, counted)
+        if self.masking and self.mask():
+            self.maskings.append(step)
         return Sent(list(self.kept.messages), calls)
+
+    def mask(self) -> int:
+        """Gemini CLI's tool output masking over the history; how many it masked."""
+        messages = self.kept.messages
+        last = len(messages) - 1
+        while last >= 0 and messages[last].get("role") != "assistant":
+            last -= 1  # what came after the latest reply is the request being sent
+        protected, prunable, total = 0, [], 0
+        for index in range(last - 1, -1, -1):  # the latest turn itself is skipped
+            message = messages[index]
+            content = message.get("content") or ""
+            if not is_function_response(message) or f"<{MASKING_TAG}" in content:
+                continue
+            tokens = self.count_tokens([message])
+            if protected <= self.protection_tokens:
+                protected += tokens
+                if protected <= self.protection_tokens:
+                    continue
+            prunable.append((index, tokens))
+            total += tokens
+        if not prunable or total < self.min_prunable_tokens:
+            return 0
+        masked = 0
+        for index, tokens in prunable:
+            message = messages[index]
+            call_id = message.get("tool_call_id") or f"env_{index}"
+            name = self.names.get(call_id) or "run_shell_command"
+            shell = is_observation(message) or name in SHELL_TOOLS
+            text = masked_text(message.get("content") or "", name, call_id, shell)
+            new = dict(message, content=text)
+            after = self.count_tokens([new])
+            if after < tokens:
+                messages[index] = new
+                self.tokens += after - tokens
+                masked += 1
+        return masked
 
     def compress(self) -> int:
         """One compression attempt; the summary calls it made."""
@@ -195,26 +355,25 @@ class GeminiCliPolicy(Policy):
         return cut
 
     def truncated(self, message: Mapping, name: Optional[str]) -> Mapping:
-        """The output's last lines, and the file the whole output was saved to."""
+        """The output's head and tail, and the file the whole output was saved to."""
         self.files += 1
-        path = OUTPUT_FILE.format(name=name or "shell", number=self.files)
-        content = message.get("content") or ""
-        lines = content.split("\n")
-        if len(lines) > 1:
-            shown = "\n" + "\n".join(lines[-self.truncate_lines :])
-        else:
-            shown = content[-4000:]
-        return dict(
-            message, content=f"Output too large. For full output see: {path}\n...{shown}"
-        )
+        path = OUTPUT_FILE.format(name=name or "unknown_tool", number=self.files)
+        left = self.window_tokens - self.tokens - self.overhead_tokens
+        max_chars = max(0, min(4 * left, self.truncate_chars))
+        text = truncated_text(message.get("content") or "", path, max_chars)
+        return dict(message, content=text)
 
     def parameters(self) -> dict:
         return {
             "compression_threshold": self.compression_threshold,
             "preserve_threshold": self.preserve_threshold,
             "function_response_budget": self.function_response_budget,
-            "truncate_lines": self.truncate_lines,
+            "truncate_chars": self.truncate_chars,
+            "masking": self.masking,
+            "protection_tokens": self.protection_tokens,
+            "min_prunable_tokens": self.min_prunable_tokens,
             "summary_tokens": self.summary_tokens,
+            "overhead_tokens": self.overhead_tokens,
         }
 
 

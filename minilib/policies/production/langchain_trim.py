@@ -11,6 +11,15 @@ lab runs it as written and the runner counts those broken windows without repair
 them. The first user message (the task) is dropped like any other message once it no
 longer fits.
 
+LangChain's docs recommend `start_on="human"` (with `include_system=True`) so that the
+kept messages open on a human message and never on a tool result whose call was cut
+(https://python.langchain.com/docs/how_to/trim_messages/, read December 2026). The
+variant `langchain-trim-human` runs that: after the last messages that fit are chosen,
+`trim_messages` drops the ones before the first human message among them. A coding
+agent's log has one human message, the task, near its start: once the task no longer
+fits, nothing after the system message opens on a human message, and the window is
+the system message alone. The lab runs it as written and lets the numbers say so.
+
 How the lab runs it: the real function, from the optional package `langchain-core`
 (`pip install 'context-compression-lab[langchain]'`); building the policy without it
 raises an ImportError that names the package. Each new message of the log is converted
@@ -19,7 +28,8 @@ counted once with the lab's counter (`count_tokens`, message by message); the co
 given to `trim_messages` adds those counts up, so the budget is the lab's count.
 `trim_messages` returns the very message objects it was given, and each maps back to
 the log's own message. `max_tokens` is the whole window (`trim_messages` keeps no
-reserve of its own), so every window fits; what it costs is what it drops, and the
+reserve of its own) less `overhead_tokens` (0 by default: a library has no agent's
+prompt), so every window fits; what it costs is what it drops, and the
 broken pairs. Arguments that are not a JSON object become an invalid tool call, as
 LangChain parses them.
 """
@@ -90,6 +100,7 @@ class LangChainTrimPolicy(Policy):
         "run from the optional package langchain-core"
     )
     main_parameter = "max_tokens"
+    START_ON = None
 
     def __init__(
         self,
@@ -97,10 +108,11 @@ class LangChainTrimPolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         max_tokens: Optional[int] = None,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.max_tokens = (
-            self.window_tokens
+            self.window_tokens - self.overhead_tokens
             if max_tokens is None
             else check_int("max_tokens", max_tokens, minimum=1)
         )
@@ -121,6 +133,7 @@ class LangChainTrimPolicy(Policy):
             token_counter=self._count,
             strategy="last",
             include_system=True,
+            start_on=self.START_ON,
         )
         return Sent([self.original[id(message)] for message in kept])
 
@@ -129,4 +142,25 @@ class LangChainTrimPolicy(Policy):
         return sum(map(self.tokens.__getitem__, map(id, messages)))
 
     def parameters(self) -> dict:
-        return {"max_tokens": self.max_tokens}
+        return {
+            "max_tokens": self.max_tokens,
+            "start_on": self.START_ON,
+            "overhead_tokens": self.overhead_tokens,
+        }
+
+
+class LangChainTrimHumanPolicy(LangChainTrimPolicy):
+    """`trim_messages` as LangChain's docs recommend it: the kept messages start on a
+    human message."""
+
+    key = "langchain-trim-human"
+    title = "LangChain trim_messages (strategy='last', start_on='human')"
+    summary = (
+        "Keeps the last messages that fit the window, then drops those before the first "
+        "human message: no orphaned tool result, but a coding agent's task goes too."
+    )
+    source = (
+        "langchain_core.messages.trim_messages(strategy='last', include_system=True, "
+        "start_on='human'), as LangChain's how-to guide recommends"
+    )
+    START_ON = "human"

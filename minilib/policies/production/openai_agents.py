@@ -21,7 +21,7 @@ Agents SDK such output is a tool result item, not a user message. Leading system
 messages stand for the agent's instructions and are always sent.
 """
 
-from typing import List, Mapping, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
 from ...tokens import TokenCounter, estimate_tokens
@@ -51,8 +51,9 @@ class OpenAITrimmingSessionPolicy(Policy):
         count_tokens: TokenCounter = estimate_tokens,
         *,
         max_turns: int = MAX_TURNS,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.max_turns = check_int("max_turns", max_turns, minimum=1)
         self.instructions: List[Mapping] = []  # leading system messages
         self.seen = 0

@@ -53,6 +53,10 @@ class OpencodePrunePolicy(Policy):
     )
     main_parameter = "prune_protect"
     stand_in = False
+    OVERHEAD_SOURCE = (
+        "not measured: no public measurement of opencode's system prompt and tool "
+        "definitions was found; 0 unless a measured value is given"
+    )
 
     def __init__(
         self,
@@ -62,8 +66,9 @@ class OpencodePrunePolicy(Policy):
         prune_protect: Optional[int] = None,
         prune_minimum: Optional[int] = None,
         protected_tools: Sequence[str] = ("skill",),
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
         self.prune_protect = (
             round(40_000 * scale)

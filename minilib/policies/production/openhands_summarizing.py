@@ -1,12 +1,15 @@
 """OpenHands' `LLMSummarizingCondenser`: past `max_size` events, the older half of the
 view becomes one summary event.
 
-What the real system does (OpenHands software-agent-sdk): before every model call the
-condenser looks at its view of the event stream. It condenses when the view has more
-than `max_size` events (SDK default 240; the legacy OpenHands default was 100, with
-`keep_first` 1) or more tokens than the model accepts (the smaller of its own
-`max_tokens`, default none, and the agent model's input limit). It keeps the first
-`keep_first` events (default 2: the system prompt and the task) and a tail: for the
+What the real system does (OpenHands software-agent-sdk, commit
+611629e6999ad398dc49c761721eefe18d5e6bd9): before every model call the condenser looks
+at its view of the event stream. It condenses when the view has more than `max_size`
+events or more tokens than the model accepts (the smaller of its own `max_tokens`,
+default none, and the agent model's input limit). The default agent and the
+sub-agents it spawns use `default_condenser()`, `max_size=80, keep_first=4`
+(`llm_summarizing_condenser.py`, `openhands-tools/.../preset/default.py`), the lab's
+defaults; the class's own defaults are 240 and 2 (the legacy OpenHands default was
+100, with `keep_first` 1). It keeps the first `keep_first` events and a tail: for the
 event count, `max_size // 2 - keep_first - 1` events, so the condensed view is half of
 `max_size`; for tokens, the longest tail that leaves the view under half the token
 limit. The events between become one summary event, written by a second LLM call from
@@ -27,8 +30,10 @@ Where the lab differs:
   to `SUMMARY_TOKENS` (a tenth of the window when that is less), standing in for the
   LLM's; each condensation counts as one summary call; the summary message carries the
   lab's summary mark so the next summary folds it in;
-- the model's input limit is `window_tokens`; thinking-block tool loops, which the view
-  also keeps whole, do not occur in the lab's messages.
+- the model's input limit is `window_tokens`, and the token trigger counts the
+  overhead (the system prompt and tool definitions) with the view; thinking-block
+  tool loops, which the view also keeps whole, do not occur in the lab's messages.
+Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
 from typing import List, Mapping, Optional, Sequence
@@ -38,8 +43,9 @@ from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens
 from .base import Policy, Sent, stand_in_summarizer
 
-MAX_SIZE = 240  # events (messages, in the lab)
-KEEP_FIRST = 2
+MAX_SIZE = 80  # events (messages, in the lab): default_condenser()
+KEEP_FIRST = 4
+CLASS_MAX_SIZE, CLASS_KEEP_FIRST = 240, 2  # LLMSummarizingCondenser's own defaults
 MINIMUM_PROGRESS = 0.1
 SUMMARY_TOKENS = 4_096  # the stand-in summary's budget: about one LLM answer
 MIN_SUMMARY_TOKENS = 64
@@ -53,8 +59,14 @@ class OpenHandsSummarizingPolicy(Policy):
         "first `keep_first` and before a recent tail become one summary event."
     )
     source = (
-        "OpenHands software-agent-sdk LLMSummarizingCondenser: max_size 240, "
-        "keep_first 2 (legacy: 100 and 1)"
+        "OpenHands software-agent-sdk @611629e LLMSummarizingCondenser as "
+        "default_condenser() sets it: max_size 80, keep_first 4 (class: 240 and 2)"
+    )
+    DEFAULT_OVERHEAD_TOKENS = 10_000
+    OVERHEAD_SOURCE = (
+        "estimated: the SDK's terminal, file editor and task tracker tool definition "
+        "files at 611629e (about 41,000 characters at 4 a token, code included) and "
+        "its system prompt"
     )
     main_parameter = "max_size"
     stand_in = True
@@ -75,8 +87,9 @@ class OpenHandsSummarizingPolicy(Policy):
         keep_first: int = KEEP_FIRST,
         max_tokens: Optional[int] = None,
         minimum_progress: float = MINIMUM_PROGRESS,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.max_size = check_int("max_size", max_size, minimum=1)
         self.keep_first = check_int("keep_first", keep_first)
         if self.max_size // 2 - self.keep_first - 1 <= 0:
@@ -110,16 +123,22 @@ class OpenHandsSummarizingPolicy(Policy):
         # view again before it calls the model, so the lab condenses until the view is
         # within both limits (or no condensation shortens it).
         calls = 0
-        while len(self.view) > self.max_size or self.total > self.token_limit:
+        while len(self.view) > self.max_size or self.counted() > self.token_limit:
             before = (len(self.view), self.total)
+            counted = self.counted()
             if not self._condense(
-                len(self.view) > self.max_size, self.total > self.token_limit
+                len(self.view) > self.max_size, counted > self.token_limit
             ):
                 break
             calls += 1
+            self.compacted(step, counted)
             if len(self.view) >= before[0] and self.total >= before[1]:
                 break
         return Sent(list(self.view), calls)
+
+    def counted(self) -> int:
+        """The tokens the trigger counts: the view's and the overhead."""
+        return self.total + self.overhead_tokens
 
     def parameters(self) -> dict:
         return {
@@ -127,6 +146,7 @@ class OpenHandsSummarizingPolicy(Policy):
             "keep_first": self.keep_first,
             "max_tokens": self.max_tokens,
             "minimum_progress": self.minimum_progress,
+            "overhead_tokens": self.overhead_tokens,
         }
 
     # --- condensing --------------------------------------------------------------------
@@ -153,7 +173,7 @@ class OpenHandsSummarizingPolicy(Policy):
     def _tail_for_tokens(self) -> int:
         """Events to keep after `keep_first` so the view loses more than its tokens over
         half the limit: what is left after the shortest prefix above that reduction."""
-        reduction = self.total - self.token_limit // 2
+        reduction = self.counted() - self.token_limit // 2
         events = self.sizes[self.keep_first :]
         removed = 0
         for prefix, size in enumerate(events, start=1):

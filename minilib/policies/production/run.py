@@ -3,9 +3,11 @@
 A round is one assistant message of the log. Before it, the policy is given the log's
 history so far (uncompressed, the same list growing) and sends a window
 (`Policy.send`). The runner counts each window, ends the replay at the first window
-over the model's context window (or the policy's own overflow), and counts the windows
-that break pairing (a tool result whose call is not right before it): a policy that
-breaks pairing is run as written, and its broken windows are counted, not hidden.
+over the model's context window (its messages plus the policy's `overhead_tokens`, the
+system prompt and tool definitions every call carries; or the policy's own overflow),
+and counts the windows that break pairing (a tool result whose call is not right before
+it): a policy that breaks pairing is run as written, and its broken windows are
+counted, not hidden.
 
 Counting and checking cost what a round appended, not the whole window, when the
 window begins as the last one did (most rounds): the counts come from the prompt-cache
@@ -118,11 +120,13 @@ def replay_policy(
         run.summary_calls += sent.summary_calls
         window = list(sent.messages)
         measured = cache.sent(window)
-        if measured.tokens > policy.window_tokens:
+        needed = measured.tokens + policy.overhead_tokens
+        if needed > policy.window_tokens:
             run.overflow_round = step
             run.overflow = (
-                f"the window needs {measured.tokens:,} tokens, over the model's "
-                f"{policy.window_tokens:,}"
+                f"the window needs {needed:,} tokens ({measured.tokens:,} of messages "
+                f"+ {policy.overhead_tokens:,} of system prompt and tools), over the "
+                f"model's {policy.window_tokens:,}"
             )
             break
         if not pairing.valid(window):

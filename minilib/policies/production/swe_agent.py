@@ -12,7 +12,8 @@ task). With `polling` p, the number of elided observations moves only every p st
 prompt cache live longer; p defaults to 1. The SWE-agent paper's configuration uses
 n = 5. It has no token trigger: `window_tokens` changes nothing (a window still too
 large overflows, and the runner says so). Source: SWE-agent,
-`sweagent/agent/history_processors.py` (docs/references.md).
+`sweagent/agent/history_processors.py` at commit 3ea751c087f32b16e039a2233dd6eefecef325d5
+(docs/references.md). Overhead: `DEFAULT_OVERHEAD_TOKENS`.
 
 In the lab, the observations in SWE-agent's sense are the first user message (the
 task: SWE-agent marks it an observation) and every tool result or environment output
@@ -22,7 +23,7 @@ count are not modelled: the lab's messages carry neither. The elided part only g
 so the window is updated with what is new each round.
 """
 
-from typing import List, Mapping, Sequence
+from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
 from ...tokens import TokenCounter, estimate_tokens
@@ -47,6 +48,12 @@ class SweAgentLastNPolicy(Policy):
     )
     source = "SWE-agent sweagent/agent/history_processors.py, LastNObservations; n = 5"
     main_parameter = "n"
+    DEFAULT_OVERHEAD_TOKENS = 2_000
+    OVERHEAD_SOURCE = (
+        "estimated: config/default.yaml's system and instance templates and its tool "
+        "bundles (registry, edit_anthropic, review_on_submit_m) at SWE-agent 3ea751c, "
+        "about 7,000 characters at 4 a token"
+    )
 
     def __init__(
         self,
@@ -55,8 +62,9 @@ class SweAgentLastNPolicy(Policy):
         *,
         n: int = PAPER_N,
         polling: int = 1,
+        overhead_tokens: Optional[int] = None,
     ):
-        super().__init__(window_tokens, count_tokens)
+        super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.n = check_int("n", n, minimum=1)
         self.polling = check_int("polling", polling, minimum=1)
         self.view: List[Mapping] = []
@@ -80,4 +88,8 @@ class SweAgentLastNPolicy(Policy):
         return Sent(list(self.view))
 
     def parameters(self) -> dict:
-        return {"n": self.n, "polling": self.polling}
+        return {
+            "n": self.n,
+            "polling": self.polling,
+            "overhead_tokens": self.overhead_tokens,
+        }
