@@ -56,6 +56,7 @@ def check_pairing(messages, allow_open=False):
             "output_id",
             "repaired",  # the reader's marks on what it repaired
             "synthetic",
+            "timestamp",  # when the log says the record was written
         }, index
         assert message["role"] in ("system", "user", "assistant", "tool")
         if message["role"] == "tool":

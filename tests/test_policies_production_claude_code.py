@@ -278,3 +278,25 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
     assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5
     assert policy.stand_in and policy.main_parameter in policy.parameters()
     assert "nine sections" in policy.PROMPT
+
+
+def test_a_claude_code_log_keeps_its_timestamps_so_an_idle_hour_replays():
+    # the reader keeps each record's timestamp on its messages: a session resumed
+    # after a lunch break clears its old results, one run straight through does not
+    import json
+
+    from minilib.logs import parse_log
+    from minilib.session import DATA_DIR
+
+    lines = (DATA_DIR / "logs" / "claude_code_session.jsonl").read_text().splitlines()
+    records = [json.loads(line) for line in lines]
+    assert all(m.get("timestamp") for m in parse_log("\n".join(lines), "s").messages)
+    later = next(n for n, r in enumerate(records) if r.get("type") == "user" and n > 10)
+    for record in records[later:]:  # everything from that user turn on, 2 hours on
+        if record.get("timestamp"):
+            record["timestamp"] = record["timestamp"].replace("T10:", "T12:")
+    resumed = parse_log("\n".join(json.dumps(r) for r in records), "s")
+    for log, fired in ((parse_log("\n".join(lines), "s"), False), (resumed, True)):
+        policy = ClaudeCodePolicy(200_000, keep_recent=1)
+        replay_policy(log.messages, policy)
+        assert bool(policy.microcompactions) is fired

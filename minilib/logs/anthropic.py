@@ -268,6 +268,7 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
     _note_lost_parents(doc.line_objects(), log)
     for number, line in doc.line_objects():
         kind, where = line.get("type"), f"line {number}"
+        log.timestamp = line.get("timestamp")
         compacting = line.get("subtype") == "compact_boundary" or line.get(
             "isCompactSummary"
         )

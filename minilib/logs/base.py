@@ -275,6 +275,9 @@ class Builder:
         self.repairs: List[Repair] = []
         self.run_of = ""
         self.usage: List[RecordedUsage] = []
+        # when the record being read was written, where the log says (ISO 8601): each
+        # message told while it is set keeps it, so a policy can replay an idle gap
+        self.timestamp: Optional[str] = None
         self._deferred: List[dict] = []  # messages that came while calls were open
         self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
@@ -380,6 +383,7 @@ class Builder:
                 if error is not None:
                     message["error"] = error
                 self._origins[id(message)] = where
+                self._stamp(message)
                 self._results.append((position, message))
                 self._moved_before(message)
                 return
@@ -421,7 +425,9 @@ class Builder:
     def replacement(self) -> "Builder":
         """A builder for the messages a compaction put in place of the history; hand it
         to `compaction` once they are told."""
-        return Builder(self.source, self.shape, self.strict)
+        builder = Builder(self.source, self.shape, self.strict)
+        builder.timestamp = self.timestamp
+        return builder
 
     def compaction(
         self,
@@ -505,6 +511,7 @@ class Builder:
 
     def _add(self, message: dict, where: Optional[str] = None) -> None:
         self._origins[id(message)] = _reader_place() if where is None else where
+        self._stamp(message)
         if (
             message["role"] != "assistant"
             and not self.strict
@@ -515,6 +522,10 @@ class Builder:
             return
         self._flush()
         self.messages.append(message)
+
+    def _stamp(self, message: dict) -> None:
+        if isinstance(self.timestamp, str) and self.timestamp:
+            message["timestamp"] = self.timestamp
 
     def _moved_before(self, result: dict) -> None:
         """A recorded result came after the waiting messages: each of them is moved

@@ -94,6 +94,7 @@ def _read(doc: Doc, log: Builder) -> None:
     total = 0  # the running total of input tokens the token_count events record
     for number, line in lines:
         where, kind, item = f"line {number}", line.get("type"), line.get("payload") or {}
+        log.timestamp = line.get("timestamp")
         item_type = item.get("type") if isinstance(item, dict) else None
         if kind == "session_meta":
             instructions = item.get("base_instructions")
