@@ -175,7 +175,7 @@ def flat_tool_calls():
 
 # what a reader repairs unless strict (minilib.logs.base.REPAIRS), by its strict refusal
 REPAIRABLE = re.compile(
-    r"answers no open call|: line \d+ is not valid JSON|not a text part"
+    r"answers no open call|: line \d+ is not valid JSON|not a text part|names no entry"
     r"|has type (?!'(tool_use|tool_result|toolRequest|toolResponse)')"
 )
 

@@ -180,5 +180,5 @@ def test_in_a_jsonl_file_the_line_is_named():
         "out.jsonl: line 1: history[1]: tool result for call 'c9'"
     )
     # unless strict, the result whose call the file lacks is kept as context text
-    [repair, _] = parse_log(text + text, "out.jsonl").repairs
+    repair = parse_log(text + text, "out.jsonl").repairs[0]
     assert (repair.kind, repair.where) == ("orphan-result", "line 1: history[1]")

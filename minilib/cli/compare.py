@@ -91,11 +91,13 @@ def policy_list(text: str) -> list:
 
 
 def measured_overhead(log, count_tokens) -> Optional[int]:
-    """What the log's first call with usage counted beyond the messages it sent (the
-    system prompt and tool definitions the log does not hold), or None when the log
-    records no usage or a usage below its own messages (not a count of this window)."""
+    """What the log's first model call counted beyond the messages it sent (the system
+    prompt and tool definitions the log does not hold), or None when the log records
+    no usage for its first call (a later call's count holds history an abridged log
+    may lack) or one below its own messages (not a count of this window)."""
     first = next((u for u in log.usage if u.input_tokens > 0), None)
-    if first is None or any(c.at <= first.message for c in log.compactions):
+    replies = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+    if first is None or not replies or first.message != replies[0]:
         return None
     beyond = first.input_tokens - count_tokens(log.messages[: first.message])
     return beyond if beyond > 0 else None

@@ -133,6 +133,12 @@ def with_recorded(row: dict, log: Optional[LoadedLog]) -> dict:
         sent = round_tokens[at] if at < len(round_tokens) else None
         entry["replay_tokens"] = before.get(at, sent)
     row["recorded_compaction_rounds"] = recorded
+    if log.usage:  # what the API counted for the agent's own calls, beside the replay
+        row["recorded_usage"] = {
+            "calls": len(log.usage),
+            "input_tokens": sum(usage.input_tokens for usage in log.usage),
+            "replay_input_tokens": sum(round_tokens),
+        }
     return row
 
 
@@ -295,5 +301,12 @@ def compaction_lines(rows: Sequence[Mapping]) -> List[str]:
             ]
             if counted:
                 line += f"; the replay counted {', '.join(counted)} tokens there"
+        if row.get("recorded_usage"):
+            usage = row["recorded_usage"]
+            line += (
+                f"; the API counted {usage['input_tokens']:,} input tokens over "
+                f"{usage['calls']} calls, the replay {usage['replay_input_tokens']:,} "
+                "over all its rounds"
+            )
         lines.append(line)
     return lines
