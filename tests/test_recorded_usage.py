@@ -143,3 +143,20 @@ def test_compress_sets_the_recorded_usage_beside_its_count(tmp_path):
     document = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
     assert document["recorded_usage"]["calls"] == 2
     assert [row["recorded"] for row in document["recorded_usage"]["rows"]] == [9100, 6700]
+
+
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        # Gemini CLI's `tokens.input` holds its cached part; pi's `input` does not
+        ("gemini_session.json", [(1, 5120, 0, None)]),
+        ("pi_session.jsonl", [(1, 2210, 0, 0)]),
+    ],
+)
+def test_gemini_and_pi_record_their_calls_usage(name, expected):
+    from minilib.logs import load_log
+
+    log = load_log(DATA_DIR / "logs" / name)
+    assert [
+        (u.message, u.input_tokens, u.cache_read, u.cache_written) for u in log.usage
+    ] == expected

@@ -86,6 +86,10 @@ def _read(doc: Doc, log: Builder) -> None:
             _text(message.get("content"), f"{at}.content", log),
             [make_call(c["id"], c["name"], c.get("args") or {}) for c in calls],
         )
+        tokens = message.get("tokens")
+        if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
+            # Gemini's prompt count holds its cached part (`cached`)
+            log.recorded_usage(tokens["input"], f"{at}.tokens", tokens.get("cached"))
         for number, call in enumerate(calls):
             where = f"{at}.toolCalls[{number}]"
             text = _text(call.get("result"), f"{where}.result", log)

@@ -85,6 +85,12 @@ def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
             return
         texts, calls = _blocks(message.get("content"), at, log, ALL)
         log.assistant("\n".join(texts), calls)
+        usage = message.get("usage")
+        if isinstance(usage, dict) and isinstance(usage.get("input"), int):
+            # pi's `input` is the uncached part; the prompt adds what was read and written
+            read, written = usage.get("cacheRead"), usage.get("cacheWrite")
+            whole = usage["input"] + sum(n for n in (read, written) if isinstance(n, int))
+            log.recorded_usage(whole, f"{at}.usage", read, written)
     elif role == "toolResult":
         call_id = message.get("toolCallId")
         if not call_id:
