@@ -182,11 +182,9 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
     points = zoom_points(run)
     aging = aging_marks([r for r in rounds if r.aged], run.compressions)
     summary = summary_marks([r for r in rounds if r.summarized])
-    overflow = run.overflow
-    # Values above the zoom's top: drawn at its edge, with the number written beside them.
+    # Windows above the zoom's top: drawn at its edge, with the number written beside
+    # them. An overflow is not one of them: it has its own red mark (zoom_overflow).
     off_scale = [(x, y) for x, y, _ in points if share(y) > top]
-    if overflow is not None and share(overflow.tokens) > top:
-        off_scale.append((len(rounds), overflow.tokens))
     last_round = len(baseline.tokens) - 1
     return {
         "window (zoom)": {
@@ -201,16 +199,33 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
         },
         "aging (zoom)": in_shares(aging),
         "summary (zoom)": in_shares(summary),
-        "overflow (zoom)": {
-            "x": [len(rounds)] if overflow else [],
-            "y": [share(overflow.tokens)] if overflow else [],
-            "customdata": [overflow.tokens] if overflow else [],
-        },
+        "overflow (zoom)": zoom_overflow(run, last_round),
         "off the scale (zoom)": {
             "x": [x for x, _ in off_scale],
             "y": [top * OFF_SCALE_AT] * len(off_scale),
             "text": [f"{y:,}" for _, y in off_scale],
         },
+    }
+
+
+def zoom_overflow(run: SessionRun, last_round: int) -> dict:
+    """The overflow's red cross in the zoom. Above the zoom's top it is pinned at the
+    edge (never clipped away while the legend lists it) and named there: "overflow:
+    282 tokens" in red, on the side of the panel with room for it. customdata: its
+    tokens and its true share of the threshold, for the hover."""
+    overflow = run.overflow
+    if overflow is None:
+        return {"x": [], "y": [], "customdata": [], "text": [], "textposition": []}
+    top = zoom_axis_range()[1]
+    share = round(100 * overflow.tokens / run.settings.threshold, 1)
+    at = len(run.rounds)
+    pinned = share > top
+    return {
+        "x": [at],
+        "y": [top * OFF_SCALE_AT if pinned else share],
+        "customdata": [[overflow.tokens, share]],
+        "text": [f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"],
+        "textposition": ["middle left" if at > last_round / 2 else "middle right"],
     }
 
 
@@ -472,15 +487,14 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
     """Styles of the zoom's traces; each joins the legend group of the trace it repeats,
     so a click on "aging" in the legend hides the triangles in both panels. The hover
     texts give tokens (customdata) and the share of the threshold (y)."""
-    share = "%{y}% of the threshold"
+    # %{y} is written with the zoom axis's tick suffix: "90%", no "%" after it
+    share = "%{y} of the threshold"
     hovers = {
         "threshold": "threshold %{customdata:,} tokens (100%)",
         "aging": f"round %{{text}}: aging<br>%{{customdata[0]:,}} → %{{customdata[1]:,}} "
         f"tokens<br>{share}",
         "summary": "round %{text}: rolling summary<br>%{customdata[0]} messages before, "
         f"%{{customdata[1]:,}} tokens after<br>{share}",
-        "overflow": "round %{x}: overflow<br>%{customdata:,} tokens left, nothing more "
-        f"may be cut<br>{share}",
     }
     return {
         "window (zoom)": dict(
@@ -498,6 +512,17 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             )
             for name, hover in hovers.items()
         },
+        # red and named, at the edge when it is above the zoom's top (zoom_overflow)
+        "overflow (zoom)": dict(
+            styles["overflow"],
+            mode="markers+text",
+            showlegend=False,
+            textfont=dict(size=FONT_SIZE, color=OVERFLOW_COLOR),
+            cliponaxis=False,
+            hovertemplate="round %{x}: overflow<br>%{customdata[0]:,} tokens left after "
+            "compression, nothing more may be cut<br>%{customdata[1]:,}% of the "
+            "threshold<extra></extra>",
+        ),
         "off the scale (zoom)": dict(
             mode="markers+text",
             legendgroup="compressed",
@@ -506,7 +531,8 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             textposition="middle right",
             textfont=dict(size=FONT_SIZE, color=COMPRESSED_COLOR),
             cliponaxis=False,
-            hovertemplate="round %{x}: %{text} tokens, above this scale<extra></extra>",
+            hovertemplate="round %{x}: %{text} tokens, above this scale (over "
+            f"{100 * ZOOM_FACTOR:.0f}% of the threshold)<extra></extra>",
         ),
     }
 

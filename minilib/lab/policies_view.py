@@ -34,6 +34,8 @@ from .style import (
     OVERFLOW_COLOR,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
+    POLICY_LABEL_WIDTH,
+    POLICY_SLIDER_WIDTH,
     SUMMARY_COLOR,
     TEXT_COLOR,
 )
@@ -54,8 +56,6 @@ BUNDLED_TRANSCRIPTS = (
     "cjk_refactor.jsonl",
 )
 POLICY_WINDOWS = (200_000, 32_000, 8_000)
-SLIDER_DESCRIPTION_WIDTH = "260px"
-POLICY_SLIDER_WIDTH = "620px"
 # A main parameter that is a token count moves over a share of the window.
 TOKEN_PARAMETERS = {
     "threshold",
@@ -372,7 +372,7 @@ def slider_for(key: str, window: int) -> widgets.Widget:
     common = dict(
         description=f"{key}: {name}",
         continuous_update=False,
-        style={"description_width": SLIDER_DESCRIPTION_WIDTH},
+        style={"description_width": POLICY_LABEL_WIDTH},
         layout=widgets.Layout(width=POLICY_SLIDER_WIDTH),
     )
     if isinstance(default, float):
