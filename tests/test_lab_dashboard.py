@@ -755,3 +755,11 @@ def test_an_overflow_in_the_zoom_is_red_named_and_never_clipped(session, setting
     assert f"{run.overflow.tokens:,}" not in list(
         traces["off the scale (zoom)"].text or ()
     )
+
+
+def test_the_readouts_show_a_number_as_it_can_be_typed_back(fresh):
+    """A readout typed into is read up to its first non-digit: "1,500" would be 1, the
+    slider's lowest value. So it shows digits only, as a student should type them."""
+    for name, slider in fresh.sliders.items():
+        shown = format(slider.max, slider.readout_format)
+        assert shown == str(slider.max), (name, shown)

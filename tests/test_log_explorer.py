@@ -33,6 +33,7 @@ from minilib.lab.transcripts_view import OBSERVATION
 from minilib.logs import LogFileError, load_transcript, replay_transcript
 from minilib.messages import is_observation
 from minilib.policies.on_logs import LOG_PATHS
+from minilib.reports.rounds import FINAL_LIST
 
 EPOCH = dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)  # what the browser sends
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -272,7 +273,7 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     run = replay_transcript(messages, settings, window=LOG_WINDOW)
     assert report.error is None and report.description.startswith("shape: codex-rollout")
     assert report.header.splitlines()[1].startswith("threshold: 800 tokens. On this log")
-    assert f"final window: {len(run.final_messages)} messages" in report.summary
+    assert f"{FINAL_LIST}: {len(run.final_messages)} messages" in report.summary
     sent = report.figure.data[1].y  # the compressed line: what each round sent
     assert list(sent) == [r.tokens_after for r in run.rounds]
     assert len(report.cut) == sum(m["role"] == "tool" for m in messages)

@@ -80,7 +80,9 @@ def slider_widget(spec: SliderSpec, value: int, present: bool) -> widgets.IntSli
         value=value,
         min=spec.minimum,
         max=spec.maximum,
-        readout_format=",d",  # 8,000 as the prose writes it
+        # digits only: the readout is read up to its first non-digit when typed into, so
+        # "1,500" would be 1 (the chapter says so)
+        readout_format="d",
         step=spec.step,
         description=spec.name,
         tooltip=spec.tooltip,

@@ -118,6 +118,8 @@ SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
 SESSION_TITLE_SIZE = 15
+# chapter 9's status: three lines of 1.45 em, and room for a fourth (a narrow window)
+STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)

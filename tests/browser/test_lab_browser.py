@@ -199,7 +199,8 @@ def check_dashboard(page, scope: str, run, baseline) -> None:
             )
     # The SVG itself: one marker drawn per aging / summary round, in the token panel and
     # in the zoom.
-    drawn = lab.points_drawn(plot)
+    # (a trace without points has no group in the SVG: None, drawn as nothing)
+    drawn = {name: count or 0 for name, count in lab.points_drawn(plot).items()}
     for name in ("aging", "summary"):
         assert drawn[name] == drawn[f"{name} (zoom)"] == len(expected[name]["x"]), (
             f"{name} markers drawn: {drawn}"
