@@ -34,6 +34,7 @@ from .style import (
     BASELINE_COLOR,
     BEFORE,
     COMPRESSED_COLOR,
+    DEFAULT_TICK_SIZE,
     FONT_SIZE,
     GRID_COLOR,
     HEADROOM,
@@ -50,6 +51,7 @@ from .style import (
     OFF_SCALE_AT,
     OVERFLOW_COLOR,
     OVERFLOW_SYMBOL,
+    ROUND_PANEL_WIDTH,
     SENT,
     SESSION_FIGURE_HEIGHT,
     SESSION_FIGURE_WIDTH,
@@ -62,6 +64,7 @@ from .style import (
     TOKENS_PANEL_TITLE,
     ZOOM_FACTOR,
     ZOOM_PANEL_TITLE,
+    ZOOM_PANEL_WIDTH,
     ZOOM_TRACES,
 )
 
@@ -285,9 +288,30 @@ def message_axis_range(baseline: Baseline) -> list:
 # ---- the axes and panels both figures are built from -----------------------------------
 
 
-def round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
-    """An x axis: every round of the session in view, a tick every `dtick` rounds."""
-    return dict(range=[-0.5, len(baseline.tokens) - 0.5], dtick=dtick, **settings)
+def readable_dtick(rounds: int, width: int, font_size: int, at_least: int = 1) -> int:
+    """The smallest step of 1, 2, 5, 10, 20, 50... (at least `at_least`) at which the
+    labels of `rounds` rounds fit side by side in `width` pixels of a panel: every round
+    labelled on a short session, every 20th at 146 rounds, never a smear."""
+    digits = len(str(max(rounds - 1, 0)))
+    label = digits * font_size * 0.55 + 3  # a digit is about 0.55 em wide; a gap
+    step, scale = at_least, 1
+    while True:
+        for nice in (1, 2, 5):
+            candidate = nice * scale
+            if candidate >= step and (rounds // candidate + 1) * label <= width:
+                return candidate
+        scale *= 10
+
+
+def round_axis(
+    baseline: Baseline, dtick: int, width: int = ROUND_PANEL_WIDTH, **settings
+) -> dict:
+    """An x axis: every round of the session in view, a tick every `dtick` rounds or
+    more, as many as fit the narrowest panel (`width` px) that uses the axis."""
+    rounds = len(baseline.tokens)
+    font = settings.get("tickfont_size", DEFAULT_TICK_SIZE)
+    step = readable_dtick(rounds, width, font, at_least=dtick)
+    return dict(range=[-0.5, rounds - 0.5], dtick=step, **settings)
 
 
 def token_axis(
@@ -548,7 +572,9 @@ def _lab_styles() -> Dict[str, dict]:
     return {**lab, **_zoom_styles(styles)}
 
 
-def _lab_round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
+def _lab_round_axis(
+    baseline: Baseline, dtick: int, width: int = ROUND_PANEL_WIDTH, **settings
+) -> dict:
     """An x axis of the lab's figure. plotly redraws every axis on each data change, so
     the axes carry only what is read:
     - every round labelled in the wide zoom, every other one on top: tick labels are much
@@ -561,6 +587,7 @@ def _lab_round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
     return round_axis(
         baseline,
         dtick,
+        width,
         tickfont_size=FONT_SIZE,
         showgrid=False,
         **LAB_AXIS_STYLE,
@@ -650,7 +677,7 @@ def lab_figure(
         figure,
         (2, 1),
         panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
-        _lab_round_axis(baseline, 1, title_text="round"),
+        _lab_round_axis(baseline, 1, ZOOM_PANEL_WIDTH, title_text="round"),
         dict(
             ticksuffix="%",
             range=zoom_axis_range(),

@@ -118,6 +118,10 @@ SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
 SESSION_TITLE_SIZE = 15
+DEFAULT_TICK_SIZE = 12  # plotly's, where a figure sets none
+# the narrowest panel a round axis serves (the messages panel, 38% of 840 px less the
+# margins) and the lab's zoom (the figure's whole width): what its labels must fit
+ROUND_PANEL_WIDTH, ZOOM_PANEL_WIDTH = 260, 700
 # chapter 9's status: three lines of 1.45 em, and room for a fourth (a narrow window)
 STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
 
