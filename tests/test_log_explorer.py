@@ -355,3 +355,36 @@ def test_what_79_says_of_the_multi_turn_option_is_what_the_cells_show():
     assert folded.overflow is None and kept.overflow is not None
     assert replayed("codex_rollout.jsonl", 500, True).overflow is None
     assert replayed("codex_rollout.jsonl", 500, False).overflow is not None
+
+
+def test_after_a_file_it_cannot_read_the_threshold_box_is_no_other_logs():
+    explorer = LogExplorer()
+    upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
+    chosen = explorer.report.choice.threshold
+    assert chosen != LOG_SETTINGS.threshold  # so the reset below can be seen
+    upload(explorer, "bad.json", b"{not json")
+    assert explorer.report.error is not None
+    assert explorer.threshold.value == LOG_SETTINGS.threshold
+
+
+def test_a_binary_file_is_called_binary_and_a_file_read_once_is_not_parsed_again(
+    monkeypatch,
+):
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64)
+    assert explore_bytes(png, "shot.png").error == (
+        "shot.png: a binary file (an image, an archive...), not a log of text"
+    )
+    from minilib.lab import log_explorer
+
+    calls = []
+    real = log_explorer.parse_transcript
+    monkeypatch.setattr(
+        log_explorer,
+        "parse_transcript",
+        lambda text, name: calls.append(name) or real(text, name),
+    )
+    log_explorer.parsed.cache_clear()
+    explorer = LogExplorer()
+    upload(explorer, "unknown.json", (LOGS / "unknown_shape.json").read_bytes())
+    assert explorer.report.error is not None
+    assert calls == ["unknown.json"]  # the threshold search and the report share it

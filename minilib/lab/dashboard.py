@@ -149,7 +149,8 @@ def answer_html(grounded, plain: SessionRun, session_rounds: int) -> str:
         f"round {number}: {', '.join(facts)}" for number, facts in by_round.items()
     )
     second = f"looked up again: {looked_up or 'nothing'}" + (
-        f"; unknown: {', '.join(fact for _, fact in outcome.unknown)}"
+        # each fact once, however many replies marked it
+        f"; unknown: {', '.join(dict.fromkeys(fact for _, fact in outcome.unknown))}"
         if outcome.unknown
         else ""
     )

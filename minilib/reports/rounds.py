@@ -69,7 +69,8 @@ def format_summary(run: SessionRun) -> str:
     # no failure of the guarantee (only windows sent must fit).
     said = "window left at the overflow (never sent)" if run.overflow else FINAL_LIST
     text.append(
-        f"{said}: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
+        f"{said}: {plural(len(run.final_messages), 'message')}, "
+        f"{plural(run.final_tokens, 'token')}"
     )
     return "\n".join(text)
 
