@@ -41,6 +41,7 @@ from minilib.cli.main import format_summary
 from minilib.lab.dashboard import status_lines
 from minilib.lab.explore import AgingExplorer, aging_view
 from minilib.lab.figures import MARKER_OFFSET
+from minilib.lab.style import OFF_SCALE_AT
 
 pytestmark = pytest.mark.browser
 
@@ -121,9 +122,9 @@ def expected_traces(run, baseline) -> dict:
     summary_x = [
         r.round + MARKER_OFFSET * (r.round in both) for r in rounds if r.summarized
     ]
-    above = [x for x, y in sawtooth(run) if share(y) > top] + (
-        [len(rounds)] if run.overflow and share(run.overflow.tokens) > top else []
-    )
+    # windows above the zoom's top get a blue mark at its edge; an overflow keeps its
+    # own red cross (pinned at the edge, named there), never a blue mark
+    above = [x for x, y in sawtooth(run) if share(y) > top]
     return {
         "baseline": {"y": list(baseline.tokens)},
         "compressed": {
@@ -156,7 +157,12 @@ def expected_traces(run, baseline) -> dict:
         "threshold (zoom)": {"y": [100, 100]},
         "aging (zoom)": {"x": aged_x},
         "summary (zoom)": {"x": summary_x},
-        "overflow (zoom)": {"x": [len(rounds)] if run.overflow else []},
+        "overflow (zoom)": {
+            "x": [len(rounds)] if run.overflow else [],
+            "y": [min(share(run.overflow.tokens), top * OFF_SCALE_AT)]
+            if run.overflow
+            else [],
+        },
         "off the scale (zoom)": {"x": above},
     }
 

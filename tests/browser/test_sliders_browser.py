@@ -293,3 +293,44 @@ def runs_keys():
     from minilib.lab.policies_view import available_policies
 
     return available_policies()
+
+
+def test_chapter_07_a_long_log_has_a_readable_round_axis(screen, lab_server, tmp_path):
+    """A generated session of about 146 rounds (minilib.scale.histories), uploaded to
+    7.9 as a user's OpenAI chat JSON file: each panel's round axis carries few enough
+    labels to read (every round labelled was a grey smear), and none overlaps the
+    next."""
+    import json
+
+    from minilib.scale.histories import generate_history
+
+    page, watch = screen
+    history = generate_history(182)
+    log = tmp_path / f"generated_{history.stats().rounds}_rounds.json"
+    log.write_text(json.dumps(list(history.messages)), encoding="utf-8")
+    open_chapter(page, lab_server, "07_real_transcripts.ipynb")
+    explorer = page.locator(".ccl-log-explorer")
+    explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+    with page.expect_file_chooser() as chooser:
+        explorer.locator(".widget-upload").click()
+    chooser.value.set_files(str(log))
+    explorer.locator(".ccl-log-report", has_text=f"file: {log.name}").wait_for(
+        timeout=lab.PAGE_TIMEOUT
+    )
+    plot = explorer.locator(".js-plotly-plot").first
+    plot.locator(".main-svg").first.wait_for()
+    boxes = plot.evaluate(
+        """(gd) => [...gd.querySelectorAll('.xtick text, .x2tick text')].map(t => {
+             const b = t.getBoundingClientRect();
+             return [t.parentNode.getAttribute('class'),
+                     b.left, b.right]; })"""
+    )
+    assert 0 < len(boxes) <= 2 * 20, f"{len(boxes)} round labels"
+    for axis in {box[0] for box in boxes}:
+        spans = sorted((left, right) for name, left, right in boxes if name == axis)
+        for (_, right), (left, _) in zip(spans, spans[1:]):
+            assert right <= left, f"round labels overlap on {axis}: {spans}"
+    lab.scroll_to_top(plot)
+    shot = lab.shoot(page, "chapter-07-long-log-1280x720")
+    update_docs_screenshot(shot, SHOTS / "chapter07_long_log.png")
+    watch.assert_none("after the upload")
