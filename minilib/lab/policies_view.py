@@ -416,7 +416,12 @@ class PolicyLab(ShownAsWidget):
         self.upload = widgets.FileUpload(accept=".json,.jsonl,.traj,.md", multiple=False)
         self.status = widgets.HTML()
         self.sliders: Dict[str, widgets.Widget] = {}
-        self.slider_box = widgets.VBox()
+        # two columns: every slider on the screen with the top of the table
+        self.slider_box = widgets.GridBox(
+            layout=widgets.Layout(
+                grid_template_columns="repeat(2, max-content)", grid_gap="0 12px"
+            )
+        )
         self.table = widgets.HTML()
         self.figure = go.FigureWidget(
             tradeoff_figure(policy_rows(self.current(), window))
@@ -425,13 +430,14 @@ class PolicyLab(ShownAsWidget):
         self.choice.observe(lambda change: self._on_log(), "value")
         self.window.observe(lambda change: self.reset(), "value")
         self.upload.observe(lambda change: self.take_upload(), "value")
-        # The sliders right under the table they drive, the chart under both.
+        # The sliders in two columns right over the table they drive (at 1280 x 720
+        # they and its first rows share the screen), the chart under both.
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.choice, self.window, self.upload]),
                 self.status,
-                self.table,
                 self.slider_box,
+                self.table,
                 self.figure,
             ]
         )

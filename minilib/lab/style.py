@@ -161,8 +161,8 @@ SLIDER_LABEL_WIDTH = "90px"
 # on the projector page, where the box needs the room).
 SLIDER_WIDTH, PRESENT_SLIDER_WIDTH = "400px", "360px"
 WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
-# chapter 10: "openhands-summarizing: max_size" fits its label
-POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "620px", "260px"
+# chapter 10: two sliders a row in 848 px, "openhands-summarizing: max_size" readable
+POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "415px", "215px"
 # Chapter 8's explorer: two sliders a row (label, track, the box beside it), so its six
 # sliders and the chart fit one 1280 x 720 screen in JupyterLab.
 PATH_SLIDER_WIDTH, PATH_LABEL_WIDTH, PATH_BOX_WIDTH = "330px", "195px", "72px"
