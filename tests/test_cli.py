@@ -258,3 +258,4 @@ def test_after_an_overflow_the_window_left_is_called_never_sent(tmp_path):
     assert done.returncode == 1
     assert "window left at the overflow (never sent):" in done.stdout
     assert "final window" not in done.stdout
+    assert "last model call" not in done.stdout

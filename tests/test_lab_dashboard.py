@@ -28,6 +28,8 @@ from minilib.lab.figures import (
 from minilib.lab.style import (
     LAB_TRACE_NAMES,
     MARKER_OFFSET,
+    OFF_SCALE_AT,
+    OVERFLOW_COLOR,
     SENT,
     TABLE_CSS,
     TOKEN_TRACES,
@@ -118,16 +120,16 @@ def assert_shows(dashboard, expected):
         "y": [share(tokens) for tokens in aged_to],
     }
     assert trace_data(figure, "summary (zoom)")["x"] == summary_x
-    assert trace_data(figure, "overflow (zoom)")["y"] == (
-        [share(expected.overflow.tokens)] if expected.overflow else []
-    )
     top = 100 * ZOOM_FACTOR
-    assert tuple(figure.layout.yaxis3.range) == (0, top)
-    above = [y for _, y in sawtooth(expected) if share(y) > top] + (
-        [expected.overflow.tokens]
-        if expected.overflow and share(expected.overflow.tokens) > top
+    # an overflow above the zoom's top is pinned at its edge, red and named there
+    assert trace_data(figure, "overflow (zoom)")["y"] == (
+        [min(share(expected.overflow.tokens), top * OFF_SCALE_AT)]
+        if expected.overflow
         else []
     )
+    assert tuple(figure.layout.yaxis3.range) == (0, top)
+    # the blue marks at the edge are windows the zoom cannot show, never the overflow
+    above = [y for _, y in sawtooth(expected) if share(y) > top]
     off_scale = next(
         trace for trace in figure.data if trace.name == "off the scale (zoom)"
     )
@@ -726,3 +728,38 @@ def test_the_dashboards_tables_are_what_to_html_renders_from_the_dataframes(
     )
     every_event = event_rows(run, None)
     assert rows_html(*every_event) == to_html(trace_events_table(run, None))
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [Settings(threshold=150), Settings(min_chars=40_000)],
+    ids=["threshold 150", "min_chars 40,000"],
+)
+def test_an_overflow_in_the_zoom_is_red_named_and_never_clipped(session, settings):
+    run = run_session(session, settings)
+    assert run.overflow is not None
+    figure = lab_figure(run, run_baseline(session), widget=False)
+    traces = {trace.name: trace for trace in figure.data}
+    top = 100 * ZOOM_FACTOR
+    share = round(100 * run.overflow.tokens / settings.threshold, 1)
+    mark = traces["overflow (zoom)"]
+    assert list(mark.x) == [len(run.rounds)]
+    assert mark.marker.color == OVERFLOW_COLOR and mark.textfont.color == OVERFLOW_COLOR
+    assert 0 <= mark.y[0] <= top  # on the axis, as the legend that lists it promises
+    assert "overflow" in mark.text[0] and "overflow" in mark.hovertemplate
+    if share > top:
+        assert mark.y[0] == top * OFF_SCALE_AT
+        assert mark.text[0] == f"overflow: {run.overflow.tokens:,} tokens"
+    assert list(mark.customdata[0]) == [run.overflow.tokens, share]
+    # and not a blue "above this scale" mark as an ordinary window would get
+    assert f"{run.overflow.tokens:,}" not in list(
+        traces["off the scale (zoom)"].text or ()
+    )
+
+
+def test_the_readouts_show_a_number_as_it_can_be_typed_back(fresh):
+    """A readout typed into is read up to its first non-digit: "1,500" would be 1, the
+    slider's lowest value. So it shows digits only, as a student should type them."""
+    for name, slider in fresh.sliders.items():
+        shown = format(slider.max, slider.readout_format)
+        assert shown == str(slider.max), (name, shown)

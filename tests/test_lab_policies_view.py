@@ -101,3 +101,89 @@ def test_an_uploaded_log_is_compared_and_a_bad_one_is_named():
     upload(lab, "bad.json", b"{not json")
     assert "bad.json" in lab.status.value
     assert lab.choice.value == "uploaded: mine.json"  # the last good log stays
+
+
+def slider_positions(slider) -> list:
+    count = round((slider.max - slider.min) / slider.step)
+    return [slider.min + i * slider.step for i in range(count + 1)]
+
+
+def test_every_slider_offers_only_values_its_policy_accepts():
+    from minilib.lab.policies_view import POLICY_WINDOWS, slider_for
+    from minilib.policies.production import POLICIES, build_policy
+
+    for window in POLICY_WINDOWS:
+        for key in available_policies():
+            slider = slider_for(key, window)
+            name = POLICIES[key].main_parameter
+            assert slider.min <= slider.value <= slider.max
+            for value in slider_positions(slider) + [slider.max]:
+                build_policy(key, window, **{name: value})  # no ValueError
+    # the two that offered refused values at their low ends now start where the
+    # policy does: one step lower is refused
+    for key, window in (
+        ("anthropic-compaction", 32_000),
+        ("openhands-summarizing", 8_000),
+    ):
+        slider = slider_for(key, window)
+        name = POLICIES[key].main_parameter
+        below = slider.min - slider.step
+        try:
+            build_policy(key, window, **{name: below})
+        except ValueError:
+            pass
+        else:
+            raise AssertionError(f"{key}: {name}={below} accepted, below the slider")
+
+
+def test_a_refused_setting_says_so_in_its_row_and_the_others_follow_their_sliders():
+    lab = PolicyLab(SHORT, 32_000)
+    compaction = lab.sliders["anthropic-compaction"]
+    compaction.min = 800  # a value the policy refuses, as a too-wide slider offered
+    compaction.value = 800
+    by_policy = {row["policy"]: row for row in lab.rows}
+    refused = by_policy["anthropic-compaction"]
+    assert "trigger" in refused["error"] and "800" in refused["error"]
+    assert f"not run: {refused['error']}" in lab.table.value.replace("&gt;", ">")
+    saved = lab.figure.data[0]
+    place = list(saved.y).index("anthropic-compaction")
+    assert saved.x[place] == 0 and saved.text[place].startswith("not run")
+    # another slider still re-runs its row
+    swe = lab.sliders["swe-agent-last-n"]
+    swe.value = swe.min
+    after = {row["policy"]: row for row in lab.rows}["swe-agent-last-n"]
+    assert after == lab.current().row("swe-agent-last-n", 32_000, swe.min)
+    assert rounds_text(after) in lab.table.value
+    compaction.value = compaction.max  # back to a value it takes: measured again
+    assert "error" not in {row["policy"]: row for row in lab.rows}["anthropic-compaction"]
+
+
+def rounds_text(row) -> str:
+    from minilib.lab.policies_view import rounds_cell
+
+    return rounds_cell(row)
+
+
+def test_the_chart_writes_tokens_saved_as_the_table_does():
+    runs = LogRuns(log_messages(SHORT))
+    rows = policy_rows(runs, 200_000)
+    frame = comparison_frame(rows)
+    saved = tradeoff_traces(rows)[0]
+    for row, text in zip(rows, saved["text"]):
+        if row["overflow_round"] is None:
+            assert text == frame.loc[row["policy"], "saved"]
+
+
+def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
+    lab = PolicyLab(SHORT, 8_000)
+    shown = []
+    original = lab.render
+
+    def render():
+        shown.append(lab.choice.value)
+        return original()
+
+    monkeypatch.setattr(lab, "render", render)
+    text = json.dumps(list(log_messages("m3_release_check.json")))
+    upload(lab, "mine.json", text.encode())
+    assert shown == ["uploaded: mine.json"]  # not the first log's table first

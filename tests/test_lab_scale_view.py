@@ -1,6 +1,7 @@
 """Chapter 09's scale view: a status a notebook can print without breaking a number."""
 
 from minilib.lab.scale_view import ScaleExplorer, scale_run
+from minilib.lab.style import STATUS_LINE_HEIGHT
 
 
 def test_an_overflow_status_is_short_lines_with_the_error_s_numbers():
@@ -23,10 +24,11 @@ def test_the_budget_slider_reaches_small_budgets_and_keeps_them():
     assert explorer.budget.min <= 500
     assert max(explorer.run.summary) <= explorer.budget.value
     assert explorer.status.value == (
+        f'<div style="line-height:{STATUS_LINE_HEIGHT}">'
         f"<b>threshold 8,000, summary budget {explorer.budget.value}: all "
         f"{explorer.run.rounds} rounds governed; largest summary "
         f"{max(explorer.run.summary):,} tokens<br>  the last summary: "
-        f"{explorer.run.dropped:,} older facts dropped to fit its budget</b>"
+        f"{explorer.run.dropped:,} older facts dropped to fit its budget</b></div>"
     )
 
 

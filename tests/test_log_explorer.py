@@ -34,6 +34,7 @@ from minilib.lab.transcripts_view import OBSERVATION
 from minilib.logs import MAX_LOG_BYTES, LogFileError, load_transcript, replay_transcript
 from minilib.messages import is_observation
 from minilib.policies.on_logs import LOG_PATHS
+from minilib.reports.rounds import FINAL_LIST
 
 EPOCH = dt.datetime(2026, 12, 2, tzinfo=dt.timezone.utc)  # what the browser sends
 DATA = Path(__file__).resolve().parent.parent / "data"
@@ -275,7 +276,7 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     run = replay_transcript(messages, settings, window=LOG_WINDOW)
     assert report.error is None and report.description.startswith("shape: codex-rollout")
     assert report.header.splitlines()[1].startswith("threshold: 800 tokens. On this log")
-    assert f"final window: {len(run.final_messages)} messages" in report.summary
+    assert f"{FINAL_LIST}: {len(run.final_messages)} messages" in report.summary
     sent = report.figure.data[1].y  # the compressed line: what each round sent
     assert list(sent) == [r.tokens_after for r in run.rounds]
     assert len(report.cut) == sum(m["role"] == "tool" for m in messages)
@@ -378,3 +379,40 @@ def test_the_path_cell_reads_only_a_regular_file_as_the_command_line_does(tmp_pa
     assert explore_file(big).error.startswith(
         f"{big}: larger than the {MAX_LOG_BYTES:,}-byte limit for a log"
     )
+
+
+def test_after_a_file_it_cannot_read_the_threshold_box_is_no_other_logs():
+    explorer = LogExplorer()
+    upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
+    chosen = explorer.report.choice.threshold
+    assert chosen != LOG_SETTINGS.threshold  # so the reset below can be seen
+    upload(explorer, "bad.json", b"{not json")
+    assert explorer.report.error is not None
+    assert explorer.threshold.value == LOG_SETTINGS.threshold
+
+
+def test_a_binary_file_is_called_binary_and_a_file_read_once_is_not_parsed_again(
+    monkeypatch,
+):
+    png = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(64)
+    assert explore_bytes(png, "shot.png").error == (
+        "shot.png: a PNG image, not a text log"
+    )
+    other = b"\x00\x01\xfe binary" + bytes(64)  # no known magic, a NUL near the start
+    assert explore_bytes(other, "blob.bin").error == (
+        "blob.bin: a binary file (an image, an archive...), not a text log"
+    )
+    from minilib.lab import log_explorer
+
+    calls = []
+    real = log_explorer.parse_transcript
+    monkeypatch.setattr(
+        log_explorer,
+        "parse_transcript",
+        lambda text, name: calls.append(name) or real(text, name),
+    )
+    log_explorer.parsed.cache_clear()
+    explorer = LogExplorer()
+    upload(explorer, "unknown.json", (LOGS / "unknown_shape.json").read_bytes())
+    assert explorer.report.error is not None
+    assert calls == ["unknown.json"]  # the threshold search and the report share it

@@ -21,6 +21,7 @@ from minilib import (
 from minilib.cli.main import format_rounds
 from minilib.logs import load_transcript, replay_transcript
 from minilib.logs.replay import parse_transcript
+from minilib.reports.rounds import FINAL_LIST
 from minilib.trace import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -169,7 +170,7 @@ def test_cli_compress_prints_the_run_table_and_writes_the_trace(tmp_path, name):
     )
     assert run.window_line().startswith("window: production")
     assert (
-        f"final window: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
+        f"{FINAL_LIST}: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
         in result.stdout
     )
     assert (tmp_path / "out" / "trace.jsonl").read_text(

@@ -92,3 +92,24 @@ def test_what_was_cut_of_a_log_without_outputs_is_an_empty_table():
     ]
     cut = what_was_cut(replay_transcript(messages), messages)
     assert cut.empty and list(cut.columns) == CUT_COLUMNS
+
+
+def test_a_long_log_gets_a_round_axis_whose_labels_fit_its_panel():
+    """Chapter 7 draws logs of 66 and 146 rounds: a label for every round smeared into
+    one grey band. The axis labels every round of a short session and as many as fit
+    a panel of a long one."""
+    from types import SimpleNamespace
+
+    from minilib.lab.figures import round_axis
+    from minilib.lab.style import ROUND_PANEL_WIDTH
+
+    def axis(rounds):
+        return round_axis(SimpleNamespace(tokens=[0] * rounds), 1)
+
+    assert axis(14)["dtick"] == 1  # the article's session: every round
+    for rounds in (66, 146, 753):
+        step = axis(rounds)["dtick"]
+        labels = rounds // step + 1
+        widest = len(str(rounds - 1)) * 12 * 0.55  # plotly's 12 px digits
+        assert labels * widest < ROUND_PANEL_WIDTH, (rounds, step)
+        assert 5 <= labels <= 20, (rounds, step)  # still a scale to read rounds from

@@ -80,7 +80,9 @@ def slider_widget(spec: SliderSpec, value: int, present: bool) -> widgets.IntSli
         value=value,
         min=spec.minimum,
         max=spec.maximum,
-        readout_format=",d",  # 8,000 as the prose writes it
+        # digits only: the readout is read up to its first non-digit when typed into, so
+        # "1,500" would be 1 (the chapter says so)
+        readout_format="d",
         step=spec.step,
         description=spec.name,
         tooltip=spec.tooltip,
@@ -147,7 +149,8 @@ def answer_html(grounded, plain: SessionRun, session_rounds: int) -> str:
         f"round {number}: {', '.join(facts)}" for number, facts in by_round.items()
     )
     second = f"looked up again: {looked_up or 'nothing'}" + (
-        f"; unknown: {', '.join(fact for _, fact in outcome.unknown)}"
+        # each fact once, however many replies marked it
+        f"; unknown: {', '.join(dict.fromkeys(fact for _, fact in outcome.unknown))}"
         if outcome.unknown
         else ""
     )

@@ -34,6 +34,7 @@ from .style import (
     BASELINE_COLOR,
     BEFORE,
     COMPRESSED_COLOR,
+    DEFAULT_TICK_SIZE,
     FONT_SIZE,
     GRID_COLOR,
     HEADROOM,
@@ -50,6 +51,7 @@ from .style import (
     OFF_SCALE_AT,
     OVERFLOW_COLOR,
     OVERFLOW_SYMBOL,
+    ROUND_PANEL_WIDTH,
     SENT,
     SESSION_FIGURE_HEIGHT,
     SESSION_FIGURE_WIDTH,
@@ -62,6 +64,7 @@ from .style import (
     TOKENS_PANEL_TITLE,
     ZOOM_FACTOR,
     ZOOM_PANEL_TITLE,
+    ZOOM_PANEL_WIDTH,
     ZOOM_TRACES,
 )
 
@@ -182,11 +185,9 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
     points = zoom_points(run)
     aging = aging_marks([r for r in rounds if r.aged], run.compressions)
     summary = summary_marks([r for r in rounds if r.summarized])
-    overflow = run.overflow
-    # Values above the zoom's top: drawn at its edge, with the number written beside them.
+    # Windows above the zoom's top: drawn at its edge, with the number written beside
+    # them. An overflow is not one of them: it has its own red mark (zoom_overflow).
     off_scale = [(x, y) for x, y, _ in points if share(y) > top]
-    if overflow is not None and share(overflow.tokens) > top:
-        off_scale.append((len(rounds), overflow.tokens))
     last_round = len(baseline.tokens) - 1
     return {
         "window (zoom)": {
@@ -201,16 +202,33 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
         },
         "aging (zoom)": in_shares(aging),
         "summary (zoom)": in_shares(summary),
-        "overflow (zoom)": {
-            "x": [len(rounds)] if overflow else [],
-            "y": [share(overflow.tokens)] if overflow else [],
-            "customdata": [overflow.tokens] if overflow else [],
-        },
+        "overflow (zoom)": zoom_overflow(run, last_round),
         "off the scale (zoom)": {
             "x": [x for x, _ in off_scale],
             "y": [top * OFF_SCALE_AT] * len(off_scale),
             "text": [f"{y:,}" for _, y in off_scale],
         },
+    }
+
+
+def zoom_overflow(run: SessionRun, last_round: int) -> dict:
+    """The overflow's red cross in the zoom. Above the zoom's top it is pinned at the
+    edge (never clipped away while the legend lists it) and named there: "overflow:
+    282 tokens" in red, on the side of the panel with room for it. customdata: its
+    tokens and its true share of the threshold, for the hover."""
+    overflow = run.overflow
+    if overflow is None:
+        return {"x": [], "y": [], "customdata": [], "text": [], "textposition": []}
+    top = zoom_axis_range()[1]
+    share = round(100 * overflow.tokens / run.settings.threshold, 1)
+    at = len(run.rounds)
+    pinned = share > top
+    return {
+        "x": [at],
+        "y": [top * OFF_SCALE_AT if pinned else share],
+        "customdata": [[overflow.tokens, share]],
+        "text": [f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"],
+        "textposition": ["middle left" if at > last_round / 2 else "middle right"],
     }
 
 
@@ -270,9 +288,30 @@ def message_axis_range(baseline: Baseline) -> list:
 # ---- the axes and panels both figures are built from -----------------------------------
 
 
-def round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
-    """An x axis: every round of the session in view, a tick every `dtick` rounds."""
-    return dict(range=[-0.5, len(baseline.tokens) - 0.5], dtick=dtick, **settings)
+def readable_dtick(rounds: int, width: int, font_size: int, at_least: int = 1) -> int:
+    """The smallest step of 1, 2, 5, 10, 20, 50... (at least `at_least`) at which the
+    labels of `rounds` rounds fit side by side in `width` pixels of a panel: every round
+    labelled on a short session, every 20th at 146 rounds, never a smear."""
+    digits = len(str(max(rounds - 1, 0)))
+    label = digits * font_size * 0.55 + 3  # a digit is about 0.55 em wide; a gap
+    step, scale = at_least, 1
+    while True:
+        for nice in (1, 2, 5):
+            candidate = nice * scale
+            if candidate >= step and (rounds // candidate + 1) * label <= width:
+                return candidate
+        scale *= 10
+
+
+def round_axis(
+    baseline: Baseline, dtick: int, width: int = ROUND_PANEL_WIDTH, **settings
+) -> dict:
+    """An x axis: every round of the session in view, a tick every `dtick` rounds or
+    more, as many as fit the narrowest panel (`width` px) that uses the axis."""
+    rounds = len(baseline.tokens)
+    font = settings.get("tickfont_size", DEFAULT_TICK_SIZE)
+    step = readable_dtick(rounds, width, font, at_least=dtick)
+    return dict(range=[-0.5, rounds - 0.5], dtick=step, **settings)
 
 
 def token_axis(
@@ -472,15 +511,14 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
     """Styles of the zoom's traces; each joins the legend group of the trace it repeats,
     so a click on "aging" in the legend hides the triangles in both panels. The hover
     texts give tokens (customdata) and the share of the threshold (y)."""
-    share = "%{y}% of the threshold"
+    # %{y} is written with the zoom axis's tick suffix: "90%", no "%" after it
+    share = "%{y} of the threshold"
     hovers = {
         "threshold": "threshold %{customdata:,} tokens (100%)",
         "aging": f"round %{{text}}: aging<br>%{{customdata[0]:,}} → %{{customdata[1]:,}} "
         f"tokens<br>{share}",
         "summary": "round %{text}: rolling summary<br>%{customdata[0]} messages before, "
         f"%{{customdata[1]:,}} tokens after<br>{share}",
-        "overflow": "round %{x}: overflow<br>%{customdata:,} tokens left, nothing more "
-        f"may be cut<br>{share}",
     }
     return {
         "window (zoom)": dict(
@@ -498,6 +536,17 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             )
             for name, hover in hovers.items()
         },
+        # red and named, at the edge when it is above the zoom's top (zoom_overflow)
+        "overflow (zoom)": dict(
+            styles["overflow"],
+            mode="markers+text",
+            showlegend=False,
+            textfont=dict(size=FONT_SIZE, color=OVERFLOW_COLOR),
+            cliponaxis=False,
+            hovertemplate="round %{x}: overflow<br>%{customdata[0]:,} tokens left after "
+            "compression, nothing more may be cut<br>%{customdata[1]:,}% of the "
+            "threshold<extra></extra>",
+        ),
         "off the scale (zoom)": dict(
             mode="markers+text",
             legendgroup="compressed",
@@ -506,7 +555,8 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             textposition="middle right",
             textfont=dict(size=FONT_SIZE, color=COMPRESSED_COLOR),
             cliponaxis=False,
-            hovertemplate="round %{x}: %{text} tokens, above this scale<extra></extra>",
+            hovertemplate="round %{x}: %{text} tokens, above this scale (over "
+            f"{100 * ZOOM_FACTOR:.0f}% of the threshold)<extra></extra>",
         ),
     }
 
@@ -522,7 +572,9 @@ def _lab_styles() -> Dict[str, dict]:
     return {**lab, **_zoom_styles(styles)}
 
 
-def _lab_round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
+def _lab_round_axis(
+    baseline: Baseline, dtick: int, width: int = ROUND_PANEL_WIDTH, **settings
+) -> dict:
     """An x axis of the lab's figure. plotly redraws every axis on each data change, so
     the axes carry only what is read:
     - every round labelled in the wide zoom, every other one on top: tick labels are much
@@ -535,6 +587,7 @@ def _lab_round_axis(baseline: Baseline, dtick: int, **settings) -> dict:
     return round_axis(
         baseline,
         dtick,
+        width,
         tickfont_size=FONT_SIZE,
         showgrid=False,
         **LAB_AXIS_STYLE,
@@ -624,7 +677,7 @@ def lab_figure(
         figure,
         (2, 1),
         panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
-        _lab_round_axis(baseline, 1, title_text="round"),
+        _lab_round_axis(baseline, 1, ZOOM_PANEL_WIDTH, title_text="round"),
         dict(
             ticksuffix="%",
             range=zoom_axis_range(),

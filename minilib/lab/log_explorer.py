@@ -46,7 +46,7 @@ from ..logs.replay import (
 )
 from ..measure.costs import ESTIMATED, measure_replay
 from ..policies.on_logs import baseline_row, path_rows
-from ..reports import format_summary
+from ..reports import format_summary, plural
 from ..reports.costs import format_costs
 from ..tokens import estimate_message_tokens
 from ..window import Settings
@@ -160,11 +160,19 @@ def threshold_choice(
 
 @lru_cache(maxsize=8)
 def _threshold_choice(text: str, name: str, settings: Settings):
+    log, _ = parsed(text, name)
+    return None if log is None else choose_threshold(log.messages, settings)
+
+
+@lru_cache(maxsize=2)
+def parsed(text: str, name: str):
+    """(the log, None) or (None, the one line that says why it cannot be read). Kept
+    for the last two files: an upload chooses its threshold and then replays, and a
+    file read once is not read again (a large file of no known shape took seconds)."""
     try:
-        log = parse_transcript(text, name)
-    except TranscriptFileError:
-        return None
-    return choose_threshold(log.messages, settings)
+        return parse_transcript(text, name), None
+    except TranscriptFileError as problem:
+        return None, str(problem)
 
 
 def threshold_line(threshold: int, choice: ThresholdChoice) -> str:
@@ -201,10 +209,9 @@ def explore_text(text: str, name: str, settings: Optional[Settings] = None) -> L
     """Read, replay and compare one log; a file it cannot read gives `error`, one line
     that names the file. `settings` None: LOG_SETTINGS at the threshold chosen from the
     log."""
-    try:
-        log = parse_transcript(text, name)
-    except TranscriptFileError as problem:
-        return LogReport(name, error=str(problem))
+    log, problem = parsed(text, name)
+    if log is None:
+        return LogReport(name, error=problem)
     try:
         return _report(text, name, log, settings)
     except Exception as problem:  # a reader's new shape the lab trips on: still one line
@@ -238,7 +245,8 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
     header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole
         header += (
-            f"\nThe agent compacted its own history {len(log.compactions)} time(s); "
+            f"\nThe agent compacted its own history "
+            f"{plural(len(log.compactions), 'time')}; "
             "this replays the whole history, as if it had not (as `python -m minilib "
             "compress --full-history` does)."
         )
@@ -446,13 +454,14 @@ class LogExplorer(ShownAsWidget):
         choice = None
         if text is not None:
             choice = threshold_choice(text, uploaded[0], self.settings())
-        if choice is not None:
-            self._choosing = True
-            try:
-                self.threshold.step = choice.step
-                self.threshold.value = choice.threshold
-            finally:
-                self._choosing = False
+        # a file it cannot read leaves no threshold of the last log behind
+        threshold = self.base.threshold if choice is None else choice.threshold
+        self._choosing = True
+        try:
+            self.threshold.step = 100 if choice is None else choice.step
+            self.threshold.value = threshold
+        finally:
+            self._choosing = False
         return self.render()
 
     def _setting_changed(self) -> None:

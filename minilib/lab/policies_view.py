@@ -34,9 +34,10 @@ from .style import (
     OVERFLOW_COLOR,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
+    POLICY_LABEL_WIDTH,
+    POLICY_SLIDER_WIDTH,
     SUMMARY_COLOR,
     TEXT_COLOR,
-    WIDE_SLIDER_WIDTH,
 )
 from .tables import HtmlTable
 
@@ -103,14 +104,31 @@ class LogRuns:
         self._rows: Dict[tuple, dict] = {}
 
     def row(self, key: str, window: int, value=None) -> dict:
+        """The row of `key` at `window` (its main parameter at `value`). A setting the
+        policy refuses (its ValueError), or any other error of one policy, gives a row
+        that says so (`refused_row`): one row's error never stops the others."""
         parameter = POLICIES[key].main_parameter
         settings = {} if value is None else {parameter: value}
         found = self._rows.get((key, window, value))
         if found is None:
-            found = measure_policy(self.messages, key, window, used=self.used, **settings)
-            found["tokens_saved"] = saved_share(found, self.baseline)
+            try:
+                found = measure_policy(
+                    self.messages, key, window, used=self.used, **settings
+                )
+            except Exception as error:  # shown in its row, the other rows go on
+                found = refused_row(key, error)
+            else:
+                found["tokens_saved"] = saved_share(found, self.baseline)
             self._rows[(key, window, value)] = found
         return found
+
+
+def refused_row(key: str, error: Exception) -> dict:
+    """The row of a policy that did not run: its name and why, nothing measured."""
+    reason = str(error) or type(error).__name__
+    if not isinstance(error, ValueError):  # not a refused setting: name what it is
+        reason = f"{type(error).__name__}: {reason}"
+    return {"policy": key, "error": reason}
 
 
 def saved_share(row: Mapping, reference: Baseline) -> float:
@@ -141,6 +159,8 @@ def available_policies() -> Tuple[str, ...]:
 
 
 def rounds_cell(row: Mapping) -> str:
+    if "error" in row:
+        return f"not run: {row['error']}"
     if row["overflow_round"] is None:
         return f"{row['rounds']:,} / {row['rounds_total']:,}"
     return f"stopped at {row['overflow_round']:,}"
@@ -174,39 +194,57 @@ def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
     return NumberTable(comparison_frame(rows))
 
 
+def saved_percent(row: Mapping) -> str:
+    """Tokens saved as the table and the chart both write it (62.5% is "62%" in both)."""
+    return f"{row['tokens_saved']:.0%}"
+
+
+def cache_percent(row: Mapping) -> str:
+    return f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}"
+
+
 def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
-    """The rows as a table: one line a policy, the numbers a person compares."""
-    return pd.DataFrame(
-        [
-            {
-                "policy": row["policy"],
-                "rounds": rounds_cell(row),
-                "tokens sent": f"{row['tokens_sent']:,}",
-                "saved": f"{row['tokens_saved']:.0%}",
-                "kept": row["facts_kept"],
-                "restorable": row["facts_restorable"],
-                "lost": row["facts_lost"],
-                "cache cost": f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}",
-                "broken": row["windows_invalid"],
-                "summaries": summaries_cell(row),
-            }
-            for row in rows
-        ]
-    ).set_index("policy")
+    """The rows as a table: one line a policy, the numbers a person compares. A policy
+    that refused its setting says why in its rounds cell, its other cells empty."""
+    return pd.DataFrame([comparison_cells(row) for row in rows]).set_index("policy")
+
+
+def comparison_cells(row: Mapping) -> dict:
+    if "error" in row:
+        return {"policy": row["policy"], "rounds": rounds_cell(row)}
+    return {
+        "policy": row["policy"],
+        "rounds": rounds_cell(row),
+        "tokens sent": f"{row['tokens_sent']:,}",
+        "saved": saved_percent(row),
+        "kept": row["facts_kept"],
+        "restorable": row["facts_restorable"],
+        "lost": row["facts_lost"],
+        "cache cost": cache_percent(row),
+        "broken": row["windows_invalid"],
+        "summaries": summaries_cell(row),
+    }
 
 
 def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
     """The figure's four bar traces, one bar a policy in every panel: tokens saved; the
     facts lost and restorable; the cache's cost. A policy whose window overflowed gets
     no bar for tokens saved, only "stopped at round N" in red: it saved nothing, the
-    agent failed there."""
+    agent failed there. One that refused its setting gets no bar anywhere, only "not
+    run" in red (the table says why)."""
     names = [row["policy"] for row in rows]
-    stopped = [row["overflow_round"] is not None for row in rows]
+    stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
+
+    def ran_or_zero(value) -> list:
+        return [0 if "error" in row else value(row) for row in rows]
+
     saved = [
         0 if stop else round(100 * row["tokens_saved"], 1)
         for row, stop in zip(rows, stopped)
     ]
-    cost = [round(100 * row["cache_cost"] / max(row["uncached_cost"], 1)) for row in rows]
+    cost = ran_or_zero(
+        lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
+    )
 
     def bars(column: int, x: list, name: str, color: str, **more) -> dict:
         # in the figure's panel `column` (its axes x, x2, x3 and y, y2, y3)
@@ -229,21 +267,33 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
             saved,
             "tokens saved",
             COMPRESSED_COLOR,
-            text=[
-                f"stopped at round {row['overflow_round']:,}" if stop else f"{x:.0f}%"
-                for row, stop, x in zip(rows, stopped, saved)
-            ],
+            text=[saved_text(row) for row in rows],
             textfont=dict(
                 color=[OVERFLOW_COLOR if stop else TEXT_COLOR for stop in stopped]
             ),
             **outside,
         ),
-        bars(2, [row["facts_lost"] for row in rows], "facts lost", OVERFLOW_COLOR),
-        bars(2, [row["facts_restorable"] for row in rows], "restorable", AGING_COLOR),
+        bars(2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR),
+        bars(2, ran_or_zero(lambda r: r["facts_restorable"]), "restorable", AGING_COLOR),
         bars(
-            3, cost, "cache cost", SUMMARY_COLOR, text=[f"{c}%" for c in cost], **outside
+            3,
+            cost,
+            "cache cost",
+            SUMMARY_COLOR,
+            text=["" if "error" in row else cache_percent(row) for row in rows],
+            **outside,
         ),
     ]
+
+
+def saved_text(row: Mapping) -> str:
+    """The label of a policy's bar of tokens saved: the table's percentage, or why
+    there is no bar."""
+    if "error" in row:
+        return "not run (the table says why)"
+    if row["overflow_round"] is not None:
+        return f"stopped at round {row['overflow_round']:,}"
+    return saved_percent(row)
 
 
 def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
@@ -277,49 +327,64 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
     return figure
 
 
+def accepts(key: str, window: int, value) -> bool:
+    """Whether policy `key` at `window` takes `value` for its main parameter: asked of
+    the policy itself (its constructor checks its settings), so a slider offers what the
+    policy accepts whatever its defaults and checks are."""
+    try:
+        build_policy(key, window, **{POLICIES[key].main_parameter: value})
+    except ValueError:
+        return False
+    return True
+
+
+def slider_grid(default, name: str, window: int) -> Tuple[list, object]:
+    """The values a slider could take on its grid (before asking the policy), and its
+    step: a share in 5% steps, a token count in 40ths of the window, a count up to four
+    times its default."""
+    if isinstance(default, float):
+        return [round(0.05 * i, 2) for i in range(1, 20)], 0.05
+    if name in TOKEN_PARAMETERS:
+        step = max(window // 40, 1)
+        return list(range(step, max(window, default) + 1, step)), step
+    top = max(20, 4 * default)
+    step = max(1, top // 40)
+    return list(range(0 if default == 0 else 1, top + 1, step)), step
+
+
+def accepted_range(key: str, window: int, grid: Sequence, default) -> Tuple:
+    """(lowest, highest) of the grid's values the policy accepts, the default always
+    among them: a slider between them never offers a value its policy refuses."""
+    taken = [value for value in grid if accepts(key, window, value)]
+    if not taken:
+        return default, default
+    return min(taken[0], default), max(taken[-1], default)
+
+
 def slider_for(key: str, window: int) -> widgets.Widget:
-    """A slider on a policy's main parameter, starting at its default for `window`."""
+    """A slider on a policy's main parameter, starting at its default for `window`,
+    over the values the policy accepts (`accepted_range`)."""
     policy = build_policy(key, window)
     name = POLICIES[key].main_parameter
     default = policy.parameters()[name]
-    description = f"{key}: {name}"
-    style = {"description_width": "260px"}
-    layout = widgets.Layout(width=WIDE_SLIDER_WIDTH.replace("520", "620"))
-    if isinstance(default, float):
-        return widgets.FloatSlider(
-            default,
-            min=0.05,
-            max=0.95,
-            step=0.05,
-            description=description,
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-    if name in TOKEN_PARAMETERS:
-        step = max(window // 40, 1)
-        return widgets.IntSlider(
-            default,
-            min=step,
-            max=max(window, default),
-            step=step,
-            description=description,
-            readout_format=",d",
-            continuous_update=False,
-            style=style,
-            layout=layout,
-        )
-    top = max(20, 4 * default)
-    return widgets.IntSlider(
-        default,
-        min=0 if default == 0 else 1,
-        max=top,
-        step=max(1, top // 40),
-        description=description,
+    grid, step = slider_grid(default, name, window)
+    low, high = accepted_range(key, window, grid, default)
+    common = dict(
+        description=f"{key}: {name}",
         continuous_update=False,
-        style=style,
-        layout=layout,
+        style={"description_width": POLICY_LABEL_WIDTH},
+        layout=widgets.Layout(width=POLICY_SLIDER_WIDTH),
     )
+    if isinstance(default, float):
+        slider = widgets.FloatSlider(default, min=low, max=high, step=step, **common)
+    elif name in TOKEN_PARAMETERS:
+        slider = widgets.IntSlider(
+            default, min=low, max=high, step=step, readout_format=",d", **common
+        )
+    else:
+        slider = widgets.IntSlider(default, min=low, max=high, step=step, **common)
+    slider.add_class(f"ccl-policy-slider-{key}")
+    return slider
 
 
 def uploaded_messages(upload: widgets.FileUpload) -> Tuple[str, List[dict]]:
@@ -351,21 +416,29 @@ class PolicyLab(ShownAsWidget):
         self.upload = widgets.FileUpload(accept=".json,.jsonl,.traj,.md", multiple=False)
         self.status = widgets.HTML()
         self.sliders: Dict[str, widgets.Widget] = {}
-        self.slider_box = widgets.VBox()
+        # two columns: every slider on the screen with the top of the table
+        self.slider_box = widgets.GridBox(
+            layout=widgets.Layout(
+                grid_template_columns="repeat(2, max-content)", grid_gap="0 12px"
+            )
+        )
         self.table = widgets.HTML()
         self.figure = go.FigureWidget(
             tradeoff_figure(policy_rows(self.current(), window))
         )
-        self.choice.observe(lambda change: self.reset(), "value")
+        self._holding = False  # while the log list changes: one reset, at its end
+        self.choice.observe(lambda change: self._on_log(), "value")
         self.window.observe(lambda change: self.reset(), "value")
         self.upload.observe(lambda change: self.take_upload(), "value")
+        # The sliders in two columns right over the table they drive (at 1280 x 720
+        # they and its first rows share the screen), the chart under both.
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.choice, self.window, self.upload]),
                 self.status,
+                self.slider_box,
                 self.table,
                 self.figure,
-                self.slider_box,
             ]
         )
         self.widget.add_class("ccl-policy-lab")
@@ -388,8 +461,19 @@ class PolicyLab(ShownAsWidget):
         label = f"uploaded: {name}"
         self.runs[label] = LogRuns(messages)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
-        self.choice.options = options + [label]
-        self.choice.value = label  # resets
+        # A Dropdown whose options change picks their first for a moment: held, so the
+        # first log's table is neither computed nor shown before the uploaded one's.
+        self._holding = True
+        try:
+            self.choice.options = options + [label]
+            self.choice.value = label
+        finally:
+            self._holding = False
+        self.reset()
+
+    def _on_log(self) -> None:
+        if not self._holding:
+            self.reset()
 
     def reset(self) -> List[dict]:
         """New sliders at the defaults for this window, and every row again."""

@@ -36,6 +36,8 @@ from .style import (
     OVERFLOW_SYMBOL,
     SCALE_FIGURE_HEIGHT,
     SCALE_FIGURE_WIDTH,
+    STATUS_BOX_HEIGHT,
+    STATUS_LINE_HEIGHT,
     SUMMARY_COLOR,
     THRESHOLD_COLOR,
     TOKENS_PANEL_TITLE,
@@ -205,7 +207,10 @@ def scale_traces(run: ScaleRun) -> list:
 
 
 def status_html(run: ScaleRun) -> str:
-    return "<b>" + html.escape(run.status()).replace("\n", "<br>") + "</b>"
+    """The status in lines of its own height: an ipywidgets HTML box gives each line a
+    widget's height (28 px) otherwise, and an overflow's three lines outgrew the box."""
+    text = html.escape(run.status()).replace("\n", "<br>")
+    return f'<div style="line-height:{STATUS_LINE_HEIGHT}"><b>{text}</b></div>'
 
 
 class ScaleExplorer(ShownAsWidget):
@@ -227,9 +232,12 @@ class ScaleExplorer(ShownAsWidget):
         self.unbounded = widgets.Checkbox(
             False, description="the article's unbounded summary", indent=False
         )
+        # three lines (an overflow's), still: the chart under it never moves; a longer
+        # text scrolls inside rather than hide under the chart
         self.status = widgets.HTML(
-            layout=widgets.Layout(height="4.8em")
-        )  # 3 lines, still
+            layout=widgets.Layout(height=STATUS_BOX_HEIGHT, overflow="auto")
+        )
+        self.status.add_class("ccl-scale-status")
         self.run = scale_run(calls, threshold, start)
         self.status.value = status_html(self.run)
         self.figure = go.FigureWidget(scale_figure(self.run))
@@ -238,6 +246,7 @@ class ScaleExplorer(ShownAsWidget):
         self.widget = widgets.VBox(
             [widgets.HBox([self.budget, self.unbounded]), self.status, self.figure]
         )
+        self.widget.add_class("ccl-scale-explorer")
 
     def render(self) -> ScaleRun:
         self.budget.disabled = self.unbounded.value  # the article's summary has no budget

@@ -118,6 +118,12 @@ SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
 SESSION_TITLE_SIZE = 15
+DEFAULT_TICK_SIZE = 12  # plotly's, where a figure sets none
+# the narrowest panel a round axis serves (the messages panel, 38% of 840 px less the
+# margins) and the lab's zoom (the figure's whole width): what its labels must fit
+ROUND_PANEL_WIDTH, ZOOM_PANEL_WIDTH = 260, 700
+# chapter 9's status: three lines of 1.45 em, and room for a fourth (a narrow window)
+STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
@@ -155,6 +161,8 @@ SLIDER_LABEL_WIDTH = "90px"
 # on the projector page, where the box needs the room).
 SLIDER_WIDTH, PRESENT_SLIDER_WIDTH = "400px", "360px"
 WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
+# chapter 10: two sliders a row in 848 px, "openhands-summarizing: max_size" readable
+POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "415px", "215px"
 # Chapter 8's explorer: two sliders a row (label, track, the box beside it), so its six
 # sliders and the chart fit one 1280 x 720 screen in JupyterLab.
 PATH_SLIDER_WIDTH, PATH_LABEL_WIDTH, PATH_BOX_WIDTH = "330px", "195px", "72px"

@@ -5,7 +5,7 @@ Everything here is computed by the core (`replay_transcript`, `validate_messages
 `recover_tool_output`); this module only arranges it into tables and a figure.
 """
 
-from typing import Iterable, List, Mapping, Sequence
+from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 import pandas as pd
 
@@ -13,7 +13,7 @@ from ..logs.replay import environment_id
 from ..markers import is_aged, is_marker_line, is_summary
 from ..messages import InvalidMessagesError, is_observation, validate_messages
 from ..session import Baseline, SessionRun
-from ..tokens import TokenCounter, estimate_tokens, tool_call_name
+from ..tokens import ADDITIVE_COUNTERS, TokenCounter, estimate_tokens, tool_call_name
 from ..trace import recover_tool_output
 from .figures import session_figure
 
@@ -27,11 +27,28 @@ def transcript_baseline(
         index for index, message in enumerate(messages) if message["role"] == "assistant"
     ]
     return Baseline(
-        tuple(count_tokens(messages[:index]) for index in rounds),
+        window_sizes(messages, rounds, count_tokens),
         tuple(rounds),
         tuple(messages),
         count_tokens(messages),
     )
+
+
+def window_sizes(
+    messages: Sequence[Mapping], ends: Sequence[int], count_tokens: TokenCounter
+) -> Tuple[int, ...]:
+    """Tokens of `messages[:end]` for each end, in order. A counter that is a sum over
+    messages (the article's estimate) adds each message once, so a log of thousands of
+    rounds is counted in one pass, not once per round."""
+    per_message = ADDITIVE_COUNTERS.get(count_tokens)
+    if per_message is None:
+        return tuple(count_tokens(messages[:end]) for end in ends)
+    sizes, total, counted = [], 0, 0
+    for end in ends:
+        total += sum(per_message(message) for message in messages[counted:end])
+        counted = end
+        sizes.append(total)
+    return tuple(sizes)
 
 
 def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
@@ -67,6 +84,7 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     replay gave it (its place in the log).
     """
     names = _tool_names(messages)
+    outputs = _outputs_by_id(run.tracer.records)
     reached = _messages_reached(run, messages)
     copies = _last_window_copies(run.final_messages, messages[:reached])
     folded = any(is_summary(message) for message in run.final_messages)
@@ -96,7 +114,7 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
                 "fate": fate,
                 "recoverable": fate != NOT_REACHED
                 and _recovered(
-                    run.tracer.records,
+                    outputs,
                     environment_id(index) if observation else message["tool_call_id"],
                     content,
                 ),
@@ -106,10 +124,25 @@ def what_was_cut(run: SessionRun, messages: Sequence[Mapping]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["message"] + CUT_COLUMNS).set_index("message")
 
 
-def _recovered(records: Sequence[Mapping], output_id: str, content: str) -> bool:
-    """Whether the trace gives back this output whole, by its id."""
+def _outputs_by_id(records: Sequence[Mapping]) -> Dict[str, List[Mapping]]:
+    """The trace's tool_call records, by the id of the output they hold: looking each
+    output up in the whole trace took a pass over it per output (minutes for a log of
+    thousands)."""
+    found: Dict[str, List[Mapping]] = {}
+    for record in records:
+        payload = record.get("payload")
+        if record.get("event") == "tool_call" and isinstance(payload, dict):
+            found.setdefault(payload.get("tool_call_id"), []).append(record)
+    return found
+
+
+def _recovered(
+    outputs: Mapping[str, List[Mapping]], output_id: str, content: str
+) -> bool:
+    """Whether the trace gives back this output whole, by its id (`recover_tool_output`
+    on the records that hold that id)."""
     try:
-        found = recover_tool_output(records, output_id, like=content)
+        found = recover_tool_output(outputs.get(output_id, ()), output_id, like=content)
     except KeyError:
         return False
     return found == content

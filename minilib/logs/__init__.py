@@ -165,6 +165,10 @@ def decoded_text(data: bytes, source: str) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as error:
+        if b"\0" in data[:8192]:  # a NUL near the start: binary, not another encoding
+            raise LogFileError(
+                f"{source}: a binary file (an image, an archive...), not a text log"
+            ) from None
         raise LogFileError(f"{source}: not UTF-8 text (byte {error.start})") from None
 
 

@@ -33,6 +33,9 @@ def format_rounds(run: SessionRun) -> str:
     return "\n".join(lines)
 
 
+FINAL_LIST = "list after the last model call (never sent, so not held to the threshold)"
+
+
 def plural(count: int, noun: str) -> str:
     """'1 round', '8 rounds'."""
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
@@ -67,9 +70,13 @@ def format_summary(run: SessionRun) -> str:
             f"without compression ({saved:.0%} less)"
         )
     # After an overflow the list left is the one that did not fit: it was never sent.
-    said = "window left at the overflow (never sent)" if run.overflow else "final window"
+    # Otherwise it is the last window sent plus what came back after it (the answer, a
+    # last tool result): never sent either, so it may be over the threshold, which is
+    # no failure of the guarantee (only windows sent must fit).
+    said = "window left at the overflow (never sent)" if run.overflow else FINAL_LIST
     text.append(
-        f"{said}: {len(run.final_messages)} messages, {run.final_tokens:,} tokens"
+        f"{said}: {plural(len(run.final_messages), 'message')}, "
+        f"{plural(run.final_tokens, 'token')}"
     )
     return "\n".join(text)
 
