@@ -38,9 +38,10 @@ LOG = [TASK, READ, RESULT, ANSWER]
 def test_a_fact_a_tool_showed_and_the_agent_wrote_is_a_use_at_its_round():
     uses = facts_used(LOG)
     assert [(u.fact, u.kind, u.round, u.sources) for u in uses] == [
-        ("E2BIG", "ids/codes", 1, ("c_read",)),
-        ("src/app.py", "paths", 1, ("c_read",)),
-        ("timeout_s=30", "settings", 1, ("c_read",)),
+        ("E2BIG", "error code", 1, ("c_read",)),
+        ("src/app.py", "path", 1, ("c_read",)),
+        ("timeout_s=30", "setting", 1, ("c_read",)),
+        ("timeout_s", "identifier", 1, ("c_read",)),  # the setting's key, a name
     ]
 
 
@@ -100,10 +101,10 @@ def test_a_fact_takes_the_worst_fate_of_its_uses():
     fates = {f.fact: (f.fate, f.round) for f in meter.fates()}
     assert fates["E2BIG"] == ("lost", 2)
     assert meter.counts() == {
-        "facts_used": 3,
+        "facts_used": 4,
         "facts_kept": 0,
         "facts_restorable": 0,
-        "facts_lost": 3,
+        "facts_lost": 4,
     }
 
 

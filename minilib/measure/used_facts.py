@@ -1,13 +1,14 @@
 """Facts the agent used, read from its own log, and what a compressed window left of them.
 
 The article says compression cuts redundant volume, "not the facts the task needs to
-go on". On any log that can be checked without planting anything: a **fact** is a
-path, an identifier or error code, a number with its unit, a commit hash (the rule
-`named_facts` applies; the bounded summary lists the same) or a setting written as
-`key=value`, and a fact **the
+go on". On any log that can be checked without planting anything: a **fact** is what
+`minilib.measure.fact_rule` says (a path, a file:line, a code identifier, a number of
+three digits or with a unit, a hash, an error code, a `key=value` setting: one rule
+of the measure's own, which no policy uses to choose what to keep), and a fact **the
 agent used** is one that a tool result or an environment output showed first and
-that the agent later wrote itself, in its reply or in a call's arguments. Each such
-writing is a **use**, at the round of the reply that writes it.
+that the agent later wrote itself, in its reply or in a call's arguments (their
+values, not the tool protocol's field names). Each such writing is a **use**, at the
+round of the reply that writes it.
 
 A replay is then judged at each use, on the window that round actually sent:
 
@@ -24,8 +25,8 @@ A fact's fate over a run is the worst of its uses (lost, then restorable, then k
 Limits, said plainly: a fact is matched as text, so a fact the agent wrote in other
 words (a count spelt out, a path shortened) is not a use; a fact the user or the
 system prompt named before any tool showed it is not counted (it did not come from a
-tool); bare numbers are left out (a number says nothing without its unit), so a line
-number the agent quotes alone is missed; and "restorable" means a pointer is left,
+tool); one- and two-digit numbers without a unit are left out (`fact_rule` says
+its limits); and "restorable" means a pointer is left,
 not that the agent would have followed it (and only the latest eight outputs that
 showed a fact are looked for).
 
@@ -50,20 +51,15 @@ the result's text but kept its id can bring it back, one with neither cannot.
 """
 
 import json
-import re
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
 
 from ..messages import is_observation, output_id
-from ..scale.bounded import named_facts
 from .cache import shared_prefix
+from .fact_rule import facts
 
 FATES = ("kept", "restorable", "lost")  # best to worst
 MIN_POINTER = 4  # a call argument shorter than this ("ls", "1") points at nothing
-# A setting written as key=value (tool_timeout_s=30): a key with an underscore or a
-# dot, so prose like "a = b" is not one.
-_SETTING = re.compile(r"(?<![\w.])[A-Za-z][\w.]*[_.][\w.]*\s?=\s?[\w./:-]*\w", re.ASCII)
-
 # A use remembers the latest outputs that showed its fact: the likeliest still named.
 MAX_SOURCES = 8
 
@@ -93,11 +89,30 @@ class UsedFacts:
 
 
 def candidate_facts(text: str) -> List[Tuple[str, str]]:
-    """The facts `text` names, with their kinds: the bounded summary's paths, ids/codes
-    and numbers (`named_facts`), and settings written as key=value."""
-    found = named_facts(text)
-    found += [(match.group(), "settings") for match in _SETTING.finditer(text)]
-    return found
+    """The facts `text` names, with their kinds (`minilib.measure.fact_rule`)."""
+    return facts(text)
+
+
+def arguments_text(call: Mapping) -> str:
+    """What a call's arguments say: the values of its JSON arguments, one a line (a
+    path, a command, an edit's new text, decoded), not the tool protocol's field names
+    (`file_path`, `old_string`); the raw arguments when they are not JSON."""
+    raw = (call.get("function") or {}).get("arguments") or ""
+    try:
+        parsed = json.loads(raw)
+    except (TypeError, ValueError):
+        return raw
+    return "\n".join(_values(parsed))
+
+
+def _values(value) -> List[str]:
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _values(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _values(item)]
+    if value is None or isinstance(value, bool):
+        return []
+    return [str(value)]
 
 
 def argument_strings(call: Mapping) -> Tuple[str, ...]:
@@ -115,8 +130,7 @@ def argument_strings(call: Mapping) -> Tuple[str, ...]:
 def written_text(message: Mapping) -> str:
     """What an assistant message writes: its text and its calls' arguments."""
     parts = [message.get("content") or ""]
-    for call in message.get("tool_calls") or ():
-        parts.append((call.get("function") or {}).get("arguments") or "")
+    parts += [arguments_text(call) for call in message.get("tool_calls") or ()]
     return "\n".join(parts)
 
 
@@ -178,7 +192,7 @@ class WindowIndex:
             parts.append(message.get("content") or "")
             for call in message.get("tool_calls") or ():
                 self.ids.add(call.get("id"))
-                parts.append((call.get("function") or {}).get("arguments") or "")
+                parts.append(arguments_text(call))
             named = output_id(message)
             if named:
                 self.ids.add(named)
