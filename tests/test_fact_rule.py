@@ -193,3 +193,15 @@ def test_the_stop_list_is_documented():
     for word in ("SELECT", "UUID", "GitHub", "and/or", "SHA256"):
         assert word in doc
     assert {"GitHub", "and/or", "SHA256"} <= STOP
+
+
+@pytest.mark.parametrize(
+    "module", ["fact_rule", "way_back", "used_facts"], ids=lambda name: name
+)
+def test_the_measures_worked_examples_run(module):
+    import doctest
+    import importlib
+
+    imported = importlib.import_module(f"minilib.measure.{module}")
+    result = doctest.testmod(imported, optionflags=doctest.NORMALIZE_WHITESPACE)
+    assert result.attempted >= 1 and result.failed == 0

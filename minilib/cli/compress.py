@@ -22,6 +22,7 @@ from ..logs.replay import (
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.costs import measure_replay
 from ..measure.tokenizers import TokenizerUnavailable
+from ..measure.way_back import log_declares_recall
 from ..reports.costs import format_costs, write_report
 from ..reports.rounds import format_rounds, format_summary
 from ..scale.bounded import MIN_DEFAULT_BUDGET
@@ -211,6 +212,7 @@ def print_report(
         rounds_total=log.rounds,
         counted_with=counted_with,
         prices=args.cache_prices,
+        recall=log_declares_recall(log),
     )
     print()
     print(format_costs(costs))

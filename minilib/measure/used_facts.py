@@ -14,11 +14,13 @@ A replay is then judged at each use, on the window that round actually sent:
 
 - **kept**: the fact is in the window verbatim (a message's text or a call's
   arguments): the agent could have written it from what it was sent;
-- **restorable**: it is gone, but the window still names where it was: the id of an
-  output that showed it (a tool result's pairing id, an omission line, a summary) or
-  a string argument of the call that produced it (the path read, the command run),
-  so one look-up brings it back;
-- **lost**: nothing in the window leads back to it.
+- **restorable**: it is gone, but a tool of the harness could bring it back
+  (`minilib.measure.way_back`): the harness declares a recall tool and the window
+  names an output that showed it, or a read-only call (read a file, search, list a
+  folder) showed it and what that call needs (the path, the pattern) is still in the
+  window. The report says what re-reading would cost: the tokens of that output;
+- **lost**: no tool of the harness leads back to it. An omission line's id alone is
+  not a way back where no recall tool is declared.
 
 A fact's fate over a run is the worst of its uses (lost, then restorable, then kept).
 
@@ -26,9 +28,8 @@ Limits, said plainly: a fact is matched as text, so a fact the agent wrote in ot
 words (a count spelt out, a path shortened) is not a use; a fact the user or the
 system prompt named before any tool showed it is not counted (it did not come from a
 tool); one- and two-digit numbers without a unit are left out (`fact_rule` says
-its limits); and "restorable" means a pointer is left,
-not that the agent would have followed it (and only the latest eight outputs that
-showed a fact are looked for).
+its limits); and "restorable" means the way back is open, not that the agent would
+have taken it (and only the latest eight outputs that showed a fact are looked for).
 
 Example: a result shows a path, the agent writes it at round 1; a window that lost
 the result's text but kept its id can bring it back, one with neither cannot.
@@ -44,22 +45,23 @@ the result's text but kept its id can bring it back, one with neither cannot.
     >>> [(use.fact, use.round, use.sources) for use in uses]
     [('conf/app.toml', 1, ('c1',))]
     >>> aged = dict(log[2], content="[cut] full output under tool_call_id=c1")
-    >>> classify(uses[0], WindowIndex(log[:2] + [aged]))
-    'restorable'
-    >>> classify(uses[0], WindowIndex(log[:1]))  # folded away, nothing names it
+    >>> classify(uses[0], WindowIndex(log[:2] + [aged]))  # no recall tool: an id alone
     'lost'
+    >>> classify(uses[0], WindowIndex(log[:2] + [aged]), used_facts(log, recall=True))
+    'restorable'
 """
 
 import json
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
+from ..tokens import estimate_message_tokens
 from .cache import shared_prefix
 from .fact_rule import facts
+from .way_back import MIN_POINTER, log_declares_recall, read_only
 
 FATES = ("kept", "restorable", "lost")  # best to worst
-MIN_POINTER = 4  # a call argument shorter than this ("ls", "1") points at nothing
 # A use remembers the latest outputs that showed its fact: the likeliest still named.
 MAX_SOURCES = 8
 
@@ -77,10 +79,14 @@ class FactUse:
 
 @dataclass
 class UsedFacts:
-    """Every use of a log, and what points back at each output (for `classify`)."""
+    """Every use of a log, and the ways back to each output (for `classify`): its
+    tokens, the read-only call that showed it (what that call needs in the window to
+    run again), and whether the harness declares a recall tool."""
 
     uses: List[FactUse]
-    pointers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # id -> args
+    rereads: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # id -> needs
+    tokens: Dict[str, int] = field(default_factory=dict)  # output id -> its tokens
+    recall: bool = False
 
     @property
     def facts(self) -> List[str]:
@@ -115,18 +121,6 @@ def _values(value) -> List[str]:
     return [str(value)]
 
 
-def argument_strings(call: Mapping) -> Tuple[str, ...]:
-    """The string values of a call's JSON arguments (a path, a command, a query), or
-    the raw arguments when they are not a JSON object."""
-    raw = (call.get("function") or {}).get("arguments") or ""
-    try:
-        parsed = json.loads(raw)
-    except (TypeError, ValueError):
-        return (raw,) if len(raw) >= MIN_POINTER else ()
-    values = parsed.values() if isinstance(parsed, dict) else ()
-    return tuple(v for v in values if isinstance(v, str) and len(v) >= MIN_POINTER)
-
-
 def written_text(message: Mapping) -> str:
     """What an assistant message writes: its text and its calls' arguments."""
     parts = [message.get("content") or ""]
@@ -141,39 +135,42 @@ def facts_used(messages: Sequence[Mapping]) -> List[FactUse]:
     return used_facts(messages).uses
 
 
-def used_facts(messages: Sequence[Mapping]) -> UsedFacts:
-    """`facts_used`, with the pointers `classify` needs: each output's producing
-    call's argument strings."""
+def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> UsedFacts:
+    """`facts_used`, with the ways back `classify` needs. `recall`: whether the
+    harness offers a recall tool (by default: whether the log calls one)."""
     shown: Dict[str, Dict[str, None]] = {}  # fact -> ids of the outputs showing it
     given = set()  # facts a person or the system prompt named before any tool did
-    arguments: Dict[str, Tuple[str, ...]] = {}  # call id -> its argument strings
-    pointers: Dict[str, Tuple[str, ...]] = {}
-    uses: List[FactUse] = []
+    calls: Dict[str, Optional[Tuple[str, ...]]] = {}  # call id -> re-read needs
+    used = UsedFacts(
+        [], recall=log_declares_recall(messages) if recall is None else recall
+    )
     round_number = -1
     for index, message in enumerate(messages):
         role = message.get("role")
         content = message.get("content") or ""
         if role == "tool" or is_observation(message):
             source = output_id(message) or f"env_{index}"
-            pointers[source] = arguments.get(source, ())
+            used.tokens[source] = estimate_message_tokens(message)
+            if calls.get(source):
+                used.rereads[source] = calls[source]
             for fact, _ in candidate_facts(content):
                 if fact not in given:  # a dict keeps the order shown, without repeats
                     shown.setdefault(fact, {})[source] = None
         elif role == "assistant":
             round_number += 1
             for call in message.get("tool_calls") or ():
-                arguments[call.get("id")] = argument_strings(call)
+                calls[call.get("id")] = read_only(call)
             written = set()
             for fact, kind in candidate_facts(written_text(message)):
                 if fact in shown and fact not in written:
                     written.add(fact)
                     sources = tuple(shown[fact])[-MAX_SOURCES:]
-                    uses.append(FactUse(fact, kind, round_number, sources))
+                    used.uses.append(FactUse(fact, kind, round_number, sources))
         else:  # system or a person: named here, a fact is not the tools' to show
             given.update(
                 fact for fact, _ in candidate_facts(content) if fact not in shown
             )
-    return UsedFacts(uses, pointers)
+    return used
 
 
 class WindowIndex:
@@ -205,30 +202,48 @@ class WindowIndex:
         return source in self.ids or (len(source) >= MIN_POINTER and source in self.text)
 
 
-def classify(
-    use: FactUse, window: WindowIndex, pointers: Mapping[str, Tuple[str, ...]] = None
-) -> str:
+def way_back(
+    use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None
+) -> Optional[Tuple[str, int, str]]:
+    """The cheapest way the harness offers to bring back a fact `window` lacks:
+    ("recall" or "re-read", the tokens it would bring back, the output's id), or
+    None."""
+    if used is None:
+        return None
+    ways = []
+    for source in use.sources:
+        tokens = used.tokens.get(source, 0)
+        if used.recall and window.names(source):
+            ways.append((tokens, "recall", source))
+        needs = used.rereads.get(source)
+        if needs and all(need in window.text for need in needs):
+            ways.append((tokens, "re-read", source))
+    if not ways:
+        return None
+    tokens, way, source = min(ways)
+    return way, tokens, source
+
+
+def classify(use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None) -> str:
     """kept, restorable or lost: what `window` (the one sent at the use's round)
-    left of the fact."""
+    left of the fact, and what `used`'s harness could bring back."""
     if use.fact in window.text:
         return "kept"
-    pointers = pointers or {}
-    for source in use.sources:
-        if window.names(source):
-            return "restorable"
-        if any(argument in window.text for argument in pointers.get(source, ())):
-            return "restorable"
-    return "lost"
+    return "lost" if way_back(use, window, used) is None else "restorable"
 
 
 @dataclass(frozen=True)
 class FactFate:
-    """One fact over a run: its worst fate, and the first round it had it."""
+    """One fact over a run: its worst fate, and the first round it had it; for a
+    restorable one, the way back and the tokens it would bring back."""
 
     fact: str
     kind: str
     fate: str
     round: int
+    way: str = ""
+    tokens: int = 0
+    via: str = ""  # the output it would come back from
 
 
 class FactMeter:
@@ -256,11 +271,18 @@ class FactMeter:
         else:
             index = WindowIndex(window)
         self._indexed = (window, index)
-        judged = [(use, classify(use, index, self.used.pointers)) for use in uses]
-        for use, fate in judged:
+        judged = []
+        for use in uses:
+            fate, back = "kept", ("", 0, "")
+            if use.fact not in index.text:
+                back = way_back(use, index, self.used) or ("", 0, "")
+                fate = "restorable" if back[0] else "lost"
+            judged.append((use, fate))
             worst = self._worst.get(use.fact)
             if worst is None or FATES.index(fate) > FATES.index(worst.fate):
-                self._worst[use.fact] = FactFate(use.fact, use.kind, fate, use.round)
+                self._worst[use.fact] = FactFate(
+                    use.fact, use.kind, fate, use.round, *back
+                )
         return judged
 
     def fates(self) -> List[FactFate]:
@@ -275,4 +297,9 @@ class FactMeter:
         counts = {"facts_used": len(fates)}
         for fate in FATES:
             counts[f"facts_{fate}"] = sum(1 for f in fates if f.fate == fate)
+        # what bringing the restorable facts back would add to the window: each
+        # output they come back from, once
+        counts["facts_restorable_tokens"] = sum(
+            {f.via: f.tokens for f in fates if f.fate == "restorable"}.values()
+        )
         return counts
