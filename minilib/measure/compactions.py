@@ -120,15 +120,20 @@ def replaced_history(log, number: int) -> List[Mapping]:
     return list(previous.replacement) + list(log.messages[previous.at : compaction.at])
 
 
-def recorded_fields(log, compaction) -> Tuple[Optional[str], Optional[int], str]:
+def recorded_fields(
+    log, compaction, text: Optional[str] = None
+) -> Tuple[Optional[str], Optional[int], str]:
     """(trigger, tokens before, the field the tokens came from) as the compaction's
-    own record and the records before it say, where the log file is at hand."""
+    own record and the records before it say: in `text`, the log file's text, or
+    the file `log.path` names."""
     path = getattr(log, "path", None)
     where = compaction.where.split(",")[0]
-    if path is None or not where.startswith("line "):
+    if (text is None and path is None) or not where.startswith("line "):
         return None, None, "not recorded"
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
+        if text is None:
+            text = Path(path).read_text(encoding="utf-8")
+        lines = text.splitlines()
         number = int(where.split()[1])
         record = json.loads(lines[number - 1])
     except (OSError, ValueError, IndexError):
@@ -170,8 +175,11 @@ def _positions(messages: Sequence[Mapping]):
     return outputs, rounds
 
 
-def measure_compactions(log, used: Optional[UsedFacts] = None) -> List[CompactionReport]:
-    """Every compaction `log` records (a LoadedLog), measured (see the module text)."""
+def measure_compactions(
+    log, used: Optional[UsedFacts] = None, text: Optional[str] = None
+) -> List[CompactionReport]:
+    """Every compaction `log` records (a LoadedLog), measured (see the module text);
+    `text` is the log file's text when `log` was read from a string (an upload)."""
     used = used_facts(log.messages) if used is None else used
     outputs, rounds = _positions(log.messages)
     starts = [sum(1 for i in rounds if i < c.at) for c in log.compactions]
@@ -179,8 +187,8 @@ def measure_compactions(log, used: Optional[UsedFacts] = None) -> List[Compactio
     for number, compaction in enumerate(log.compactions):
         end = starts[number + 1] if number + 1 < len(starts) else len(rounds)
         history = replaced_history(log, number)
-        trigger, tokens, source = recorded_fields(log, compaction)
-        text = summary_text(compaction, history)
+        trigger, tokens, source = recorded_fields(log, compaction, text)
+        summary = summary_text(compaction, history)
         report = CompactionReport(
             number + 1,
             starts[number],
@@ -188,7 +196,7 @@ def measure_compactions(log, used: Optional[UsedFacts] = None) -> List[Compactio
             trigger,
             tokens,
             source,
-            estimate_text_tokens(text) if text.strip() else None,
+            estimate_text_tokens(summary) if summary.strip() else None,
             compaction.replaced,
         )
         budget = max(MIN_BUDGET, report.summary_tokens or STANDIN_TOKENS)
