@@ -126,33 +126,54 @@ _UNIT = (
     r"|insertions?|deletions?|changed|commits?|records|steps|retries|attempts"
     r"|messages|results|issues|packages|modules|functions|occurrences))"
 )
+# Each pattern below that can begins with a literal or a character class, and says
+# what may not come before it with a lookbehind after that first character: the
+# regular-expression engine then jumps from candidate to candidate instead of trying
+# every position (a long log is megabytes of text).
+_NUMBER_START = r"[\w.,#:/\\-]"  # what may not come before a number
 _NUMBER_BODY = (
-    r"\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?"  # a date, a time
-    r"|\d{1,2}:\d{2}(?::\d{2})?"  # a clock time
-    r"|v\d+(?:\.\d+)+"  # a version
-    r"|#\d+"  # an issue or pull request
-    r"|0x[0-9a-fA-F]+"
-    r"|\d+/\d+(?![\w/])"  # a fraction, a ratio
-    r"|\d{1,3}(?:,\d{3})+(?:\.\d+)?"  # grouped
-    r"|\d+(?:\.\d+)*"
+    rf"\d(?<!{_NUMBER_START}\d)(?:"
+    r"\d{3}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2})?(?:\.\d+)?Z?)?"  # a date, a time
+    r"|\d?:\d{2}(?::\d{2})?"  # a clock time
+    r"|(?<=0)x[0-9a-fA-F]+"  # hexadecimal
+    r"|\d*/\d+(?![\w/])"  # a fraction, a ratio
+    r"|\d{0,2}(?:,\d{3})+(?:\.\d+)?"  # grouped
+    r"|\d*(?:\.\d+)*"
+    r")"
+    rf"|v(?<!{_NUMBER_START}v)\d+(?:\.\d+)+"  # a version
+    rf"|#(?<!{_NUMBER_START}#)\d+"  # an issue or pull request
 )
+
+
+def _words(words) -> str:
+    """An alternation of whole words, grouped by first letter (each group begins with
+    its letter, so the engine can jump to candidates)."""
+    groups = {}
+    for word in sorted(words, key=len, reverse=True):
+        groups.setdefault(word[0], []).append(re.escape(word[1:]))
+    return "|".join(
+        rf"{first}(?<!\w{first})(?:{'|'.join(rest)})\b"
+        for first, rest in sorted(groups.items())
+    )
+
 
 # In order: a span one pattern claims is not matched again by a later one.
 _PATTERNS = (
-    ("url", re.compile(r"\bhttps?://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]},.;:!?]")),
-    (
-        "file:line",
-        re.compile(rf"{_BEFORE_PATH}(?P<path>{_PATH_BODY}):\d+(?::\d+)?(?![\w/]|[.:]\d)"),
-    ),
-    (
-        "hash",
+    ("url", re.compile(r"http(?<!\whttp)s?://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]},.;:!?]")),
+    (  # a path, and a file:line when a line number follows it
+        "path",
         re.compile(
-            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-"
-            r"[0-9a-fA-F]{12}\b"
-            r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,64}\b"
+            rf"{_BEFORE_PATH}(?P<path>{_PATH_BODY})"
+            r"(?:(?P<line>:\d+(?::\d+)?)(?![\w/]|[.:]\d)|(?![\w@+-]))"
         ),
     ),
-    ("path", re.compile(rf"{_BEFORE_PATH}{_PATH_BODY}(?![\w@+-])")),
+    (
+        "hash",  # a UUID, or a lowercase hexadecimal run (its digit and letter: _kept)
+        re.compile(
+            r"[0-9a-fA-F](?<!\w[0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-"
+            r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|(?<=[0-9a-f])[0-9a-f]{6,63}\b)"
+        ),
+    ),
     (
         "setting",
         re.compile(
@@ -165,17 +186,18 @@ _PATTERNS = (
     (
         "error code",
         re.compile(
-            r"\[Errno \d+\]|\berrno \d+\b|\bexit (?:code|status) \d+\b"
-            r"|\b[A-Z][A-Z0-9]*-\d{2,}(?:-\d+)*\b"  # CVE-2024-3094, PROJ-123
-            r"|\b[A-Z]{1,5}\d{3,6}\b"  # E501, TS2345
-            r"|\b[A-Z][A-Z0-9]{2,}\b"  # kept only when an errno or signal name
+            r"\[Errno \d+\]"
+            r"|e(?<!\we)(?:rrno \d+|xit (?:code|status) \d+)\b"
+            # CVE-2024-3094, PROJ-123; E501, TS2345
+            r"|[A-Z](?<!\w[A-Z])(?:[A-Z0-9]*-\d{2,}(?:-\d+)*|[A-Z]{0,4}\d{3,6})\b"
+            rf"|{_words(CODE_WORDS)}"
         ),
     ),
     (
         "number",
         re.compile(
-            rf"(?<![\w.,#:/\\-])(?:{_NUMBER_BODY})(?:\s?(?:{_UNIT}))?(?![\w:/-]|[.,]\d)"
-            rf"|\blines? \d+(?:-\d+)?\b"
+            rf"(?:{_NUMBER_BODY})(?:\s?(?:{_UNIT}))?(?![\w:/-]|[.,]\d)"
+            r"|l(?<!\wl)ines? \d+(?:-\d+)?\b"
         ),
     ),
     (
@@ -193,17 +215,26 @@ _PATTERNS = (
 )
 
 
+# A pattern's pass is skipped over a text that lacks what every match of it holds.
+_NEEDS = {"url": "http", "setting": "="}
+_WORD_PAIR = re.compile(r"[A-Za-z]+/[A-Za-z]+")
+_LETTER = re.compile(r"[A-Za-z]")
+_NAME = re.compile(r"[A-Za-z_][\w.]*")
+_DIGIT = re.compile(r"\d")
+_HEX_LETTER = re.compile(r"[a-f]")
+_PADDED = re.compile(r"0\d+")
+
+
 def _kept(kind: str, fact: str) -> bool:
     """Whether a match of `kind` is a fact (the stop list, and the kinds' own limits)."""
     if fact in STOP:
         return False
-    if kind == "error code" and re.fullmatch(r"[A-Z][A-Z0-9]{2,}", fact):
-        if not re.fullmatch(r"[A-Z]{1,5}\d{3,6}", fact):
-            return fact in CODE_WORDS
-    if kind == "path" and re.fullmatch(r"[A-Za-z]+/[A-Za-z]+", fact):
+    if kind == "path" and _WORD_PAIR.fullmatch(fact):
         return fact.split("/")[0] in _SOURCE_FOLDERS  # "src/app", not "and/or"
-    if kind == "path" and not re.search(r"[A-Za-z]", fact):
+    if kind == "path" and not _LETTER.search(fact):
         return False  # digits and slashes: a fraction or a date
+    if kind == "hash" and "-" not in fact:
+        return bool(_DIGIT.search(fact)) and bool(_HEX_LETTER.search(fact))
     if kind == "number":
         return _is_number_fact(fact)
     if kind == "setting":
@@ -224,7 +255,7 @@ def _is_setting_fact(fact: str) -> bool:
     (`--mode=fast`, `LOG_LEVEL=debug`): `page=page`, `key=lambda` and
     `self.site = site` are code passing a variable, not a setting."""
     key, value = (part.strip() for part in fact.split("=", 1))
-    if re.fullmatch(r"[A-Za-z_][\w.]*", value) and not re.search(r"\d", value):
+    if _NAME.fullmatch(value) and not _DIGIT.search(value):
         if value in _LITERAL_WORDS or key.startswith("-"):
             return True
         return key.isupper() and "." not in value  # not FLAGS = re.compile
@@ -239,9 +270,9 @@ _LITERAL_WORDS = frozenset(
 def _is_number_fact(fact: str) -> bool:
     """Three or more digits, a unit, or a marker that says what the number is; a
     zero-padded counter (`00001|`, a line-numbering margin) is not written back."""
-    if re.fullmatch(r"0\d+", fact):
+    if _PADDED.fullmatch(fact):
         return False
-    if re.search(r"\D$", fact) or fact.startswith(("v", "#", "0x", "line")):
+    if not fact[-1].isdigit() or fact.startswith(("v", "#", "0x", "line")):
         return True  # a unit after it, or a version, issue, hex or line number
     if "/" in fact:
         return True  # a fraction: 3/10 runs failed
@@ -267,10 +298,14 @@ def find_facts(text: str) -> List[Found]:
     """`facts`, with where each one's match starts in `text`."""
     found = []  # (position, order, fact, kind)
     taken = bytearray(len(text))  # characters a fact already claimed
-    for kind, pattern in _PATTERNS:
+    for pattern_kind, pattern in _PATTERNS:
+        if _NEEDS.get(pattern_kind, "") not in text:
+            continue  # no setting without "=": the pass is skipped
         for match in pattern.finditer(text):
             start, end = match.span()
-            fact = match.group()
+            fact, kind = match.group(), pattern_kind
+            if kind == "path" and match.group("line"):
+                kind = "file:line"
             if 1 in taken[start:end] or not _kept(kind, fact):
                 continue
             taken[start:end] = b"\x01" * (end - start)
