@@ -53,6 +53,7 @@ the result's text but kept its id can bring it back, one with neither cannot.
 
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
@@ -104,9 +105,14 @@ def arguments_text(call: Mapping) -> str:
     path, a command, an edit's new text, decoded), not the tool protocol's field names
     (`file_path`, `old_string`); the raw arguments when they are not JSON."""
     raw = (call.get("function") or {}).get("arguments") or ""
+    return _decoded_arguments(raw) if isinstance(raw, str) else str(raw)
+
+
+@lru_cache(maxsize=16_384)  # every window sent holds the same calls again
+def _decoded_arguments(raw: str) -> str:
     try:
         parsed = json.loads(raw)
-    except (TypeError, ValueError):
+    except ValueError:
         return raw
     return "\n".join(_values(parsed))
 
