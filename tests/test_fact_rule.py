@@ -205,3 +205,19 @@ def test_the_measures_worked_examples_run(module):
     imported = importlib.import_module(f"minilib.measure.{module}")
     result = doctest.testmod(imported, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted >= 1 and result.failed == 0
+
+
+def test_the_facts_used_over_the_bundled_logs_are_the_docs_figure():
+    from minilib.logs.replay import TranscriptFileError, with_output_ids
+    from minilib.measure.used_facts import used_facts
+
+    logs, used = 0, 0
+    for path in sorted((DATA_DIR / "logs").iterdir()):
+        try:
+            log = load_transcript(path)
+        except TranscriptFileError:
+            continue
+        logs += 1
+        used += len(used_facts(with_output_ids(log.messages)).facts)
+    assert f"Over the {logs} bundled logs" in doc_text()
+    assert f"to {used}:" in doc_text()
