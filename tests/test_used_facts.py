@@ -14,6 +14,7 @@ from minilib.measure.used_facts import (
     written_text,
 )
 from minilib.session import DATA_DIR, DEFAULT_SESSION, load_session
+from minilib.tokens import estimate_message_tokens
 
 
 def call(call_id, name="read_file", arguments='{"path": "src/app.py"}'):
@@ -38,9 +39,10 @@ LOG = [TASK, READ, RESULT, ANSWER]
 def test_a_fact_a_tool_showed_and_the_agent_wrote_is_a_use_at_its_round():
     uses = facts_used(LOG)
     assert [(u.fact, u.kind, u.round, u.sources) for u in uses] == [
-        ("E2BIG", "ids/codes", 1, ("c_read",)),
-        ("src/app.py", "paths", 1, ("c_read",)),
-        ("timeout_s=30", "settings", 1, ("c_read",)),
+        ("E2BIG", "error code", 1, ("c_read",)),
+        ("src/app.py", "path", 1, ("c_read",)),
+        ("timeout_s=30", "setting", 1, ("c_read",)),
+        ("timeout_s", "identifier", 1, ("c_read",)),  # the setting's key, a name
     ]
 
 
@@ -66,7 +68,11 @@ def test_call_arguments_are_written_text():
     "window, fate",
     [
         (LOG[:3], "kept"),  # the result is there whole
-        (
+        (  # an id alone: no tool of this harness reads the run log back
+            [TASK, dict(RESULT, content="[aged] see tool_call_id=c_read")],
+            "lost",
+        ),
+        (  # the read's path is still in the window: it can be read again
             LOG[:2] + [dict(RESULT, content="[aged] see tool_call_id=c_read")],
             "restorable",
         ),
@@ -74,7 +80,7 @@ def test_call_arguments_are_written_text():
         ([TASK, {"role": "user", "content": "[summary] read_file: E2BIG"}], "kept"),
         (
             [TASK, {"role": "user", "content": "[summary] read the file c_read"}],
-            "restorable",
+            "lost",
         ),
         ([TASK, {"role": "user", "content": "[summary] looked at a file"}], "lost"),
     ],
@@ -82,15 +88,44 @@ def test_call_arguments_are_written_text():
 def test_a_use_is_kept_restorable_or_lost_by_what_the_window_holds(window, fate):
     used = used_facts(LOG)
     use = next(u for u in used.uses if u.fact == "E2BIG")
-    assert classify(use, WindowIndex(window), used.pointers) == fate
+    assert classify(use, WindowIndex(window), used) == fate
+
+
+def test_an_id_the_window_names_is_a_way_back_only_with_a_recall_tool():
+    window = WindowIndex([TASK, {"role": "user", "content": "[stored] c_read"}])
+    use = facts_used(LOG)[0]
+    assert classify(use, window, used_facts(LOG)) == "lost"
+    assert classify(use, window, used_facts(LOG, recall=True)) == "restorable"
+    recalling = LOG + [
+        {
+            "role": "assistant",
+            "content": "",
+            "tool_calls": [call("c_recall", "recall", '{"id": "c_read"}')],
+        }
+    ]
+    assert used_facts(recalling).recall  # the harness has it: the agent called it
+
+
+def test_a_write_is_no_way_back_even_when_its_arguments_are_in_the_window():
+    edit = call("c_read", "edit_file", '{"path": "src/app.py", "text": "x"}')
+    log = [TASK, dict(READ, tool_calls=[edit]), RESULT, ANSWER]
+    summary = {"role": "user", "content": "[summary] edit_file src/app.py"}
+    use = next(u for u in used_facts(log).uses if u.fact == "E2BIG")
+    assert classify(use, WindowIndex([TASK, summary]), used_facts(log)) == "lost"
 
 
 def test_the_path_a_call_read_points_back_at_what_it_showed():
     used = used_facts(LOG)
     use = next(u for u in used.uses if u.fact == "E2BIG")
     summary = {"role": "user", "content": "[summary] read_file src/app.py"}
-    assert classify(use, WindowIndex([TASK, summary]), used.pointers) == "restorable"
-    assert classify(use, WindowIndex([TASK, summary]), {}) == "lost"
+    assert classify(use, WindowIndex([TASK, summary]), used) == "restorable"
+    assert classify(use, WindowIndex([TASK, summary])) == "lost"  # no harness given
+    meter = FactMeter(used)
+    meter.sent(1, [TASK, summary])
+    fate = next(f for f in meter.fates() if f.fact == "E2BIG")
+    assert (fate.way, fate.tokens) == ("re-read", estimate_message_tokens(RESULT))
+    # E2BIG, timeout_s=30 and its key come back with the same read, paid once
+    assert meter.counts()["facts_restorable_tokens"] == estimate_message_tokens(RESULT)
 
 
 def test_a_fact_takes_the_worst_fate_of_its_uses():
@@ -100,10 +135,11 @@ def test_a_fact_takes_the_worst_fate_of_its_uses():
     fates = {f.fact: (f.fate, f.round) for f in meter.fates()}
     assert fates["E2BIG"] == ("lost", 2)
     assert meter.counts() == {
-        "facts_used": 3,
+        "facts_used": 4,
         "facts_kept": 0,
         "facts_restorable": 0,
-        "facts_lost": 3,
+        "facts_lost": 4,
+        "facts_restorable_tokens": 0,
     }
 
 
@@ -159,5 +195,5 @@ def test_judging_window_after_window_agrees_with_judging_each_alone():
     for call in calls:
         judged = meter.sent(call["step"], call["input"])
         fresh = WindowIndex(call["input"])
-        assert judged == [(use, classify(use, fresh, used.pointers)) for use, _ in judged]
+        assert judged == [(use, classify(use, fresh, used)) for use, _ in judged]
     assert any(fate != "kept" for fate in (f.fate for f in meter.fates()))

@@ -20,9 +20,12 @@ from ..logs.replay import (
     with_output_ids,
 )
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.compactions import measure_compactions
 from ..measure.costs import measure_replay
 from ..measure.recorded_usage import format_usage, usage_rows
 from ..measure.tokenizers import TokenizerUnavailable
+from ..measure.way_back import log_declares_recall
+from ..reports.compactions import format_compactions
 from ..reports.costs import format_costs, write_report
 from ..reports.rounds import format_rounds, format_summary
 from ..scale.bounded import MIN_DEFAULT_BUDGET
@@ -225,6 +228,7 @@ def print_report(
         rounds_total=log.rounds,
         counted_with=counted_with,
         prices=args.cache_prices,
+        recall=log_declares_recall(log),
     )
     print()
     print(format_costs(costs))
@@ -234,5 +238,16 @@ def print_report(
         "summary_budget": run.summary_budget,
         "settings": settings.__dict__,
     }
+    if log.compactions:
+        extra["compactions"] = print_compactions(log)
     write_report(costs, args.report, extra)
     print(f"wrote {args.report / 'report.json'} and {args.report / 'cut.csv'}")
+
+
+def print_compactions(log: LoadedLog) -> list:
+    """The report's section on the agent's own compactions (as `compactions` prints
+    it); returns them as the report's JSON rows."""
+    reports = measure_compactions(log)
+    print()
+    print(format_compactions(reports))
+    return [report.as_dict() for report in reports]

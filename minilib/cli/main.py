@@ -5,19 +5,25 @@ way, by default through the production window (the bounded summary behind FastWi
 later user turns folded; `--article` for the article's pipeline). `run --grounded`
 replays the grounded script (the agent looks up what its window lacks) and prints the
 outcome under the table; `--keep-unseen` ages a tool result only after the model has
-seen it."""
+seen it. `compare FILE` replays a log under every production policy; `compactions FILE`
+measures the compactions the agent's own harness recorded in it."""
 
 from typing import Optional, Sequence
 
 from ..logs.replay import replay_transcript
 from ..reports.rounds import format_rounds, format_summary
-from . import compare, compress, run
+from . import compactions, compare, compress, run
 from .common import INTERNAL_ERROR, PROG, Parser, fail
 
 __all__ = ["build_parser", "format_rounds", "format_summary", "main"]
 
 # one module a command: each adds its parser and does its work
-COMMANDS = {"run": run, "compress": compress, "compare": compare}
+COMMANDS = {
+    "run": run,
+    "compress": compress,
+    "compare": compare,
+    "compactions": compactions,
+}
 
 
 def build_parser() -> Parser:

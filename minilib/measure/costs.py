@@ -190,13 +190,15 @@ def measure_replay(
     rounds_total: int,
     counted_with: str,
     prices: str = DEFAULT_PRICES,
+    recall: Optional[bool] = None,
 ) -> RunCosts:
     """The costs of a replay (a SessionRun or TranscriptRun), read from its trace.
 
     `messages` is the log the run replayed (with output ids), `rounds_total` its
-    rounds.
+    rounds; `recall` whether its harness offers a recall tool (by default: whether
+    the log calls one).
     """
-    meter = RunMeter(used_facts(messages), count_message, prices)
+    meter = RunMeter(used_facts(messages, recall), count_message, prices)
     for record in event_records(run.tracer.records):
         payload = record["payload"]
         if record["event"] == "tool_call":

@@ -1,33 +1,35 @@
 """Facts the agent used, read from its own log, and what a compressed window left of them.
 
 The article says compression cuts redundant volume, "not the facts the task needs to
-go on". On any log that can be checked without planting anything: a **fact** is a
-path, an identifier or error code, a number with its unit, a commit hash (the rule
-`named_facts` applies; the bounded summary lists the same) or a setting written as
-`key=value`, and a fact **the
+go on". On any log that can be checked without planting anything: a **fact** is what
+`minilib.measure.fact_rule` says (a path, a file:line, a code identifier, a number of
+three digits or with a unit, a hash, an error code, a `key=value` setting: one rule
+of the measure's own, which no policy uses to choose what to keep), and a fact **the
 agent used** is one that a tool result or an environment output showed first and
-that the agent later wrote itself, in its reply or in a call's arguments. Each such
-writing is a **use**, at the round of the reply that writes it.
+that the agent later wrote itself, in its reply or in a call's arguments (their
+values, not the tool protocol's field names). Each such writing is a **use**, at the
+round of the reply that writes it.
 
 A replay is then judged at each use, on the window that round actually sent:
 
 - **kept**: the fact is in the window verbatim (a message's text or a call's
   arguments): the agent could have written it from what it was sent;
-- **restorable**: it is gone, but the window still names where it was: the id of an
-  output that showed it (a tool result's pairing id, an omission line, a summary) or
-  a string argument of the call that produced it (the path read, the command run),
-  so one look-up brings it back;
-- **lost**: nothing in the window leads back to it.
+- **restorable**: it is gone, but a tool of the harness could bring it back
+  (`minilib.measure.way_back`): the harness declares a recall tool and the window
+  names an output that showed it, or a read-only call (read a file, search, list a
+  folder) showed it and what that call needs (the path, the pattern) is still in the
+  window. The report says what re-reading would cost: the tokens of that output;
+- **lost**: no tool of the harness leads back to it. An omission line's id alone is
+  not a way back where no recall tool is declared.
 
 A fact's fate over a run is the worst of its uses (lost, then restorable, then kept).
 
 Limits, said plainly: a fact is matched as text, so a fact the agent wrote in other
 words (a count spelt out, a path shortened) is not a use; a fact the user or the
 system prompt named before any tool showed it is not counted (it did not come from a
-tool); bare numbers are left out (a number says nothing without its unit), so a line
-number the agent quotes alone is missed; and "restorable" means a pointer is left,
-not that the agent would have followed it (and only the latest eight outputs that
-showed a fact are looked for).
+tool); one- and two-digit numbers without a unit are left out (`fact_rule` says
+its limits); and "restorable" means the way back is open, not that the agent would
+have taken it (and only the latest eight outputs that showed a fact are looked for).
 
 Example: a result shows a path, the agent writes it at round 1; a window that lost
 the result's text but kept its id can bring it back, one with neither cannot.
@@ -43,27 +45,24 @@ the result's text but kept its id can bring it back, one with neither cannot.
     >>> [(use.fact, use.round, use.sources) for use in uses]
     [('conf/app.toml', 1, ('c1',))]
     >>> aged = dict(log[2], content="[cut] full output under tool_call_id=c1")
-    >>> classify(uses[0], WindowIndex(log[:2] + [aged]))
-    'restorable'
-    >>> classify(uses[0], WindowIndex(log[:1]))  # folded away, nothing names it
+    >>> classify(uses[0], WindowIndex(log[:2] + [aged]))  # no recall tool: an id alone
     'lost'
+    >>> classify(uses[0], WindowIndex(log[:2] + [aged]), used_facts(log, recall=True))
+    'restorable'
 """
 
 import json
-import re
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Mapping, Sequence, Tuple
+from functools import lru_cache
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
-from ..scale.bounded import named_facts
+from ..tokens import estimate_message_tokens
 from .cache import shared_prefix
+from .fact_rule import facts
+from .way_back import MIN_POINTER, log_declares_recall, read_only
 
 FATES = ("kept", "restorable", "lost")  # best to worst
-MIN_POINTER = 4  # a call argument shorter than this ("ls", "1") points at nothing
-# A setting written as key=value (tool_timeout_s=30): a key with an underscore or a
-# dot, so prose like "a = b" is not one.
-_SETTING = re.compile(r"(?<![\w.])[A-Za-z][\w.]*[_.][\w.]*\s?=\s?[\w./:-]*\w", re.ASCII)
-
 # A use remembers the latest outputs that showed its fact: the likeliest still named.
 MAX_SOURCES = 8
 
@@ -81,10 +80,14 @@ class FactUse:
 
 @dataclass
 class UsedFacts:
-    """Every use of a log, and what points back at each output (for `classify`)."""
+    """Every use of a log, and the ways back to each output (for `classify`): its
+    tokens, the read-only call that showed it (what that call needs in the window to
+    run again), and whether the harness declares a recall tool."""
 
     uses: List[FactUse]
-    pointers: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # id -> args
+    rereads: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # id -> needs
+    tokens: Dict[str, int] = field(default_factory=dict)  # output id -> its tokens
+    recall: bool = False
 
     @property
     def facts(self) -> List[str]:
@@ -93,30 +96,41 @@ class UsedFacts:
 
 
 def candidate_facts(text: str) -> List[Tuple[str, str]]:
-    """The facts `text` names, with their kinds: the bounded summary's paths, ids/codes
-    and numbers (`named_facts`), and settings written as key=value."""
-    found = named_facts(text)
-    found += [(match.group(), "settings") for match in _SETTING.finditer(text)]
-    return found
+    """The facts `text` names, with their kinds (`minilib.measure.fact_rule`)."""
+    return facts(text)
 
 
-def argument_strings(call: Mapping) -> Tuple[str, ...]:
-    """The string values of a call's JSON arguments (a path, a command, a query), or
-    the raw arguments when they are not a JSON object."""
+def arguments_text(call: Mapping) -> str:
+    """What a call's arguments say: the values of its JSON arguments, one a line (a
+    path, a command, an edit's new text, decoded), not the tool protocol's field names
+    (`file_path`, `old_string`); the raw arguments when they are not JSON."""
     raw = (call.get("function") or {}).get("arguments") or ""
+    return _decoded_arguments(raw) if isinstance(raw, str) else str(raw)
+
+
+@lru_cache(maxsize=16_384)  # every window sent holds the same calls again
+def _decoded_arguments(raw: str) -> str:
     try:
         parsed = json.loads(raw)
-    except (TypeError, ValueError):
-        return (raw,) if len(raw) >= MIN_POINTER else ()
-    values = parsed.values() if isinstance(parsed, dict) else ()
-    return tuple(v for v in values if isinstance(v, str) and len(v) >= MIN_POINTER)
+    except ValueError:
+        return raw
+    return "\n".join(_values(parsed))
+
+
+def _values(value) -> List[str]:
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in _values(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in _values(item)]
+    if value is None or isinstance(value, bool):
+        return []
+    return [str(value)]
 
 
 def written_text(message: Mapping) -> str:
     """What an assistant message writes: its text and its calls' arguments."""
     parts = [message.get("content") or ""]
-    for call in message.get("tool_calls") or ():
-        parts.append((call.get("function") or {}).get("arguments") or "")
+    parts += [arguments_text(call) for call in message.get("tool_calls") or ()]
     return "\n".join(parts)
 
 
@@ -127,39 +141,42 @@ def facts_used(messages: Sequence[Mapping]) -> List[FactUse]:
     return used_facts(messages).uses
 
 
-def used_facts(messages: Sequence[Mapping]) -> UsedFacts:
-    """`facts_used`, with the pointers `classify` needs: each output's producing
-    call's argument strings."""
+def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> UsedFacts:
+    """`facts_used`, with the ways back `classify` needs. `recall`: whether the
+    harness offers a recall tool (by default: whether the log calls one)."""
     shown: Dict[str, Dict[str, None]] = {}  # fact -> ids of the outputs showing it
     given = set()  # facts a person or the system prompt named before any tool did
-    arguments: Dict[str, Tuple[str, ...]] = {}  # call id -> its argument strings
-    pointers: Dict[str, Tuple[str, ...]] = {}
-    uses: List[FactUse] = []
+    calls: Dict[str, Optional[Tuple[str, ...]]] = {}  # call id -> re-read needs
+    used = UsedFacts(
+        [], recall=log_declares_recall(messages) if recall is None else recall
+    )
     round_number = -1
     for index, message in enumerate(messages):
         role = message.get("role")
         content = message.get("content") or ""
         if role == "tool" or is_observation(message):
             source = output_id(message) or f"env_{index}"
-            pointers[source] = arguments.get(source, ())
+            used.tokens[source] = estimate_message_tokens(message)
+            if calls.get(source):
+                used.rereads[source] = calls[source]
             for fact, _ in candidate_facts(content):
                 if fact not in given:  # a dict keeps the order shown, without repeats
                     shown.setdefault(fact, {})[source] = None
         elif role == "assistant":
             round_number += 1
             for call in message.get("tool_calls") or ():
-                arguments[call.get("id")] = argument_strings(call)
+                calls[call.get("id")] = read_only(call)
             written = set()
             for fact, kind in candidate_facts(written_text(message)):
                 if fact in shown and fact not in written:
                     written.add(fact)
                     sources = tuple(shown[fact])[-MAX_SOURCES:]
-                    uses.append(FactUse(fact, kind, round_number, sources))
+                    used.uses.append(FactUse(fact, kind, round_number, sources))
         else:  # system or a person: named here, a fact is not the tools' to show
             given.update(
                 fact for fact, _ in candidate_facts(content) if fact not in shown
             )
-    return UsedFacts(uses, pointers)
+    return used
 
 
 class WindowIndex:
@@ -178,7 +195,7 @@ class WindowIndex:
             parts.append(message.get("content") or "")
             for call in message.get("tool_calls") or ():
                 self.ids.add(call.get("id"))
-                parts.append((call.get("function") or {}).get("arguments") or "")
+                parts.append(arguments_text(call))
             named = output_id(message)
             if named:
                 self.ids.add(named)
@@ -191,30 +208,48 @@ class WindowIndex:
         return source in self.ids or (len(source) >= MIN_POINTER and source in self.text)
 
 
-def classify(
-    use: FactUse, window: WindowIndex, pointers: Mapping[str, Tuple[str, ...]] = None
-) -> str:
+def way_back(
+    use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None
+) -> Optional[Tuple[str, int, str]]:
+    """The cheapest way the harness offers to bring back a fact `window` lacks:
+    ("recall" or "re-read", the tokens it would bring back, the output's id), or
+    None."""
+    if used is None:
+        return None
+    ways = []
+    for source in use.sources:
+        tokens = used.tokens.get(source, 0)
+        if used.recall and window.names(source):
+            ways.append((tokens, "recall", source))
+        needs = used.rereads.get(source)
+        if needs and all(need in window.text for need in needs):
+            ways.append((tokens, "re-read", source))
+    if not ways:
+        return None
+    tokens, way, source = min(ways)
+    return way, tokens, source
+
+
+def classify(use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None) -> str:
     """kept, restorable or lost: what `window` (the one sent at the use's round)
-    left of the fact."""
+    left of the fact, and what `used`'s harness could bring back."""
     if use.fact in window.text:
         return "kept"
-    pointers = pointers or {}
-    for source in use.sources:
-        if window.names(source):
-            return "restorable"
-        if any(argument in window.text for argument in pointers.get(source, ())):
-            return "restorable"
-    return "lost"
+    return "lost" if way_back(use, window, used) is None else "restorable"
 
 
 @dataclass(frozen=True)
 class FactFate:
-    """One fact over a run: its worst fate, and the first round it had it."""
+    """One fact over a run: its worst fate, and the first round it had it; for a
+    restorable one, the way back and the tokens it would bring back."""
 
     fact: str
     kind: str
     fate: str
     round: int
+    way: str = ""
+    tokens: int = 0
+    via: str = ""  # the output it would come back from
 
 
 class FactMeter:
@@ -242,11 +277,18 @@ class FactMeter:
         else:
             index = WindowIndex(window)
         self._indexed = (window, index)
-        judged = [(use, classify(use, index, self.used.pointers)) for use in uses]
-        for use, fate in judged:
+        judged = []
+        for use in uses:
+            fate, back = "kept", ("", 0, "")
+            if use.fact not in index.text:
+                back = way_back(use, index, self.used) or ("", 0, "")
+                fate = "restorable" if back[0] else "lost"
+            judged.append((use, fate))
             worst = self._worst.get(use.fact)
             if worst is None or FATES.index(fate) > FATES.index(worst.fate):
-                self._worst[use.fact] = FactFate(use.fact, use.kind, fate, use.round)
+                self._worst[use.fact] = FactFate(
+                    use.fact, use.kind, fate, use.round, *back
+                )
         return judged
 
     def fates(self) -> List[FactFate]:
@@ -261,4 +303,9 @@ class FactMeter:
         counts = {"facts_used": len(fates)}
         for fate in FATES:
             counts[f"facts_{fate}"] = sum(1 for f in fates if f.fate == fate)
+        # what bringing the restorable facts back would add to the window: each
+        # output they come back from, once
+        counts["facts_restorable_tokens"] = sum(
+            {f.via: f.tokens for f in fates if f.fate == "restorable"}.values()
+        )
         return counts

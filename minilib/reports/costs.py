@@ -32,6 +32,12 @@ def format_costs(costs: RunCosts) -> str:
         f"  kept {report['facts_kept']}, restorable {report['facts_restorable']}, "
         f"lost {report['facts_lost']}"
     )
+    if report["facts_restorable"]:
+        lines.append(
+            "  restorable: a read-only call whose arguments the window still holds, or "
+            f"recall; bringing them back would add {report['facts_restorable_tokens']:,} "
+            "tokens"
+        )
     lost = costs.lost[:LOST_SHOWN]
     if lost:
         named = ", ".join(f"{fate.fact} (round {fate.round})" for fate in lost)

@@ -1,0 +1,68 @@
+"""The agent's own compactions as text: what `python -m minilib compactions LOG` and
+`compress --report` print (`minilib.measure.compactions` measures them)."""
+
+from typing import List, Sequence
+
+from ..measure.compactions import CompactionReport
+from .rounds import plural
+
+NAMED = 6  # facts named on a line; --json lists them all
+
+
+def _recorded(report: CompactionReport) -> str:
+    trigger = f"trigger {report.trigger}" if report.trigger else "trigger not recorded"
+    if report.tokens_before is None:
+        return f"{trigger}, tokens before not recorded"
+    return (
+        f"{trigger}, {report.tokens_before:,} tokens before "
+        f"({report.tokens_before_field})"
+    )
+
+
+def _named(report: CompactionReport, fate: str) -> str:
+    facts = [f for f in report.facts if f.fate == fate]
+    shown = ", ".join(f"{f.fact} (round {f.round})" for f in facts[:NAMED])
+    more = len(facts) - NAMED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def format_compaction(report: CompactionReport) -> List[str]:
+    """A few lines for one compaction."""
+    summary = (
+        "opaque (nothing to read: an encrypted or empty summary)"
+        if report.summary_tokens is None
+        else f"{report.summary_tokens:,} tokens (estimated)"
+    )
+    d = report.as_dict()
+    lines = [
+        f"compaction {report.number}, before round {report.round} ({report.where}): "
+        + _recorded(report),
+        f"  summary: {summary}; it replaced {plural(report.replaced, 'message')}",
+        f"  facts the agent used after it that a tool showed before it: "
+        f"{d['facts_after']}",
+    ]
+    if not report.facts:
+        return lines
+    lines += [
+        f"    held by the summary {d['held']}, re-read by a tool before use "
+        f"{d['reread']} ({plural(report.reread_calls, 'call')}, "
+        f"{report.reread_tokens:,} tokens), neither {d['neither']}",
+        f"    of those not held, restorable by a way back the harness offers: "
+        f"{d['restorable']}",
+        f"    the lab's stand-in summary ({report.standin_tokens:,} tokens, the same "
+        f"room): held {d['standin_held']}, restorable {d['standin_restorable']}",
+    ]
+    for fate, title in (("reread", "re-read"), ("neither", "neither")):
+        if d[fate]:
+            lines.append(f"    {title}: {_named(report, fate)}")
+    return lines
+
+
+def format_compactions(reports: Sequence[CompactionReport]) -> str:
+    """Every compaction's lines, or a line saying the log records none."""
+    if not reports:
+        return "the log records no compaction of the agent's own"
+    lines = [f"the agent's own compactions: {len(reports)}"]
+    for report in reports:
+        lines += format_compaction(report)
+    return "\n".join(lines)

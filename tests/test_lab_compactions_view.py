@@ -1,0 +1,57 @@
+"""Chapter 7's compactions view: the table, the upload's text, the explorer."""
+
+import datetime
+from pathlib import Path
+
+from minilib.lab.compactions_view import (
+    CompactionsExplorer,
+    compactions_frame,
+    compactions_of_file,
+    compactions_text,
+)
+
+LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
+EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+
+
+def test_the_table_has_a_row_a_compaction_with_the_fates_and_the_stand_in():
+    reports = compactions_of_file(LOGS / "codex_compacted.jsonl")
+    frame = compactions_frame(reports)
+    assert list(frame.index) == [1, 2]
+    assert list(frame["round"]) == [report.round for report in reports]
+    assert list(frame["trigger"]) == ["not recorded", "not recorded"]
+    assert {"held", "re-read", "neither", "stand-in held"} <= set(frame.columns)
+
+
+def test_an_upload_is_measured_with_its_own_records():
+    content = (LOGS / "claude_code_compacted.jsonl").read_bytes()
+    text, problem = compactions_text("session.jsonl", content)
+    assert not problem
+    # read from the uploaded text, not a file: the record's own fields still count
+    assert "trigger auto, 158,340 tokens before (compactMetadata.preTokens)" in text
+    codex = (LOGS / "codex_compacted.jsonl").read_bytes()
+    text, _ = compactions_text("rollout.jsonl", codex)
+    assert text.count("tokens before (token_count") == 2  # each from the records before
+
+
+def test_an_unreadable_upload_is_one_line_naming_it():
+    text, problem = compactions_text("x.bin", b"\xff\xfe")
+    assert problem and text == "x.bin: not UTF-8 text, so not a log the lab reads"
+    text, problem = compactions_text("x.json", b"[1, 2]")
+    assert problem and text.count("\n") == 0 and text.startswith("x.json")
+
+
+def test_the_explorer_shows_what_it_was_given():
+    explorer = CompactionsExplorer()
+    assert explorer.render() is None and explorer.output.value == ""
+    content = (LOGS / "codex_compacted.jsonl").read_bytes()
+    explorer.upload.value = (
+        {
+            "name": "rollout.jsonl",
+            "type": "",
+            "size": len(content),
+            "content": memoryview(content),
+            "last_modified": EPOCH,
+        },
+    )
+    assert "the agent&#x27;s own compactions: 2" in explorer.output.value
