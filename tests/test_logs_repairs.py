@@ -191,3 +191,29 @@ def test_a_subagent_log_and_the_compaction_agents_own_run_are_said_to_be_so():
     )
     main = load_transcript(DATA_DIR / "logs" / "claude_code_session.jsonl")
     assert main.run_of == ""
+
+
+def test_an_interrupted_result_is_no_facts_source():
+    from minilib.measure.used_facts import used_facts
+
+    log = load_transcript(GAPS / "codex_interrupted_call.jsonl")
+    [added] = [m for m in log.messages if m.get("synthetic")]
+    planted = dict(added, content="see src/tallyho/report_json.py:42")
+    messages = [planted if m is added else m for m in log.messages]
+    messages.append(
+        {"role": "assistant", "content": "Edited src/tallyho/report_json.py:42"}
+    )
+    facts = {use.fact for use in used_facts(messages).uses}
+    assert "src/tallyho/report_json.py:42" not in facts
+    planted.pop("synthetic")  # the same text from a real tool is a source
+    assert "src/tallyho/report_json.py:42" in {
+        use.fact for use in used_facts(messages).uses
+    }
+
+
+def test_aiders_rebuilt_windows_are_not_reported_as_compactions():
+    from minilib.measure.compactions import measure_compactions
+
+    log = load_transcript(DATA_DIR / "logs" / "aider.llm.history")
+    assert log.compactions and all(c.rebuilt for c in log.compactions)
+    assert measure_compactions(log) == []

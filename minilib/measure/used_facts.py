@@ -154,6 +154,8 @@ def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> Us
     for index, message in enumerate(messages):
         role = message.get("role")
         content = message.get("content") or ""
+        if message.get("synthetic"):  # a result the harness wrote: no tool showed it
+            continue
         if role == "tool" or is_observation(message):
             source = output_id(message) or f"env_{index}"
             used.tokens[source] = estimate_message_tokens(message)
