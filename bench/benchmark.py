@@ -455,8 +455,8 @@ def upload_timings(browser, server, log: Path, junk: Path, repeats: int = 3) -> 
             refusals.append(
                 upload(
                     junk,
-                    lambda: explorer.locator(
-                        ".ccl-log-report", has_text=junk.name
+                    lambda: explorer.locator(  # its line, not "junk.json (2 MB): ..."
+                        ".ccl-log-report", has_text=f"{junk.name}: "
                     ).wait_for(),
                 )
             )

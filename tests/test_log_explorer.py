@@ -416,3 +416,34 @@ def test_a_binary_file_is_called_binary_and_a_file_read_once_is_not_parsed_again
     upload(explorer, "unknown.json", (LOGS / "unknown_shape.json").read_bytes())
     assert explorer.report.error is not None
     assert calls == ["unknown.json"]  # the threshold search and the report share it
+
+
+def test_the_recorded_row_is_the_baseline_replays_row():
+    from minilib.lab.log_explorer import recorded_row
+    from minilib.policies.on_logs import baseline_row
+
+    for path in FIXTURES:
+        messages = readable(path)
+        if messages is not None:
+            assert recorded_row(messages) == baseline_row(messages), path.name
+
+
+def test_an_upload_says_at_once_that_it_is_being_read(monkeypatch):
+    from minilib.lab import log_explorer
+
+    explorer = LogExplorer()
+    seen = []
+    real = log_explorer.explore_bytes
+
+    def explore(content, name, settings=None):  # what the page shows meanwhile
+        seen.append(explorer.output.outputs[0]["data"]["text/plain"])
+        return real(content, name, settings)
+
+    monkeypatch.setattr(log_explorer, "explore_bytes", explore)
+    content = (LOGS / "claude_code_session.jsonl").read_bytes()
+    upload(explorer, "mine.jsonl", content)
+    assert seen == [
+        f"mine.jsonl ({len(content):,} bytes): reading it, choosing a threshold and "
+        "replaying it..."
+    ]
+    assert "file: mine.jsonl" in explorer.output.outputs[0]["data"]["text/plain"]

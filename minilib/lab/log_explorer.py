@@ -45,7 +45,7 @@ from ..logs.replay import (
     with_output_ids,
 )
 from ..measure.costs import ESTIMATED, measure_replay
-from ..policies.on_logs import baseline_row, path_rows
+from ..policies.on_logs import path_rows
 from ..reports import format_summary, plural
 from ..reports.costs import format_costs
 from ..tokens import estimate_message_tokens
@@ -234,7 +234,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
             f"Stopped before the model call of round {len(run.rounds)}: {run.overflow}\n"
             + summary
         )
-    rows = [baseline_row(messages)] + path_rows(messages, settings)
+    rows = [recorded_row(messages)] + path_rows(messages, settings)
     costs = measure_replay(
         run,
         with_output_ids(messages),
@@ -268,6 +268,23 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         choice=choice,
         costs=format_costs(costs),
     )
+
+
+def recorded_row(messages: Sequence[Mapping]) -> dict:
+    """`baseline_row` (the log as recorded, every window uncompressed) from the
+    transcript's baseline, which counts each message once: the replay it made instead
+    counted every round's whole window again (half a second on a 2 MB log)."""
+    sizes = transcript_baseline(messages).tokens
+    outputs = sum(message["role"] == "tool" for message in messages)
+    return {
+        "path": "0 no compression",
+        "completes": "as recorded",
+        "rounds": f"{len(sizes)} of {len(sizes)}",
+        "tokens_sent": sum(sizes),
+        "last_window": sizes[-1] if sizes else 0,
+        "extra_calls": 0,
+        "outputs_whole": f"{outputs} of {outputs}",
+    }
 
 
 def explore_file(path, settings: Optional[Settings] = None) -> LogReport:
@@ -448,8 +465,24 @@ class LogExplorer(ShownAsWidget):
         return upload["name"], bytes(upload["content"])
 
     def choose_and_render(self) -> Optional[LogReport]:
-        """A new file: set the threshold to the one chosen from it, then replay."""
+        """A new file: set the threshold to the one chosen from it, then replay. A line
+        says so at once: a large log takes seconds, which must not look like nothing."""
         uploaded = self.uploaded()
+        if uploaded is not None:
+            name, content = uploaded
+            size = len(content)
+            size_text = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+            line = (
+                f"{name} ({size_text}): reading it, choosing a threshold and "
+                "replaying it..."
+            )
+            self.output.outputs = (
+                {
+                    "output_type": "display_data",
+                    "data": _html(_message(line), line),
+                    "metadata": {},
+                },
+            )
         text = None if uploaded is None else _decoded(uploaded[1])
         choice = None
         if text is not None:

@@ -182,7 +182,9 @@ def test_chapter_06_every_slider_to_both_ends(screen, lab_server):
             page.wait_for_timeout(300)
             shot = lab.shoot(page, "chapter-06-threshold-150-1280x720")
             update_docs_screenshot(shot, SHOTS / "chapter06_threshold_150.png")
-            lab.press_slider(threshold, "Home")
+            lab.scroll_to_top(page.locator(DASHBOARD))  # the slider in view again
+            move_to(threshold, "Home")
+            eventually(lambda: follows(threshold, "threshold"))
 
     assert every_end(page, DASHBOARD, watch, follows, shoot) == 5
 
