@@ -9,8 +9,12 @@ of protected tools (`skill`) and failed calls. The walk stops at an output prune
 before (or at a summary). Only when the marked outputs add up to more than
 `PRUNE_MINIMUM` (20,000 tokens) are they pruned; a pruned output stays in the session,
 paired with its call, and the model reads `[Old tool result content cleared]` in its
-place. Nothing is summarised. Sources: sst/opencode `session/compaction.ts`,
-`session/prompt.ts` (the prune after the loop); docs/references.md.
+place. Nothing is summarised. Source: anomalyco/opencode (sst/opencode's current
+home) at commit fd78ec63492f89beb0bcff15321ebbb23f214cc2,
+`packages/opencode/src/session/compaction.ts` (`PRUNE_PROTECT`, `PRUNE_MINIMUM`,
+`PRUNE_PROTECTED_TOOLS`, the two protected turns, the stop at a summary or at an output
+compacted before), and `session/prompt.ts` (the prune after the loop);
+docs/references.md.
 
 Where the lab differs:
 - a turn ends when the next user message arrives: the lab prunes then, over the
@@ -22,8 +26,8 @@ Where the lab differs:
   window.
 - opencode also has a summary compaction when the context overflows; this policy is the
   prune alone, so a session with one long user turn (every generated history) is never
-  pruned: both protected turns cover all of it. In current opencode the prune is
-  opt-in (`compaction.prune: true`); earlier versions pruned by default. The lab runs it.
+  pruned: both protected turns cover all of it. At that commit the prune runs unless
+  the configuration sets `compaction.prune: false`; the lab runs it.
 """
 
 from typing import List, Mapping, Optional, Sequence
