@@ -20,7 +20,15 @@ B. Browser: JupyterLab on a free port, Debian's Chromium driven by Playwright, n
    a full redraw) and on a notebook with a trivial callback (one FigureWidget trace, y
    set from the slider value) as the floor of the stack.
 
-Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw. This is a
+C. Waits a student sees: chapter 07 at 1280x720, a generated log of about 2 MB (written
+   as a user's OpenAI chat JSON file) uploaded through the page's file dialog, timed
+   from the file chosen to its report on screen (header, chart and both tables), and a
+   JSON file of no known shape to its one-line refusal; explore_file on the same log in
+   this process, for the kernel's share. Then `make present`'s page at 1280x720, from
+   the address opened to the chart drawn. `--presses 0` runs A and C only.
+
+Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw, C: an upload's
+report within 2 s. This is a
 measurement, not a test: it prints numbers and never fails on them.
 """
 
