@@ -262,7 +262,10 @@ def test_the_command_prints_each_compaction_and_writes_json(tmp_path):
         text=True,
     )
     assert done.returncode == 0, done.stderr
-    assert "compaction 1, before round 4 (line 17): trigger auto, 158,340" in done.stdout
+    assert (
+        "compaction 1, before round 4 (line 17)\n  recorded: trigger auto, 158,340"
+        in (done.stdout)
+    )
     assert "held by the summary 1, re-read by a tool before use 0" in done.stdout
     (row,) = json.loads((tmp_path / "c.json").read_text(encoding="utf-8"))
     assert JSON_KEYS <= set(row)

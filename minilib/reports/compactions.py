@@ -35,8 +35,8 @@ def format_compaction(report: CompactionReport) -> List[str]:
     )
     d = report.as_dict()
     lines = [
-        f"compaction {report.number}, before round {report.round} ({report.where}): "
-        + _recorded(report),
+        f"compaction {report.number}, before round {report.round} ({report.where})",
+        f"  recorded: {_recorded(report)}",
         f"  summary: {summary}; it replaced {plural(report.replaced, 'message')}",
         f"  facts the agent used after it that a tool showed before it: "
         f"{d['facts_after']}",
