@@ -57,7 +57,9 @@ def findings():
             log = load_transcript(path)
         except TranscriptFileError:  # the bundled damaged and unknown logs
             continue
-        for index, message in enumerate(log.messages):
+        # the messages, then each compaction's replacement (what the model saw too)
+        seen = log.messages + [m for c in log.compactions for m in c.replacement]
+        for index, message in enumerate(seen):
             for field, text in texts(message):
                 for found in find_facts(text):
                     key = (re.sub(r"\d+", "#", found.fact), found.kind)
