@@ -11,34 +11,15 @@ requests through tornado's AsyncHTTPClient, whose defaults suit one user, not a 
   the start, which on a busy machine is longer.
 
 So this starts it with a pool as large as a class needs, and jupyterhub_config.py gives
-it a --proxy-timeout as long as a start may take.
-
-One more: a browser opening a kernel's websocket offers JupyterLab's subprotocol
-(Sec-WebSocket-Protocol: v1.kernel.websocket.jupyter.org). The proxy passes the offer on
-to the student's server, which accepts it, but answers the browser with none, and a
-browser must then fail the handshake: JupyterLab retried every kernel connection
-without the subprotocol. `answer_subprotocol` answers the browser with what the server
-behind chose. The rest is the package's own command.
+it a --proxy-timeout as long as a start may take. The rest is the package's own command.
 """
 
 import sys
 
 from tornado.httpclient import AsyncHTTPClient
 
-
-def answer_subprotocol(handler, offered):
-    """The subprotocol the proxied server chose (its websocket is opened before the
-    browser's is accepted), if the browser offered it; else none."""
-    client = getattr(handler, "ws_client", None)
-    chosen = getattr(client, "selected_subprotocol", None) if client else None
-    return chosen if chosen in offered else None
-
-
 if __name__ == "__main__":
     AsyncHTTPClient.configure(None, max_clients=1000)
     from configurable_http_proxy.cli import main
-    from configurable_http_proxy.handlers import ProxyHandler
-
-    ProxyHandler.select_subprotocol = answer_subprotocol
 
     sys.exit(main())

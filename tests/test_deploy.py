@@ -286,25 +286,3 @@ def test_environment_yml_builds_this_checkout_for_binder_and_the_image():
     assert "environment.yml" in (DEPLOY / "z2jh" / "Dockerfile").read_text()
     # Binder reads a binder/ folder first: there is none, so it reads environment.yml.
     assert not (ROOT / "binder").exists() and not (ROOT / ".binder").exists()
-
-
-def test_the_proxy_answers_the_browser_with_the_subprotocol_the_server_chose():
-    """A browser that offers a websocket subprotocol and gets none back must fail the
-    handshake (JupyterLab then retried every kernel connection without it)."""
-    import importlib.util
-    from types import SimpleNamespace
-
-    spec = importlib.util.spec_from_file_location(
-        "classroom_proxy", ROOT / "classroom" / "proxy.py"
-    )
-    proxy = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(proxy)
-    kernel = "v1.kernel.websocket.jupyter.org"
-    chose = SimpleNamespace(ws_client=SimpleNamespace(selected_subprotocol=kernel))
-    assert proxy.answer_subprotocol(chose, [kernel]) == kernel
-    assert proxy.answer_subprotocol(chose, ["other"]) is None  # never one not offered
-    declined = SimpleNamespace(ws_client=SimpleNamespace(selected_subprotocol=None))
-    assert proxy.answer_subprotocol(declined, [kernel]) is None
-    assert proxy.answer_subprotocol(SimpleNamespace(ws_client=None), [kernel]) is None
-    source = (ROOT / "classroom" / "proxy.py").read_text()
-    assert "ProxyHandler.select_subprotocol = answer_subprotocol" in source
