@@ -118,7 +118,7 @@ def main(args) -> int:
             counted_with=counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
-            overhead_tokens=measured_overhead(log, count_tokens),
+            overhead_tokens=(overhead := measured_overhead(log, count_tokens)),
             agent_log=log,  # its own compactions, beside its policy's replay
         )
     except TokenizerUnavailable as error:
@@ -129,7 +129,7 @@ def main(args) -> int:
         return fail(f"error: {error}")
     print(log.describe())
     print(f"window: {args.window:,} tokens; tokens {counted_with}")
-    if (overhead := measured_overhead(log, count_tokens)) is not None:
+    if overhead is not None:
         print(
             f"overhead: {overhead:,} tokens a call, measured from the first call's "
             "recorded usage beyond its messages (each policy's default otherwise)"

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 from statistics import median
 from typing import List, Optional
 
+from .sent import count_or_dash
+
 OVERHEAD_SOURCE = (
     "estimated: what the first call with usage counted beyond the lab's count of its "
     "messages (system prompt and tool definitions the log does not hold)"
@@ -140,10 +142,7 @@ def format_usage(rows: List[UsageRow]) -> str:
         "round  recorded  cache read  cache written  lab count  error  with overhead",
     ]
     for row in rows:
-        read, written = (
-            "-" if value is None else f"{value:,}"
-            for value in (row.cache_read, row.cache_written)
-        )
+        read, written = count_or_dash(row.cache_read), count_or_dash(row.cache_written)
         lines.append(
             f"{row.round:>5}  {row.recorded:>8,}  {read:>10}  {written:>13}  "
             f"{row.counted:>9,}  {row.error:>+5.0%}  {row.error_with_overhead:>+13.0%}"

@@ -72,15 +72,18 @@ def compare_sent(log, run, count_tokens: TokenCounter = estimate_tokens) -> List
     return rows
 
 
+def count_or_dash(value: Optional[int]) -> str:
+    """A count as a table shows it: with thousands separators, "-" where there is none."""
+    return "-" if value is None else f"{value:,}"
+
+
 def sent_table(rows: List[SentRow]) -> str:
     """The rows as aligned text: call, line, sent, replayed, compressed."""
     head = ("call", 4), ("line", 5), ("sent", 7), ("replayed", 8), ("compressed", 10)
     lines = ["  ".join(f"{name:>{width}}" for name, width in head)]
     for row in rows:
-        replayed, compressed = (
-            "-" if value is None else f"{value:,}"
-            for value in (row.replayed_tokens, row.compressed_tokens)
-        )
+        replayed = count_or_dash(row.replayed_tokens)
+        compressed = count_or_dash(row.compressed_tokens)
         lines.append(
             f"{row.call:>4}  {row.line:>5}  {row.sent_tokens:>7,}  {replayed:>8}  "
             f"{compressed:>10}"
