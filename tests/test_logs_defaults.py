@@ -13,9 +13,9 @@ from minilib.logs import load_transcript, replay_transcript
 from minilib.logs.replay import (
     RecordedConversation,
     _joined,
-    _segments,
     baseline_rounds,
     log_window,
+    sent_stretches,
     with_output_ids,
 )
 from minilib.loop import replay
@@ -170,7 +170,7 @@ def full_recount(log, follow_compactions: bool) -> Baseline:
     messages = with_output_ids(log.messages)
     if follow_compactions:
         return Baseline.of(
-            _joined(_segments(messages, log.compactions), None, estimate_tokens)
+            _joined(sent_stretches(messages, log.compactions), None, estimate_tokens)
         )
     return Baseline.of(replay(RecordedConversation(messages), None, max_steps=None))
 

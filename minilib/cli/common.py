@@ -163,7 +163,7 @@ def write_outputs(
     if log is not None:
         document["repairs"] = repair_counts(log.repairs)
         document["run_of"] = log.run_of or None
-        rows = usage_rows(log, run)
+        rows = usage_rows(log)
         document["recorded_usage"] = {
             **usage_summary(rows),
             "rows": [{**row.__dict__} for row in rows],

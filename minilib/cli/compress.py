@@ -209,7 +209,7 @@ def print_replay(log: LoadedLog, run: TranscriptRun, counted_with: str) -> None:
     print(format_summary(run))
     if log.usage:  # what the API counted, where the log records it
         print()
-        print(format_usage(usage_rows(log, run)))
+        print(format_usage(usage_rows(log)))
 
 
 def print_report(

@@ -60,7 +60,7 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
         if role == "assistant":
             return log.assistant(content, key=key)
         return log.user(content)
-    texts, calls = [], []
+    texts, calls, thoughts = [], [], []
     for where, kind, block in content_items(content, at, log):
         if kind == "text":
             texts.append(block.get("text") or "")
@@ -80,6 +80,8 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
             log.result(block["tool_use_id"], text, where, error)
         elif kind in ("thinking", "redacted_thinking"):
             log.skip(where, "thinking block: not sent back as content")
+            if kind == "thinking" and isinstance(block.get("thinking"), str):
+                thoughts.append(block["thinking"])  # counted where the API takes it back
         elif kind in ("image", "document"):
             log.skip(where, f"{kind} block: cannot be measured as text")
         elif kind in ("server_tool_use", "web_search_tool_result"):
@@ -90,7 +92,7 @@ def read_blocks(role: str, content, at: str, log: Builder, key=None) -> None:
             refusal = f"has type {kind!r}, not a {role} content block"
             texts.append(log.unread_part(where, kind, refusal))
     if role == "assistant":
-        log.assistant("\n".join(texts), calls, key=key)
+        log.assistant("\n".join(texts), calls, key=key, thinking="\n".join(thoughts))
     elif texts:  # after this message's tool results (the builder keeps that order)
         log.user("\n".join(texts))
 

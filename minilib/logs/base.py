@@ -154,6 +154,9 @@ class LoadedLog:
     run_of: str = ""
     # what the API counted at each model call, where the log records it
     usage: List[RecordedUsage] = field(default_factory=list)
+    # the thinking an assistant message (by index) carried: not content, but the API
+    # takes it back inside a tool loop and counts it there (measure.recorded_usage)
+    thinking: Dict[int, str] = field(default_factory=dict)
 
     def placed(self, text: str) -> str:
         """`text` with each `messages[i]` named by where message i is in the file first
@@ -275,6 +278,7 @@ class Builder:
         self.repairs: List[Repair] = []
         self.run_of = ""
         self.usage: List[RecordedUsage] = []
+        self.thinking: Dict[int, str] = {}
         # when the record being read was written, where the log says (ISO 8601): each
         # message told while it is set keeps it, so a policy can replay an idle gap
         self.timestamp: Optional[str] = None
@@ -348,8 +352,9 @@ class Builder:
             message["observation"] = True
         self._add(message)
 
-    def assistant(self, text: str, calls=(), key=None) -> None:
-        """An assistant message; given the `key` of the latest one, merged into it."""
+    def assistant(self, text: str, calls=(), key=None, thinking: str = "") -> None:
+        """An assistant message; given the `key` of the latest one, merged into it.
+        `thinking` is kept beside the message (`LoadedLog.thinking`), not in it."""
         last = self.messages[-1] if self.messages else None
         if key is not None and key == self._key and last and last["role"] == "assistant":
             if text:  # one response spread over several records: its text blocks joined
@@ -361,6 +366,9 @@ class Builder:
         for call in calls:
             last.setdefault("tool_calls", []).append(call)
             self._calls.append([call["id"], False])
+        if thinking:
+            before = self.thinking.get(self._caller)
+            self.thinking[self._caller] = "\n".join(filter(None, (before, thinking)))
 
     def result(
         self,
@@ -567,6 +575,7 @@ class Builder:
             self.repairs,
             self.run_of,
             self.usage,
+            self.thinking,
         )
 
 

@@ -109,7 +109,7 @@ def _checked(log: LoadedLog, source: str) -> LoadedLog:
     except InvalidMessagesError as error:  # named by the file's own line or field too
         raise LogFileError(clipped(f"{source}: {log.placed(str(error))}")) from None
     for compaction, (window, _) in zip(
-        log.compactions, _segments(log.messages, log.compactions)[1:]
+        log.compactions, sent_stretches(log.messages, log.compactions)[1:]
     ):
         try:  # what the model saw after it: the replacement and what followed
             validate_messages(window)
@@ -197,7 +197,7 @@ class _Resumed(RecordedConversation):
         self.replies = [index for index in self.replies if index >= opening]
 
 
-def _segments(
+def sent_stretches(
     messages: Sequence[Mapping], compactions: Sequence[AgentCompaction]
 ) -> List[Tuple[List[Mapping], int]]:
     """The windows between compactions, each with the length of its opening: the log
@@ -365,7 +365,7 @@ def replay_transcript(
     }
     # 3. as the model saw it, each stretch between compactions; or the whole history
     if compactions and not full_history:
-        stretches = _segments(messages, compactions)
+        stretches = sent_stretches(messages, compactions)
         for segment, _ in stretches[1:]:
             validate_messages(segment)
         governed = _joined(stretches, governing, count_tokens, compactions)

@@ -1,39 +1,53 @@
 """The lab's count beside what the API counted, where a log records it.
 
 A log that records each call's usage (Claude Code's `message.usage`, Codex's
-`token_count` events: `LoadedLog.usage`) holds the truth for the windows its agent
-sent. The replay's baseline of a round is that window as the lab rebuilt it from the
-log, so the two can be set side by side, call by call. The API counts more than the
-messages: the system prompt the log may not hold and the tool definitions, which no
-log holds. That fixed part is estimated from the first call with usage (what it
-counted beyond the lab's count of its messages) and added to every call, said as
-such; the error is given without it and with it.
+`token_count` events, Gemini CLI's `tokens`, pi's `usage`: `LoadedLog.usage`) holds
+the truth for the windows its agent sent. The replay's baseline of a round is that
+window as the lab rebuilt it from the log, so the two can be set side by side, call
+by call, and the gap closed in three steps, each said as such:
+
+1. **the window**, as the lab counts it (the article's rule: messages and call names);
+2. **what else the window sent**: each call's arguments (the article's rule counts
+   only a call's name) and the thinking the API takes back, which is the thinking of
+   the tool loop under way (the assistant turns since the last user message: the
+   Messages API counts those and drops the thinking of earlier turns), both by the
+   same text rule;
+3. **the fixed overhead**: the system prompt the log may not hold and the tool
+   definitions no log holds, estimated from the first call with usage (what it
+   counted beyond steps 1 and 2) and added to every call.
+
+What remains after step 3 is the error. The first call after one of the agent's own
+compactions shows what the harness sent that the log does not hold (Claude Code
+re-attaches recently read files and its todo list there): `after_compaction` rows.
+
+The prompt cache, too: the lab's prefix model (`measure.cache`) says which tokens a
+call could read from the cache, the window the call before sent plus, after the
+first call, the overhead; set beside the recorded cache reads.
 
 >>> from minilib.logs.base import LoadedLog, RecordedUsage
->>> from minilib.logs.replay import replay_transcript
->>> from minilib.window import Settings
 >>> messages = [{"role": "user", "content": "x" * 400},
 ...     {"role": "assistant", "content": "ok"},
 ...     {"role": "user", "content": "y" * 400}, {"role": "assistant", "content": "done"}]
 >>> log = LoadedLog(messages, "demo", usage=[RecordedUsage(1, 1104, None, None, "l1"),
 ...     RecordedUsage(3, 1212, None, None, "l2")])
->>> run = replay_transcript(log, Settings(threshold=10_000))
->>> rows = usage_rows(log, run)
->>> [(row.round, row.recorded, row.counted, row.overhead) for row in rows]
-[(0, 1104, 104, 1000), (1, 1212, 213, 1000)]
+>>> rows = usage_rows(log)
+>>> [(row.round, row.recorded, row.counted, row.overhead, row.lab_reused) for row in rows]
+[(0, 1104, 104, 1000, 0), (1, 1212, 213, 1000, 1104)]
 >>> round(usage_summary(rows)["median_abs_error_with_overhead"], 4)
 0.0004
 """
 
 from dataclasses import dataclass
 from statistics import median
-from typing import List, Optional
+from typing import Callable, List, Mapping, Optional
 
+from ..logs.replay import sent_stretches
+from ..tokens import estimate_message_tokens, estimate_text_tokens, tool_call_name
 from .sent import count_or_dash
 
 OVERHEAD_SOURCE = (
-    "estimated: what the first call with usage counted beyond the lab's count of its "
-    "messages (system prompt and tool definitions the log does not hold)"
+    "estimated: what the first call with usage counted beyond the lab's count of what "
+    "it sent (system prompt and tool definitions the log does not hold)"
 )
 
 
@@ -44,52 +58,123 @@ class UsageRow:
     round: int  # the replay's round (the log's assistant messages, in order)
     recorded: int  # the prompt as the API counted it
     counted: int  # the lab's count of the window the agent sent (the baseline)
+    sent_extra: int  # what else the window sent: call arguments, thinking taken back
     overhead: int  # the fixed part estimated from the first call (see the module)
     cache_read: Optional[int]
     cache_written: Optional[int]
+    lab_reused: int  # what the lab's prefix model says the call could read from cache
     where: str
+    after_compaction: bool = False  # the first call after one of the agent's compactions
 
     @property
     def error(self) -> float:
-        """(lab - API) / API, messages alone."""
+        """(lab - API) / API, the window as the lab counts it."""
         return (self.counted - self.recorded) / self.recorded
 
     @property
+    def error_sent(self) -> float:
+        """The same with what else the window sent."""
+        return (self.counted + self.sent_extra - self.recorded) / self.recorded
+
+    @property
     def error_with_overhead(self) -> float:
-        return (self.counted + self.overhead - self.recorded) / self.recorded
+        """The same with the estimated overhead too: what remains unexplained."""
+        counted = self.counted + self.sent_extra + self.overhead
+        return (counted - self.recorded) / self.recorded
 
 
-def usage_rows(log, run) -> List[UsageRow]:
-    """A row per call the log records usage for and the replay `run` reached
-    (`run` replays `log`; its baselines are the windows the agent sent)."""
+@dataclass(frozen=True)
+class _Sent:
+    """What the lab knows of one call's window."""
+
+    counted: int  # the window by the lab's count (the baseline of the replay)
+    extra: int  # call arguments and the thinking the API takes back
+    reused_prefix: int  # what the call before sent, by the lab's count
+    after_compaction: bool
+
+
+def calls_sent(
+    log,
+    count_message: Callable[[Mapping], int] = estimate_message_tokens,
+    count_text: Callable[[str], int] = estimate_text_tokens,
+) -> List[_Sent]:
+    """Per model call of `log` (its assistant messages, in order): the window the agent
+    sent, as the lab counts it, what else it sent, and the prefix it shares with the
+    call before. One walk over the windows sent (the agent's compactions followed),
+    each message counted once, so a long log costs what its messages cost."""
+    thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
+    calls: List[_Sent] = []
+    for stretch_number, (stretch, opening) in enumerate(
+        sent_stretches(log.messages, log.compactions)
+    ):
+        window = arguments = loop_thinking = 0
+        previous = None  # the window of the call before, in this stretch
+        for index, message in enumerate(stretch):
+            if message["role"] == "user":
+                loop_thinking = 0  # a new turn: the API drops the earlier thinking
+            if index >= opening and message["role"] == "assistant":
+                reused = previous or 0  # after a compaction: only the overhead
+                calls.append(
+                    _Sent(
+                        window,
+                        arguments + loop_thinking,
+                        reused,
+                        stretch_number > 0 and previous is None,
+                    )
+                )
+                previous = window
+            window += count_message(message)
+            if message["role"] == "assistant":
+                arguments += _arguments(message, count_text)
+                loop_thinking += count_text(thinking.get(id(message), ""))
+    return calls
+
+
+def _arguments(message, count_text: Callable[[str], int]) -> int:
+    """The tokens of a message's call arguments (the article's rule counts the name)."""
+    return sum(
+        count_text(str((call.get("function") or {}).get("arguments") or ""))
+        for call in message.get("tool_calls") or ()
+        if tool_call_name(call)
+    )
+
+
+def usage_rows(
+    log,
+    count_message: Callable[[Mapping], int] = estimate_message_tokens,
+    count_text: Callable[[str], int] = estimate_text_tokens,
+) -> List[UsageRow]:
+    """A row per call `log` records usage for: its window as the lab counts it with
+    `count_message` (the estimate by default), what else it sent by `count_text`."""
     rounds = {}
-    assistants = 0
     for index, message in enumerate(log.messages):
         if message["role"] == "assistant":
-            rounds[index] = assistants
-            assistants += 1
+            rounds[index] = len(rounds)
     pairs = [
-        (usage, run.rounds[rounds[usage.message]])
+        (usage, rounds[usage.message])
         for usage in log.usage
-        if usage.message in rounds
-        and rounds[usage.message] < len(run.rounds)
-        and usage.input_tokens > 0
+        if usage.message in rounds and usage.input_tokens > 0
     ]
     if not pairs:
         return []
+    sent = calls_sent(log, count_message, count_text)
     first, first_round = pairs[0]
-    overhead = max(0, first.input_tokens - first_round.baseline_tokens)
+    first_sent = sent[first_round].counted + sent[first_round].extra
+    overhead = max(0, first.input_tokens - first_sent)
     return [
         UsageRow(
-            record.round,
+            number,
             usage.input_tokens,
-            record.baseline_tokens,
+            sent[number].counted,
+            sent[number].extra,
             overhead,
             usage.cache_read,
             usage.cache_written,
+            sent[number].reused_prefix + (overhead if number else 0),
             usage.where,
+            sent[number].after_compaction,
         )
-        for usage, record in pairs
+        for usage, number in pairs
     ]
 
 
@@ -98,53 +183,115 @@ def _percentile(values: List[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
 
 
+def _errors(values: List[float], name: str) -> dict:
+    return {
+        f"median_abs_{name}": median(abs(e) for e in values),
+        f"p10_{name}": _percentile(values, 0.1),
+        f"p90_{name}": _percentile(values, 0.9),
+    }
+
+
 def usage_summary(rows: List[UsageRow]) -> dict:
-    """The per-call error over the rows: median of its size, p10 and p90, without and
-    with the estimated overhead; the totals; how the overhead was found."""
+    """The per-call error over the rows at each step (the window; with what else it
+    sent; with the estimated overhead): median of its size, p10 and p90; the totals;
+    how the overhead was found; the recorded cache reads beside the lab's."""
     if not rows:
         return {"calls": 0}
-    plain = [row.error for row in rows]
-    fixed = [row.error_with_overhead for row in rows]
     return {
         "calls": len(rows),
         "overhead_tokens": rows[0].overhead,
         "overhead_source": OVERHEAD_SOURCE,
         "recorded_total": sum(row.recorded for row in rows),
         "counted_total": sum(row.counted for row in rows),
-        "counted_total_with_overhead": sum(row.counted + row.overhead for row in rows),
-        "median_abs_error": median(abs(e) for e in plain),
-        "p10_error": _percentile(plain, 0.1),
-        "p90_error": _percentile(plain, 0.9),
-        "median_abs_error_with_overhead": median(abs(e) for e in fixed),
-        "p10_error_with_overhead": _percentile(fixed, 0.1),
-        "p90_error_with_overhead": _percentile(fixed, 0.9),
+        "sent_extra_total": sum(row.sent_extra for row in rows),
+        "counted_total_with_overhead": sum(
+            row.counted + row.sent_extra + row.overhead for row in rows
+        ),
+        **_errors([row.error for row in rows], "error"),
+        **_errors([row.error_sent for row in rows], "error_sent"),
+        **_errors([row.error_with_overhead for row in rows], "error_with_overhead"),
+        **_growth(rows),
         "cache_read_total": sum(row.cache_read or 0 for row in rows),
         "cache_written_total": sum(row.cache_written or 0 for row in rows),
+        "cache_recorded": any(row.cache_read is not None for row in rows),
+        "lab_reused_total": sum(row.lab_reused for row in rows),
+        "after_compaction": [
+            {"round": row.round, "unexplained": row.recorded - _received(row)}
+            for row in rows
+            if row.after_compaction
+        ],
     }
 
 
+def _received(row: UsageRow) -> int:
+    return row.counted + row.sent_extra + row.overhead
+
+
+def _growth(rows: List[UsageRow]) -> dict:
+    """What the calls after the first added to it, summed: the part of the error the
+    overhead (fixed, and taken from the first call) cannot hide."""
+    first = rows[0]
+    recorded = sum(row.recorded - first.recorded for row in rows[1:])
+    lab = sum(_received(row) - _received(first) for row in rows[1:])
+    error = (lab - recorded) / recorded if recorded else None
+    return {"growth_recorded": recorded, "growth_counted": lab, "growth_error": error}
+
+
+def _step(summary: dict, name: str) -> str:
+    return (
+        f"{summary[f'median_abs_{name}']:.0%} (p10 {summary[f'p10_{name}']:+.0%}, "
+        f"p90 {summary[f'p90_{name}']:+.0%})"
+    )
+
+
+def _cache_line(summary: dict) -> str:
+    recorded, lab = summary["cache_read_total"], summary["lab_reused_total"]
+    return (
+        f"prompt cache: the API read {recorded:,} tokens from it, the lab's prefix "
+        f"model says {lab:,} could be ({lab / recorded - 1:+.0%})"
+        if recorded
+        else f"prompt cache: no reads recorded; the lab's prefix model says {lab:,}"
+    )
+
+
 def format_usage(rows: List[UsageRow]) -> str:
-    """Lines for a report: the totals and the error, then a row per call."""
+    """Lines for a report: the totals and the error at each step, then a row per call."""
     summary = usage_summary(rows)
     if not summary["calls"]:
         return "recorded usage: none in this log"
+    sent = summary["counted_total"] + summary["sent_extra_total"]
     lines = [
         f"recorded usage: {summary['calls']} calls; the API counted "
-        f"{summary['recorded_total']:,} input tokens, the lab "
-        f"{summary['counted_total']:,} (messages alone) and "
-        f"{summary['counted_total_with_overhead']:,} with an overhead of "
-        f"{summary['overhead_tokens']:,} a call ({OVERHEAD_SOURCE})",
-        f"per-call error: median {summary['median_abs_error']:.0%} "
-        f"(p10 {summary['p10_error']:+.0%}, p90 {summary['p90_error']:+.0%}); with the "
-        f"overhead {summary['median_abs_error_with_overhead']:.0%} "
-        f"(p10 {summary['p10_error_with_overhead']:+.0%}, "
-        f"p90 {summary['p90_error_with_overhead']:+.0%})",
-        "round  recorded  cache read  cache written  lab count  error  with overhead",
+        f"{summary['recorded_total']:,} input tokens in all",
+        f"  the lab: {summary['counted_total']:,} (the window as it counts it), "
+        f"{sent:,} with call arguments and the thinking taken back,",
+        f"  {summary['counted_total_with_overhead']:,} with an overhead of "
+        f"{summary['overhead_tokens']:,} a call, estimated from the first call",
+        f"per-call error: the window {_step(summary, 'error')}",
+        f"  with what else it sent {_step(summary, 'error_sent')}",
+        f"  with the overhead {_step(summary, 'error_with_overhead')}",
     ]
+    if summary["growth_error"] is not None:
+        api, lab = summary["growth_recorded"], summary["growth_counted"]
+        lines.append(
+            f"what the calls after the first added: the API {api:,}, the lab {lab:,} "
+            f"({summary['growth_error']:+.0%})"
+        )
+    if summary["cache_recorded"]:
+        lines.append(_cache_line(summary))
+    for after in summary["after_compaction"]:
+        lines.append(
+            f"after a compaction (round {after['round']}): {after['unexplained']:+,} "
+            "tokens the lab does not see (what the harness re-attached)"
+        )
+    lines.append(
+        "round  recorded  cache read  lab reused  cache written  lab count  + sent  error"
+    )
     for row in rows:
         read, written = count_or_dash(row.cache_read), count_or_dash(row.cache_written)
         lines.append(
-            f"{row.round:>5}  {row.recorded:>8,}  {read:>10}  {written:>13}  "
-            f"{row.counted:>9,}  {row.error:>+5.0%}  {row.error_with_overhead:>+13.0%}"
+            f"{row.round:>5}  {row.recorded:>8,}  {read:>10}  {row.lab_reused:>10,}  "
+            f"{written:>13}  {row.counted:>9,}  {row.sent_extra:>+6,}  "
+            f"{row.error_with_overhead:>+5.0%}"
         )
     return "\n".join(lines)
