@@ -62,6 +62,7 @@ data: $(STAMP)
 	for script in $(DATA_SCRIPTS); do $(BIN)/python $$script || exit 1; done
 	$(BIN)/python -m minilib.reports six-paths --write docs/six_paths.md
 	$(BIN)/python -m minilib.reports grounded --write docs/grounded.md
+	$(BIN)/python -m minilib.reports usage --write docs/recorded_usage.md
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter nbconvert --execute --to notebook --inplace \

@@ -299,3 +299,16 @@ def test_the_lab_reuses_the_window_the_call_before_sent_and_the_overhead():
 def test_the_usage_of_the_bundled_logs_is_what_its_script_makes():
     pytest.importorskip("bpe_openai")
     assert _make_usage_module().main(["--check"]) == 0
+
+
+def test_the_usage_page_is_what_the_lab_computes():
+    from minilib.reports import usage_page
+
+    page = DATA_DIR.parent / "docs" / "recorded_usage.md"
+    if not page.exists():
+        pytest.skip("the docs are in a checkout only")
+    text = usage_page.build_markdown()
+    assert page.read_text(encoding="utf-8") == text
+    for name, _, summary in usage_page.bundled_rows():  # every log with usage, a row
+        assert f"| `{name}` |" in text
+        assert summary["median_abs_error_with_overhead"] <= 0.10

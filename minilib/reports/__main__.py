@@ -2,8 +2,9 @@
 
     python -m minilib.reports six-paths --write docs/six_paths.md [--no-tokenizers]
     python -m minilib.reports grounded --write docs/grounded.md
+    python -m minilib.reports usage --write docs/recorded_usage.md
 
-Without --write the page goes to stdout. `make data` rewrites both pages; each page's
+Without --write the page goes to stdout. `make data` rewrites every page; each page's
 first lines name the command that writes it.
 """
 
@@ -13,12 +14,13 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..measure.tokenizers import INSTALL_HINT, available
-from . import grounded_page, six_paths_page
+from . import grounded_page, six_paths_page, usage_page
 
 PROG = "python -m minilib.reports"
 PAGES = {
     "six-paths": "docs/six_paths.md: the six compression paths on the bundled session",
     "grounded": "docs/grounded.md: the grounded replay on the six paths and aging rules",
+    "usage": "docs/recorded_usage.md: the lab's count beside the usage the logs record",
 }
 
 
@@ -38,6 +40,8 @@ def page_text(args: argparse.Namespace) -> Optional[str]:
     """The page's markdown; None (after saying why on stderr) when it cannot be built."""
     if args.page == "grounded":
         return grounded_page.build_markdown()
+    if args.page == "usage":
+        return usage_page.build_markdown()
     include_tokenizers = not args.no_tokenizers
     if include_tokenizers and not available():
         print(
