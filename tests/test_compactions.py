@@ -63,12 +63,24 @@ def test_the_bundled_claude_code_compaction():
 def test_the_bundled_codex_compactions():
     log = load_transcript(LOGS / "codex_compacted.jsonl")
     first, second = measure_compactions(log)
-    # compacted records on lines 21 and 34; Codex records no trigger; the token_count
-    # events before them hold only the session's total input tokens, and say so
+    # compacted records on lines 21 and 34; Codex records no trigger; the tokens before
+    # are the last call's input, from the last token_count event before each record
     assert (first.round, second.round) == (4, 8)
     assert (first.trigger, second.trigger) == (None, None)
-    assert (first.tokens_before, second.tokens_before) == (182_400, 191_020)
-    assert first.tokens_before_field == "token_count info.total_token_usage.input_tokens"
+    records = [
+        json.loads(line)
+        for line in (LOGS / "codex_compacted.jsonl").read_text("utf-8").splitlines()
+    ]
+    last_before = [
+        next(
+            r["payload"]["info"]["last_token_usage"]["input_tokens"]
+            for r in reversed(records[: line - 1])
+            if r["type"] == "event_msg" and r["payload"]["type"] == "token_count"
+        )
+        for line in (21, 34)
+    ]
+    assert [first.tokens_before, second.tokens_before] == last_before
+    assert first.tokens_before_field == "token_count info.last_token_usage.input_tokens"
     # the summary is the user message that opens with Codex's summary prefix; the
     # retained user messages are copies of earlier ones, not summary
     summary = log.compactions[0].replacement[-1]["content"]
