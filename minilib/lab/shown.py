@@ -1,6 +1,10 @@
 """One display rule for every interactive view of the lab."""
 
+import html
+
 import ipywidgets as widgets
+
+from .style import PROBLEM_CSS, REPORT_CSS
 
 
 class ShownAsWidget:
@@ -21,3 +25,41 @@ class ShownAsWidget:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/plain"] = self.text_form()
         return bundle
+
+
+class TextUploadExplorer(ShownAsWidget):
+    """Upload a log: `describe(name, bytes)` -> (text, is_a_problem) shown as it
+    arrives, a problem in the problem colours. `describe` is a pure function, so tests
+    call it, and `render`, without a browser."""
+
+    def __init__(self, describe, text_form: str):
+        self.describe, self._text_form = describe, text_form
+        self.upload = widgets.FileUpload(
+            accept="", multiple=False, description="Upload a log"
+        )
+        self.output = widgets.HTML()
+        self.upload.observe(lambda change: self.render(), "value")
+        self.widget = widgets.VBox([self.upload, self.output])
+
+    def render(self):
+        if not self.upload.value:
+            return None
+        upload = self.upload.value[0]
+        text, problem = self.describe(upload["name"], bytes(upload["content"]))
+        style = PROBLEM_CSS if problem else REPORT_CSS
+        self.output.value = (
+            f'<pre style="{style}padding:6px 10px;white-space:pre-wrap;'
+            f'font-size:13px">{html.escape(text)}</pre>'
+        )
+        return text
+
+    def text_form(self) -> str:
+        return self._text_form
+
+
+def decoded_upload(name: str, content: bytes):
+    """The upload's text, or None and the line saying it is not a log the lab reads."""
+    try:
+        return bytes(content).decode("utf-8"), None
+    except UnicodeDecodeError:
+        return None, f"{name}: not UTF-8 text, so not a log the lab reads"
