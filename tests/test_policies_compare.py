@@ -249,3 +249,43 @@ def test_compare_prints_the_replays_and_the_agents_compaction_rounds(tmp_path):
         done.stdout
     )
     assert "(158,340 tokens)" in done.stdout
+
+
+def test_every_stand_in_row_says_what_the_real_summaries_kept_beside_it():
+    from minilib.measure.compactions import measure_compactions
+
+    log = load_transcript(ROOT / "data" / "logs" / "claude_code_compacted.jsonl")
+    reports = [r.as_dict() for r in measure_compactions(log)]
+    expected = {
+        "compactions": len(reports),
+        "facts_after": sum(r["facts_after"] for r in reports),
+        "real_held": sum(r["held"] for r in reports),
+        "standin_held": sum(r["standin_held"] for r in reports),
+    }
+    assert expected["facts_after"] > 0
+    keys = ["claude-code", "codex", "langchain-trim", "openhands-masking"]
+    rows = compare_policies(log.messages, keys, 200_000, agent_log=log)
+    for key, row in zip(keys, rows):
+        if POLICIES[key].stand_in:
+            assert row["standin_vs_real"] == expected
+        else:
+            assert "standin_vs_real" not in row
+    assert any(POLICIES[key].stand_in for key in keys)
+    assert not all(POLICIES[key].stand_in for key in keys)
+    # a log with no compaction of its own has nothing to set the stand-in beside
+    plain = load_transcript(ROOT / "data" / "logs" / "claude_code_session.jsonl")
+    row = compare_policies(plain.messages, ["claude-code"], agent_log=plain)[0]
+    assert "standin_vs_real" not in row
+
+
+def test_a_window_below_the_logs_measured_overhead_is_refused_by_name(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "compare"]
+        + [str(ROOT / "data" / "logs" / "claude_code_session.jsonl"), "--window", "2000"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert "--window 2,000: the log's first call counted" in done.stderr
+    assert "Traceback" not in done.stderr

@@ -110,6 +110,14 @@ def main(args) -> int:
     try:
         count_tokens, counted_with = counter(args.tokenizer)
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        overhead = measured_overhead(log, count_tokens)
+        if overhead is not None and overhead >= args.window:
+            return fail(
+                f"error: --window {args.window:,}: the log's first call counted "
+                f"{overhead:,} tokens beyond its messages (system prompt and tool "
+                "definitions), so no window that small could hold a call; give a "
+                "larger --window"
+            )
         rows = compare_policies(
             log.messages,
             args.policies,
@@ -118,7 +126,7 @@ def main(args) -> int:
             counted_with=counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
-            overhead_tokens=(overhead := measured_overhead(log, count_tokens)),
+            overhead_tokens=overhead,
             agent_log=log,  # its own compactions, beside its policy's replay
         )
     except TokenizerUnavailable as error:

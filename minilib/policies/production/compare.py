@@ -30,12 +30,14 @@ What each row adds about the policy itself:
 """
 
 import re
+import textwrap
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
 from ...measure.cache import DEFAULT_PRICES
+from ...measure.compactions import measure_compactions
 from ...measure.costs import ESTIMATED, RunCosts, RunMeter
 from ...measure.used_facts import used_facts
 from ...messages import is_observation, output_id
@@ -234,7 +236,26 @@ def compare_policies(
         )
         if tracer is not None:
             tracer.write_jsonl(Path(trace_folder) / key / "trace.jsonl")
+    if agent_log is not None and agent_log.compactions:
+        kept = standin_against_real(agent_log)
+        for key, row in zip(keys, rows):
+            if POLICIES[key].stand_in:
+                row["standin_vs_real"] = kept
     return rows
+
+
+def standin_against_real(log: LoadedLog) -> dict:
+    """Over the compactions `log` records: of the facts the agent used after each that a
+    tool had shown before it, how many its real summary held, and how many the lab's
+    stand-in summary of the same history, given the same room, holds: how optimistic a
+    row that rests on the stand-in is, on this log."""
+    reports = [report.as_dict() for report in measure_compactions(log)]
+    return {
+        "compactions": len(reports),
+        "facts_after": sum(r["facts_after"] for r in reports),
+        "real_held": sum(r["held"] for r in reports),
+        "standin_held": sum(r["standin_held"] for r in reports),
+    }
 
 
 def format_comparison(rows: Sequence[Mapping]) -> str:
@@ -264,7 +285,25 @@ def format_comparison(rows: Sequence[Mapping]) -> str:
             lines.append(f"{row['policy']}: stopped at round {row['overflow_round']}: ")
             lines[-1] += row["overflow"][:160]
     lines += compaction_lines(rows)
+    lines += standin_lines(rows)
     return "\n".join(lines)
+
+
+def standin_lines(rows: Sequence[Mapping]) -> List[str]:
+    """One line for the rows whose summaries are the lab's stand-in: what it keeps of
+    the facts used after the log's real compactions, beside the real summaries."""
+    named = [row["policy"] for row in rows if row.get("standin_vs_real")]
+    if not named:
+        return []
+    kept = next(row["standin_vs_real"] for row in rows if row.get("standin_vs_real"))
+    compactions = "compaction" if kept["compactions"] == 1 else "compactions"
+    text = (
+        f"stand-in summaries: of the {kept['facts_after']} facts the agent used after "
+        f"its {kept['compactions']} {compactions} that a tool had shown before, the "
+        f"real summaries held {kept['real_held']}, the lab's stand-in given the same "
+        f"room {kept['standin_held']} (rows: {', '.join(named)})"
+    )
+    return textwrap.wrap(text, 100, subsequent_indent="  ", break_on_hyphens=False)
 
 
 def _rounds(entries: Sequence[Mapping]) -> str:
