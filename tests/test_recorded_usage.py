@@ -312,3 +312,20 @@ def test_the_usage_page_is_what_the_lab_computes():
     for name, _, summary in usage_page.bundled_rows():  # every log with usage, a row
         assert f"| `{name}` |" in text
         assert summary["median_abs_error_with_overhead"] <= 0.10
+
+
+def test_compress_report_keeps_the_recorded_usage(tmp_path):
+    from minilib.logs import load_log
+
+    path = DATA_DIR / "logs" / "claude_code_compacted.jsonl"
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", "compress", str(path)]
+        + ["--report", str(tmp_path / "report"), "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    document = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
+    expected = json.loads(json.dumps(usage_summary(usage_rows(load_log(path)))))
+    assert document["recorded_usage"] == expected
+    assert "after a compaction (round 4)" in done.stdout

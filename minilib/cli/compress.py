@@ -22,7 +22,7 @@ from ..logs.replay import (
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.compactions import measure_compactions
 from ..measure.costs import measure_replay
-from ..measure.recorded_usage import format_usage, usage_rows
+from ..measure.recorded_usage import format_usage, usage_rows, usage_summary
 from ..measure.tokenizers import TokenizerUnavailable
 from ..measure.way_back import log_declares_recall
 from ..reports.compactions import format_compactions
@@ -240,6 +240,8 @@ def print_report(
     }
     if log.compactions:
         extra["compactions"] = print_compactions(log)
+    if log.usage:  # printed with the replay above; the report keeps it too
+        extra["recorded_usage"] = usage_summary(usage_rows(log))
     write_report(costs, args.report, extra)
     print(f"wrote {args.report / 'report.json'} and {args.report / 'cut.csv'}")
 
