@@ -62,7 +62,9 @@ adds a stated overhead (35,000 tokens for Claude Code, the size a real Claude Co
 session's first call showed beyond its messages; the figures the other logs were written
 with) and, after a Claude Code compaction, 600 re-attached tokens. On them the steps
 check the lab's method and its estimate against a real tokenizer's count, not against a
-provider.
+provider. The compacted Claude Code fixture's compact boundary says 158,340 tokens before
+it (`preTokens`), written to stand for the long session the fixture abridges; its
+generated usage counts only what the fixture holds, so the two do not agree.
 """
 
 REAL = """\
