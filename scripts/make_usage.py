@@ -21,6 +21,7 @@ cache, the rest written (OpenAI reads in whole blocks of 128 tokens).
 
 import argparse
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -35,7 +36,13 @@ LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
 # what the harness re-attaches after one of its compactions. Claude Code's overhead is
 # the size a real Claude Code 2.1 session's first call showed beyond its messages;
 # the others are those the constructed logs were written with.
-OVERHEAD = {"claude-code": 35_000, "codex": 9_000, "gemini": 5_100, "pi": 2_180}
+OVERHEAD = {
+    "claude-code": 35_000,
+    "codex": 9_000,
+    "gemini": 5_100,
+    "pi": 2_180,
+    "opencode": 1_140,
+}
 REATTACHED = {"claude-code": 600}  # a recently read file, put back after a compaction
 FILES = {
     "claude_code_session.jsonl": "claude-code",
@@ -47,6 +54,7 @@ FILES = {
     "gaps/codex_approval_between.jsonl": "codex",
     "gaps/codex_interrupted_call.jsonl": "codex",
     "gemini_session.json": "gemini",
+    "opencode_export.json": "opencode",
     "pi_session.jsonl": "pi",
     "gaps/pi_damaged_line.jsonl": "pi",
 }
@@ -134,13 +142,21 @@ def rewrite_lines(path: Path, log, counted, agent: str) -> str:
     return "\n".join(lines)
 
 
-def rewrite_gemini(path: Path, log, counted) -> str:
+def rewrite_json(path: Path, log, counted, agent: str) -> str:
+    """A JSON log (Gemini CLI's session, opencode's export) with each usage record's
+    numbers replaced, where the reader found it (`messages[i]...tokens`)."""
     document = json.loads(path.read_text(encoding="utf-8"))
     for usage in log.usage:
-        index = int(usage.where.split("[")[1].split("]")[0])
+        found = document
+        for key in re.findall(r"(\w+)(?:\[(\d+)\])?", usage.where):
+            found = found[key[0]] if not key[1] else found[key[0]][int(key[1])]
         prompt, cached = counted[usage.message]
-        document["messages"][index]["tokens"].update(input=prompt, cached=cached)
-    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+        if agent == "gemini":  # its input holds the cached part
+            found.update(input=prompt, cached=cached)
+        else:
+            found.update(input=prompt - cached, cache={"read": cached, "write": 0})
+    indent = 1 if agent == "gemini" else 2  # as each file is written
+    return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
 
 
 def main(argv=None) -> int:
@@ -152,8 +168,8 @@ def main(argv=None) -> int:
         path = LOGS / name
         log = load_log(path)
         counted = calls_counted(log, agent)
-        if agent == "gemini":
-            text = rewrite_gemini(path, log, counted)
+        if agent in ("gemini", "opencode"):
+            text = rewrite_json(path, log, counted, agent)
         else:
             text = rewrite_lines(path, log, counted, agent)
         if text != path.read_text(encoding="utf-8"):

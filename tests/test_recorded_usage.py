@@ -329,3 +329,22 @@ def test_compress_report_keeps_the_recorded_usage(tmp_path):
     expected = json.loads(json.dumps(usage_summary(usage_rows(load_log(path)))))
     assert document["recorded_usage"] == expected
     assert "after a compaction (round 4)" in done.stdout
+
+
+def test_opencode_records_each_steps_usage():
+    from minilib.logs import load_log
+
+    path = DATA_DIR / "logs" / "opencode_export.json"
+    export = json.loads(path.read_text("utf-8"))
+    steps = [  # every step-finish part's tokens, in file order
+        part["tokens"]
+        for message in export["messages"]
+        for part in message["parts"]
+        if part.get("type") == "step-finish"
+    ]
+    log = load_log(path)
+    assert [(u.input_tokens, u.cache_read, u.cache_written) for u in log.usage] == [
+        (t["input"] + t["cache"]["read"] + t["cache"]["write"], t["cache"]["read"], 0)
+        for t in steps
+    ]
+    assert len({u.message for u in log.usage}) == len(steps)  # a step a model call

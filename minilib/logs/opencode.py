@@ -14,7 +14,8 @@ The window is rebuilt as opencode builds it for the model:
   status is completed answers with `state.output` (a compacted one with
   opencode's placeholder), error with `state.error` (a tool error), pending or
   running with "[Tool execution was interrupted]" (an error). `reasoning` is not
-  kept as text; `step-finish`, `snapshot`, `patch`, `agent`, `retry`: bookkeeping.
+  kept as text; `step-finish` (its `tokens`: the step's usage, read), `snapshot`, `patch`,
+  `agent`, `retry`: bookkeeping.
   An assistant message with an `error` is not sent back (unless it was aborted
   after it said something).
 Older versions keep the system prompt in an assistant's `info.system` list: it
@@ -87,6 +88,8 @@ def _assistant(info: dict, parts: list, at: str, log: Builder) -> None:
         if kind == "step-start" or step is None:
             step = {"texts": [], "tools": []}
             steps.append(step)
+        if kind == "step-finish" and isinstance(part.get("tokens"), dict):
+            step["usage"] = (part["tokens"], f"{where}.tokens")
         if kind == "text":
             step["texts"].append(part.get("text") or "")
         elif kind == "tool":
@@ -101,8 +104,23 @@ def _assistant(info: dict, parts: list, at: str, log: Builder) -> None:
         if not step["texts"] and not step["tools"]:
             continue
         log.assistant("\n".join(step["texts"]), [call for _, call, _, _ in step["tools"]])
+        if "usage" in step:
+            _usage(*step["usage"], log)
         for where, call, text, failure in step["tools"]:
             log.result(call["id"], text, where, failure)
+
+
+def _usage(tokens: dict, where: str, log: Builder) -> None:
+    """A step's `tokens`: its uncached input, what it read from the prompt cache and
+    what it wrote to it make the prompt the provider counted."""
+    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    read, written = cache.get("read"), cache.get("write")
+    parts = [tokens.get("input"), read, written]
+    if not isinstance(parts[0], int) or isinstance(parts[0], bool):
+        log.skip(where, "step tokens without an input count")
+        return
+    whole = sum(n for n in parts if isinstance(n, int) and not isinstance(n, bool))
+    log.recorded_usage(whole, where, read, written)
 
 
 def _read(doc: Doc, log: Builder) -> None:
