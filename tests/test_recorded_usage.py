@@ -309,7 +309,7 @@ def test_the_usage_page_is_what_the_lab_computes():
         pytest.skip("the docs are in a checkout only")
     text = usage_page.build_markdown()
     assert page.read_text(encoding="utf-8") == text
-    for name, _, summary in usage_page.bundled_rows():  # every log with usage, a row
+    for name, _, summary, _ in usage_page.bundled_rows():  # every log with usage, a row
         assert f"| `{name}` |" in text
         assert summary["median_abs_error_with_overhead"] <= 0.10
 
@@ -348,3 +348,23 @@ def test_opencode_records_each_steps_usage():
         for t in steps
     ]
     assert len({u.message for u in log.usage}) == len(steps)  # a step a model call
+
+
+def test_with_the_tokenizer_the_usage_was_made_with_only_the_unseen_part_is_left():
+    pytest.importorskip("bpe_openai")
+    from minilib.measure.recorded_usage import counted_usage_rows
+    from minilib.measure.tokenizers import message_counter
+
+    made = _make_usage_module()
+    counter = message_counter("o200k_base")
+    for name, log in _bundled_with_usage():
+        rows = counted_usage_rows(log, counter)
+        agent = made.FILES[name]
+        # the overhead found from the first call is the one the usage was made with
+        assert rows[0].overhead == made.OVERHEAD[agent], name
+        compacted = False  # what the harness re-attached stays in the calls after it
+        for row in rows:
+            compacted = compacted or row.after_compaction
+            unseen = row.recorded - row.counted - row.sent_extra - row.overhead
+            expected = made.REATTACHED.get(agent, 0) if compacted else 0
+            assert unseen == expected, (name, row.round)

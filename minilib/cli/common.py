@@ -12,7 +12,7 @@ from ..logs import MAX_LOG_BYTES
 from ..logs.base import repair_counts
 from ..logs.replay import TranscriptRun
 from ..measure.costs import ESTIMATED
-from ..measure.recorded_usage import usage_rows, usage_summary
+from ..measure.recorded_usage import counted_usage_rows, usage_summary
 from ..measure.tokenizers import message_counter
 from ..scale.bounded import MIN_BUDGET
 from ..session import SessionRun
@@ -143,7 +143,11 @@ def fail(message: str, status: int = BAD_INPUT) -> int:
 
 
 def write_outputs(
-    run: SessionRun, out: Path, grounded: Optional[dict] = None, log=None
+    run: SessionRun,
+    out: Path,
+    grounded: Optional[dict] = None,
+    log=None,
+    count_tokens=estimate_tokens,
 ) -> None:
     """trace.jsonl and rounds.json; for a log (`log`, its LoadedLog), rounds.json
     also lists what the reader repaired (kind, count, first place) and whose run it is."""
@@ -163,7 +167,7 @@ def write_outputs(
     if log is not None:
         document["repairs"] = repair_counts(log.repairs)
         document["run_of"] = log.run_of or None
-        rows = usage_rows(log)
+        rows = counted_usage_rows(log, count_tokens)
         document["recorded_usage"] = {
             **usage_summary(rows),
             "rows": [{**row.__dict__} for row in rows],
@@ -173,7 +177,11 @@ def write_outputs(
 
 
 def write_and_say(
-    run: SessionRun, out: Path, grounded: Optional[dict] = None, log=None
+    run: SessionRun,
+    out: Path,
+    grounded: Optional[dict] = None,
+    log=None,
+    count_tokens=estimate_tokens,
 ) -> None:
-    write_outputs(run, out, grounded, log)
+    write_outputs(run, out, grounded, log, count_tokens)
     print(f"wrote {out / 'trace.jsonl'} and {out / 'rounds.json'}")

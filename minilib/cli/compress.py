@@ -22,14 +22,14 @@ from ..logs.replay import (
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.compactions import measure_compactions
 from ..measure.costs import measure_replay
-from ..measure.recorded_usage import format_usage, usage_rows, usage_summary
+from ..measure.recorded_usage import counted_usage_rows, format_usage, usage_summary
 from ..measure.tokenizers import TokenizerUnavailable
 from ..measure.way_back import log_declares_recall
 from ..reports.compactions import format_compactions
 from ..reports.costs import format_costs, write_report
 from ..reports.rounds import format_rounds, format_summary
 from ..scale.bounded import MIN_DEFAULT_BUDGET
-from ..tokens import estimate_message_tokens
+from ..tokens import estimate_message_tokens, estimate_tokens
 from ..window import Settings
 from .common import (
     DONE,
@@ -178,8 +178,8 @@ def main(args, replay=replay_transcript) -> int:
         return fail(f"error: {error}")
     if not run.rounds and run.overflow is not None:  # the protected head alone is over
         return fail(f"stopped: {run.overflow}", OVERFLOW)
-    print_replay(log, run, counted_with)
-    write_and_say(run, args.out, log=log)
+    print_replay(log, run, counted_with, count_tokens)
+    write_and_say(run, args.out, log=log, count_tokens=count_tokens)
     if args.report is not None:
         print_report(args, log, run, settings, count_tokens, counted_with)
     if run.overflow is not None:
@@ -198,7 +198,9 @@ def _writes_over_input(args) -> Optional[Path]:
     )
 
 
-def print_replay(log: LoadedLog, run: TranscriptRun, counted_with: str) -> None:
+def print_replay(
+    log: LoadedLog, run: TranscriptRun, counted_with: str, count_tokens=estimate_tokens
+) -> None:
     """What was read (so a surprise in the table can be traced back), then the table."""
     print(log.describe())
     print(run.window_line())
@@ -209,7 +211,7 @@ def print_replay(log: LoadedLog, run: TranscriptRun, counted_with: str) -> None:
     print(format_summary(run))
     if log.usage:  # what the API counted, where the log records it
         print()
-        print(format_usage(usage_rows(log)))
+        print(format_usage(counted_usage_rows(log, count_tokens)))
 
 
 def print_report(
@@ -241,7 +243,7 @@ def print_report(
     if log.compactions:
         extra["compactions"] = print_compactions(log)
     if log.usage:  # printed with the replay above; the report keeps it too
-        extra["recorded_usage"] = usage_summary(usage_rows(log))
+        extra["recorded_usage"] = usage_summary(counted_usage_rows(log, count_tokens))
     write_report(costs, args.report, extra)
     print(f"wrote {args.report / 'report.json'} and {args.report / 'cut.csv'}")
 

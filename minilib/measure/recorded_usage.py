@@ -103,6 +103,7 @@ def calls_sent(
     call before. One walk over the windows sent (the agent's compactions followed),
     each message counted once, so a long log costs what its messages cost."""
     thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
+    with_arguments = getattr(count_message, "counts_arguments", False)
     calls: List[_Sent] = []
     for stretch_number, (stretch, opening) in enumerate(
         sent_stretches(log.messages, log.compactions)
@@ -125,7 +126,8 @@ def calls_sent(
                 previous = window
             window += count_message(message)
             if message["role"] == "assistant":
-                arguments += _arguments(message, count_text)
+                if not with_arguments:  # a real tokenizer's count holds them already
+                    arguments += _arguments(message, count_text)
                 loop_thinking += count_text(thinking.get(id(message), ""))
     return calls
 
@@ -176,6 +178,16 @@ def usage_rows(
         )
         for usage, number in pairs
     ]
+
+
+def counted_usage_rows(log, count_tokens) -> List[UsageRow]:
+    """`usage_rows` with the counter a replay governed with (`count_tokens`: the
+    estimate, or a real tokenizer's, which counts call arguments itself)."""
+    return usage_rows(
+        log,
+        getattr(count_tokens, "per_message", estimate_message_tokens),
+        getattr(count_tokens, "count_text", estimate_text_tokens),
+    )
 
 
 def _percentile(values: List[float], share: float) -> float:

@@ -86,4 +86,5 @@ def message_counter(name: str) -> TokenCounter:
     # measured with the same text rule.
     count_tokens.per_message = count_message
     count_tokens.count_text = count_text
+    count_message.counts_arguments = True  # what measure.recorded_usage adds otherwise
     return count_tokens
