@@ -259,3 +259,19 @@ def test_after_an_overflow_the_window_left_is_called_never_sent(tmp_path):
     assert "window left at the overflow (never sent):" in done.stdout
     assert "final window" not in done.stdout
     assert "last model call" not in done.stdout
+
+
+def test_a_reader_that_stops_reading_is_not_an_internal_error(tmp_path):
+    import subprocess
+    import sys
+
+    log = Path(__file__).resolve().parent.parent / "data" / "logs" / "codex_rollout.jsonl"
+    done = subprocess.Popen(
+        [sys.executable, "-m", "minilib", "compress", str(log), "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert done.stdout.readline().startswith(b"shape: codex-rollout")
+    done.stdout.close()  # as `| head -1` does
+    _, error = done.communicate()
+    assert done.returncode == 0 and b"internal error" not in error

@@ -299,7 +299,11 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
             "another task's record: one task is read at a time": 2,
             "reasoning: not sent back as content": 1,
         },
-        {"instruction: the task, as the first user turn": 1},
+        {
+            "instruction: the task, as the first user turn": 1,
+            "the run's input over all its calls, 61,234 tokens: a total, not a call's "
+            "usage, so not set beside a call": 1,
+        },
     ),
     "harbor_trajectory.json": (
         "harbor-atif",

@@ -8,12 +8,14 @@ outcome under the table; `--keep-unseen` ages a tool result only after the model
 seen it. `compare FILE` replays a log under every production policy; `compactions FILE`
 measures the compactions the agent's own harness recorded in it."""
 
+import os
+import sys
 from typing import Optional, Sequence
 
 from ..logs.replay import replay_transcript
 from ..reports.rounds import format_rounds, format_summary
 from . import compactions, compare, compress, run
-from .common import INTERNAL_ERROR, PROG, Parser, fail
+from .common import DONE, INTERNAL_ERROR, PROG, Parser, fail
 
 __all__ = ["build_parser", "format_rounds", "format_summary", "main"]
 
@@ -40,6 +42,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if args.command == "compress":  # the replay passes through here: one seam
             return compress.main(args, replay=replay_transcript)
         return COMMANDS[args.command].main(args)
+    except BrokenPipeError:  # the reader stopped reading (`| head`): not a fault
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return DONE
     except Exception as error:  # a fault of the lab, not of the input: say so in one line
         return fail(
             f"internal error ({type(error).__name__}: {str(error)[:200]}); please "

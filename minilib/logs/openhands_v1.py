@@ -116,6 +116,20 @@ def _result(event: dict, at: str, log: Builder):
     return text, None
 
 
+def _run_usage(record: dict, prefix: str, log: Builder) -> None:
+    """The record's `metrics`: the run's accumulated usage, which no single call can be
+    set beside; said, with its figure, so it is not lost."""
+    metrics = record.get("metrics")
+    usage = metrics.get("accumulated_token_usage") if isinstance(metrics, dict) else None
+    prompt = usage.get("prompt_tokens") if isinstance(usage, dict) else None
+    if isinstance(prompt, int) and not isinstance(prompt, bool):
+        log.note(
+            f"{prefix}metrics.accumulated_token_usage",
+            f"the run's input over all its calls, {prompt:,} tokens: a total, not a "
+            "call's usage, so not set beside a call",
+        )
+
+
 def _read(doc: Doc, log: Builder) -> None:
     records = _records(doc)
     prefix, record = records[0]
@@ -132,6 +146,7 @@ def _read(doc: Doc, log: Builder) -> None:
     if instruction and told:
         log.skip(f"{prefix}instruction", "instruction: the user's message repeats it")
     pending = instruction if instruction and not told else None
+    _run_usage(record, prefix, log)
     for index, event in enumerate(history):
         at = f"{prefix}history[{index}]"
         kind = event["kind"]
