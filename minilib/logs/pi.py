@@ -34,8 +34,9 @@ BRANCH_PREFIX = (
 )
 
 
-def _blocks(content, at: str, log: Builder, allowed=("text",)):
-    """(texts, calls) of a content string or block list; thinking and images skipped."""
+def _blocks(content, at: str, log: Builder, allowed=("text",), thoughts=None):
+    """(texts, calls) of a content string or block list; thinking and images skipped
+    (a thinking block's text added to `thoughts`, when given)."""
     if isinstance(content, str):
         return [content], []
     texts, calls = [], []
@@ -48,6 +49,8 @@ def _blocks(content, at: str, log: Builder, allowed=("text",)):
             calls.append(make_call(block["id"], block["name"], block.get("arguments")))
         elif kind == "thinking" and "thinking" in allowed:
             log.skip(where, "thinking block: not sent back as content")
+            if thoughts is not None and isinstance(block.get("thinking"), str):
+                thoughts.append(block["thinking"])
         elif kind == "image":
             log.skip(where, "image block: cannot be measured as text")
         else:
@@ -83,8 +86,9 @@ def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
             stop = message["stopReason"]
             log.skip(where, f"assistant stopped by {stop}: not sent back")
             return
-        texts, calls = _blocks(message.get("content"), at, log, ALL)
-        log.assistant("\n".join(texts), calls)
+        thoughts = []  # counted where the API takes them back (measure.recorded_usage)
+        texts, calls = _blocks(message.get("content"), at, log, ALL, thoughts)
+        log.assistant("\n".join(texts), calls, thinking="\n".join(thoughts))
         usage = message.get("usage")
         if isinstance(usage, dict) and isinstance(usage.get("input"), int):
             # pi's `input` is the uncached part; the prompt adds what was read and written
