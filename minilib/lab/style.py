@@ -23,6 +23,7 @@ THRESHOLD_COLOR = RED
 AGING_COLOR = ORANGE
 SUMMARY_COLOR = PURPLE
 OVERFLOW_COLOR = RED
+RECORDED_COLOR = "#222"  # what a log recorded (API usage): what the lab is judged against
 OTHER_PATHS_COLOR = "#d0d0d0"  # chapter 8: the paths a panel is not about, faint
 SYMBOL_KEY_COLOR = "#444"  # a legend entry that explains a symbol, not a path
 GRID_COLOR, TEXT_COLOR = "#EBF0F8", "#2a3f5f"  # plotly_white's grid and text colours

@@ -11,9 +11,7 @@ import plotly.graph_objects as go
 from ..logs import LogFileError, load_log, parse_log
 from ..measure.recorded_usage import UsageRow, format_usage, usage_rows
 from .shown import TextUploadExplorer, decoded_upload
-from .style import BASELINE_COLOR, BLUE, RED
-
-RECORDED_COLOR = "#222"  # the record: what the lab is judged against
+from .style import BASELINE_COLOR, BLUE, RECORDED_COLOR, RED
 
 
 def usage_of_file(path) -> List[UsageRow]:
