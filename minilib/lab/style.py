@@ -171,8 +171,9 @@ SLIDER_LABEL_WIDTH = "90px"
 # beside the file browser, wider on the projector page).
 SLIDER_COLUMNS = 3
 WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
-# chapter 10: two sliders a row in 848 px, "openhands-summarizing: max_size" readable
-POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "415px", "215px"
+# chapter 10: a slider a line, its label whole ("claude-code-cache-editing: keep_recent"),
+# its policy's row in one line beside it, in 848 px
+POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "470px", "270px"
 # Chapter 8's explorer: two sliders a row (label, track, the box beside it), so its six
 # sliders and the chart fit one 1280 x 720 screen in JupyterLab.
 PATH_SLIDER_WIDTH, PATH_LABEL_WIDTH, PATH_BOX_WIDTH = "330px", "195px", "72px"
