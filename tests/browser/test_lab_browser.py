@@ -618,6 +618,47 @@ def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
         assert not page.page_errors, page.page_errors
 
 
+def test_present_asks_nothing_of_the_internet(browser, session, tmp_path):
+    """`make present` in a classroom without internet: every request the page makes,
+    stylesheets, fonts and scripts included, goes to the Voila server on localhost
+    (Voila's own lab template linked FontAwesome from a CDN). Requests elsewhere are
+    recorded and refused, and the page still draws the chart."""
+    from urllib.parse import urlsplit
+
+    require_notebook(PRESENT_NOTEBOOK)
+    outside = []
+
+    def local_only(route):
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in (
+            "127.0.0.1",
+            "localhost",
+        ):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    with lab.start_voila(
+        lab.REPO / PRESENT_NOTEBOOK,
+        tmp_path,
+        lab.ARTIFACTS / "logs" / "voila-offline.log",
+    ) as server:
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        context.route("**/*", local_only)
+        page = context.new_page()
+        page.set_default_timeout(lab.UPDATE_TIMEOUT)
+        try:
+            page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
+            plot = page.locator(f"{DASHBOARD} .js-plotly-plot").first
+            plot.locator(".main-svg").first.wait_for(timeout=lab.PAGE_TIMEOUT)
+            eventually(lambda: assert_has_traces(plot), timeout=20)
+            page.wait_for_load_state("networkidle", timeout=lab.PAGE_TIMEOUT)
+        finally:
+            context.close()
+    assert outside == [], f"the projector page asked outside localhost for {outside}"
+
+
 PROJECTOR_SIZES = [(1280, 720, 1), (1920, 1080, 1), (853, 480, 1.5)]  # last: 1280 at 150%
 
 
