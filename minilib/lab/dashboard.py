@@ -21,6 +21,7 @@ from .figures import lab_figure, update_lab_figure
 from .shown import ShownAsWidget
 from .style import (
     ANSWER_TEXT_COLOR,
+    CONTROLS_MAX_WIDTH,
     DASHBOARD_HEIGHT,
     FINE_CSS,
     PRESENT_HEIGHT,
@@ -236,7 +237,7 @@ class LongSessionDashboard(ShownAsWidget):
         for control in [*self.sliders.values(), self.log_axis, self.grounded]:
             control.observe(self._on_change, names="value")
         self.reset_button.on_click(lambda _: self.reset())
-        self.widget = self._arranged()
+        self.widget = self._arranged(None if present else CONTROLS_MAX_WIDTH)
         self.widget.add_class("ccl-long-session-dashboard")
         self.render()
 
@@ -257,10 +258,12 @@ class LongSessionDashboard(ShownAsWidget):
             indent=False,
             layout=widgets.Layout(width="150px"),
         )
-        # under the chart, a fixed box, so switching it on moves nothing below: two lines
-        # of 13 px on the projector page (it is wide there), four in a notebook
+        # under the chart, shown while grounded mode is on: a fixed box, two lines of 13
+        # px on the projector page (it is wide there), four in a notebook
         self.answer = widgets.HTML(
-            layout=widgets.Layout(height="40px" if present else "90px", overflow="auto")
+            layout=widgets.Layout(
+                height="40px" if present else "90px", overflow="auto", display="none"
+            )
         )
         self.answer.add_class("ccl-grounded-answer")
         # no icon: an icon is a FontAwesome glyph, which the projector page would fetch
@@ -290,17 +293,18 @@ class LongSessionDashboard(ShownAsWidget):
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
 
-    def _arranged(self) -> widgets.VBox:
+    def _arranged(self, max_width: Optional[str]) -> widgets.VBox:
         """Controls first, then the figure they drive, on one 1280 x 720 screen: the five
         sliders three a row, under them the status box beside Reset and the two
         switches; the grounded answer and the tables, read after a change rather than
-        during it, go under the figure."""
+        during it, go under the figure. The controls are at most `max_width` wide."""
         sliders = widgets.GridBox(
             list(self.sliders.values()),
             layout=widgets.Layout(
                 grid_template_columns=f"repeat({SLIDER_COLUMNS}, minmax(0, 1fr))",
                 grid_gap="0 8px",
                 width="100%",
+                max_width=max_width,
             ),
         )
         switches = widgets.VBox(
@@ -308,7 +312,8 @@ class LongSessionDashboard(ShownAsWidget):
             layout=widgets.Layout(flex="0 0 auto", margin="0 0 0 8px"),
         )
         status = widgets.HBox(
-            [self.status, switches], layout=widgets.Layout(align_items="center")
+            [self.status, switches],
+            layout=widgets.Layout(align_items="center", max_width=max_width),
         )
         tables = widgets.HBox(
             [
@@ -348,6 +353,7 @@ class LongSessionDashboard(ShownAsWidget):
             if self.grounded.value
             else ""
         )
+        self.answer.layout.display = None if self.grounded.value else "none"
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
         self.status.value = status_html(
             status_lines(run),

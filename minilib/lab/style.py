@@ -170,6 +170,9 @@ SLIDER_LABEL_WIDTH = "90px"
 # The dashboard's sliders: three a row, two rows, each a third of the width (280 px
 # beside the file browser, wider on the projector page).
 SLIDER_COLUMNS = 3
+# In a notebook the figure has a fixed width (LAB_WIDTH): the controls above it no wider,
+# on a wide screen too (on the projector page both follow the page).
+CONTROLS_MAX_WIDTH = "848px"
 WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
 # chapter 10: a slider a line, its label whole ("claude-code-cache-editing: keep_recent"),
 # its policy's row in one line beside it, in 848 px

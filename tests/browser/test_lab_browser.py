@@ -57,6 +57,7 @@ STEPPER_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "state_machine.png"
 PRESENT_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "present.png"
 # the zoom under the token panel ends at 150% of the threshold (what a teacher is told)
 ZOOM_FACTOR = 1.5
+SCREEN = {"width": 1280, "height": 720}  # a classroom's projector
 # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
 THRESHOLD_PRESSES = 6
 # Per-round table: header -> Round field (the columns the lab shows; others are ignored).
@@ -288,14 +289,18 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
     lab.scroll_to_top(dashboard)
     lab.shoot(page, "lab-01-after-run-all")
-    # The README's picture: the article's settings, as the notebook opens, with the file
-    # browser closed.
+    # The README's picture: the article's settings, as the notebook opens, on a
+    # 1280x720 screen with the file browser open, as a student first sees it.
     assert start == Settings(), (
         f"notebook 06 should open at the article's settings, not {start}"
     )
+    page.set_viewport_size(SCREEN)
+    lab.scroll_to_top(dashboard)
+    page.wait_for_timeout(300)
+    update_docs_screenshot(lab.shoot(page, "lab-1280x720"), README_SCREENSHOT)
+    page.set_viewport_size(lab.VIEWPORT)
     lab.collapse_left_sidebar(page)
-    article_shot = lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
-    update_docs_screenshot(article_shot, README_SCREENSHOT)
+    lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
 
     threshold = lab.slider(page, "^threshold$", DASHBOARD)
     lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
