@@ -163,9 +163,18 @@ def on_one_screen(page, scope: str, parts) -> None:
     """With `scope` scrolled to the top of the notebook, every element matched by a
     selector in `parts` lies inside the notebook's visible area: a control and what it
     drives are seen together, without scrolling."""
-    lab.scroll_to_top(page.locator(scope).first)
     frame = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer").first
     view = frame.bounding_box()
+    widget = page.locator(scope).first
+
+    def at_the_top():
+        # the notebook renders its cells lazily, and a cell drawn after the scroll moves
+        # what was scrolled to: scroll again until it stays
+        lab.scroll_to_top(widget)
+        page.wait_for_timeout(200)
+        assert abs(widget.bounding_box()["y"] - view["y"]) <= 2, widget.bounding_box()
+
+    eventually(at_the_top, timeout=10)
     for selector in parts:
         found = page.locator(f"{scope} {selector}")
         assert found.count(), f"nothing matches {selector} in {scope}"
