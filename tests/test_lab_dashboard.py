@@ -799,3 +799,26 @@ def test_the_controls_come_before_the_chart_and_the_readouts_after_it(session):
             assert dashboard.figure.layout.width is None
         else:
             assert widths == {CONTROLS_MAX_WIDTH} and height == DASHBOARD_HEIGHT
+
+
+def test_the_overflow_label_sits_where_the_run_never_reached_when_it_fits(session):
+    """The zoom's "overflow" label goes right of its cross, over rounds the run never
+    reached, when they are wide enough for it; at threshold 800 (round 11 of 13) it
+    sat left, on round 10's marks."""
+    from minilib.lab.figures import label_side, zoom_traces
+    from minilib.lab.style import FONT_SIZE, ZOOM_PANEL_WIDTH
+
+    baseline = run_baseline(session)
+    last = len(baseline.tokens) - 1
+    for threshold in (150, 800):
+        run = run_session(session, Settings(threshold=threshold))
+        mark = zoom_traces(run, baseline)["overflow (zoom)"]
+        assert mark["x"] == [len(run.rounds)]
+        assert mark["textposition"] == ["middle right"], threshold
+    per_round = ZOOM_PANEL_WIDTH / (last + 1)
+    text = "overflow: 4,276 tokens"
+    # no room right of the last round: left; room for the label: right
+    assert label_side(last, last, text) == "middle left"
+    rounds_needed = (len(text) * FONT_SIZE * 0.6 + 12) / per_round
+    assert label_side(last - int(rounds_needed) - 1, last, text) == "middle right"
+    assert label_side(last - int(rounds_needed) + 1, last, text) == "middle left"

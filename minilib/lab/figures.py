@@ -225,13 +225,24 @@ def zoom_overflow(run: SessionRun, last_round: int) -> dict:
     share = round(100 * overflow.tokens / run.settings.threshold, 1)
     at = len(run.rounds)
     pinned = share > top
+    text = f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"
     return {
         "x": [at],
         "y": [top * OFF_SCALE_AT if pinned else share],
         "customdata": [[overflow.tokens, share]],
-        "text": [f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"],
-        "textposition": ["middle left" if at > last_round / 2 else "middle right"],
+        "text": [text],
+        "textposition": [label_side(at, last_round, text)],
     }
+
+
+def label_side(at: int, last_round: int, text: str) -> str:
+    """Where the overflow's label goes: right of its cross, over the rounds the run never
+    reached (nothing is drawn there), when they are wide enough for it in the
+    narrowest zoom (the notebook's, ZOOM_PANEL_WIDTH px); else left of it. Placed left
+    by default, "overflow" at round 11 of 13 sat on round 10's marks."""
+    room = (last_round - at) * ZOOM_PANEL_WIDTH / (last_round + 1)
+    needed = len(text) * FONT_SIZE * 0.6 + 12  # ~0.6 em a character, and the cross
+    return "middle right" if room >= needed else "middle left"
 
 
 def lab_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
