@@ -70,8 +70,11 @@ notebooks: $(STAMP)
 	$(BIN)/python scripts/clean_notebooks.py $(NOTEBOOKS)
 	$(BIN)/ruff format notebooks
 
+# The project's Voila template (jupyter/voila/templates/offline): Voila's lab template
+# without its CDN links, so the page loads offline and asks nothing of the internet.
 present: $(STAMP)
-	$(JUPYTER_ENV) $(BIN)/voila notebooks/present/long_session_lab.ipynb --no-browser $(if $(PORT),--port=$(PORT))
+	$(JUPYTER_ENV) JUPYTER_PATH=$(CURDIR)/jupyter $(BIN)/voila notebooks/present/long_session_lab.ipynb \
+		--template=offline --no-browser $(if $(PORT),--port=$(PORT))
 
 # A JupyterHub for a class on this machine (README, "Classroom"), e.g.
 #   make classroom STUDENTS="ana ben cai" PASSWORD=class-password TEACHER=teacher PORT=8000

@@ -673,7 +673,9 @@ def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
     rounds = len(run_baseline(session).tokens)
     dashboard = LongSessionDashboard(session)
     assert dashboard.answer.value == ""  # off: the article's replay only
+    assert dashboard.answer.layout.display == "none"  # no empty box under the chart
     dashboard.grounded.value = True
+    assert dashboard.answer.layout.display is None
     assert dashboard.answer.value == answer_html(
         run_grounded(session), run_session(session), rounds
     )
@@ -684,6 +686,8 @@ def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
         grounded, run_session(session, tight), rounds
     )
     assert f"{grounded.outcome.facts_right} facts right" in dashboard.answer.value
+    dashboard.grounded.value = False
+    assert dashboard.answer.value == "" and dashboard.answer.layout.display == "none"
 
 
 @pytest.mark.parametrize("threshold", [600, 800, 850, 1000, 1200])
@@ -763,3 +767,58 @@ def test_the_readouts_show_a_number_as_it_can_be_typed_back(fresh):
     for name, slider in fresh.sliders.items():
         shown = format(slider.max, slider.readout_format)
         assert shown == str(slider.max), (name, shown)
+
+
+def test_the_controls_come_before_the_chart_and_the_readouts_after_it(session):
+    """What a slider change shows first sits above the chart (the sliders, the status
+    box, Reset and the switches), so they share one screen; the grounded answer and the
+    tables are under it. In a notebook the controls are no wider than the figure; on
+    the projector page both follow the page."""
+    from minilib.lab.style import CONTROLS_MAX_WIDTH, DASHBOARD_HEIGHT, PRESENT_HEIGHT
+
+    def contains(widget, part) -> bool:
+        return widget is part or any(
+            contains(child, part) for child in getattr(widget, "children", ())
+        )
+
+    for present in (False, True):
+        dashboard = LongSessionDashboard(session, present=present)
+        order = list(dashboard.widget.children)
+        chart = order.index(dashboard.figure)
+        above = order[:chart]
+        for part in [*dashboard.sliders.values(), dashboard.status]:
+            assert any(contains(box, part) for box in above), part
+        for part in (dashboard.reset_button, dashboard.log_axis, dashboard.grounded):
+            assert any(contains(box, part) for box in above), part
+        for part in (dashboard.answer, dashboard.rounds_html, dashboard.events_html):
+            assert any(contains(box, part) for box in order[chart + 1 :]), part
+        widths = {box.layout.max_width for box in above if box.layout.max_width}
+        height = dashboard.figure.layout.height
+        if present:
+            assert not widths and height == PRESENT_HEIGHT
+            assert dashboard.figure.layout.width is None
+        else:
+            assert widths == {CONTROLS_MAX_WIDTH} and height == DASHBOARD_HEIGHT
+
+
+def test_the_overflow_label_sits_where_the_run_never_reached_when_it_fits(session):
+    """The zoom's "overflow" label goes right of its cross, over rounds the run never
+    reached, when they are wide enough for it; at threshold 800 (round 11 of 13) it
+    sat left, on round 10's marks."""
+    from minilib.lab.figures import label_side, zoom_traces
+    from minilib.lab.style import FONT_SIZE, ZOOM_PANEL_WIDTH
+
+    baseline = run_baseline(session)
+    last = len(baseline.tokens) - 1
+    for threshold in (150, 800):
+        run = run_session(session, Settings(threshold=threshold))
+        mark = zoom_traces(run, baseline)["overflow (zoom)"]
+        assert mark["x"] == [len(run.rounds)]
+        assert mark["textposition"] == ["middle right"], threshold
+    per_round = ZOOM_PANEL_WIDTH / (last + 1)
+    text = "overflow: 4,276 tokens"
+    # no room right of the last round: left; room for the label: right
+    assert label_side(last, last, text) == "middle left"
+    rounds_needed = (len(text) * FONT_SIZE * 0.6 + 12) / per_round
+    assert label_side(last - int(rounds_needed) - 1, last, text) == "middle right"
+    assert label_side(last - int(rounds_needed) + 1, last, text) == "middle left"

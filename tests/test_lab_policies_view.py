@@ -187,3 +187,34 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
     text = json.dumps(list(log_messages("m3_release_check.json")))
     upload(lab, "mine.json", text.encode())
     assert shown == ["uploaded: mine.json"]  # not the first log's table first
+
+
+def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
+    """Beside each slider, its policy's row in one line (rounds, tokens sent and saved,
+    facts kept), the slider and its line next to each other in the grid; moving the
+    slider changes that line to the row computed at the new value, a stopped or
+    refused run in red."""
+    from minilib.lab.policies_view import rounds_cell, row_readout, saved_percent
+
+    lab = PolicyLab(SHORT, 32_000)
+    children = list(lab.slider_box.children)
+    for key in available_policies():
+        at = children.index(lab.sliders[key])
+        assert children[at + 1] is lab.readouts[key]
+    swe = lab.sliders["swe-agent-last-n"]
+    swe.value = swe.min
+    row = lab.current().row("swe-agent-last-n", 32_000, swe.min)
+    line = lab.readouts["swe-agent-last-n"].value
+    assert line == row_readout(row)
+    for part in (rounds_cell(row), f"{row['tokens_sent']:,} sent", saved_percent(row)):
+        assert part in line.replace("&amp;", "&"), (part, line)
+    stopped = [r for r in lab.rows if r["overflow_round"] is not None]
+    finished = [r for r in lab.rows if r["overflow_round"] is None]
+    assert stopped and finished, "pick a log where some policies stop and some finish"
+    assert "#fdecea" in lab.readouts[stopped[0]["policy"]].value  # PROBLEM_CSS
+    assert "#fdecea" not in lab.readouts[finished[0]["policy"]].value
+    compaction = lab.sliders["anthropic-compaction"]
+    compaction.min = 800  # refused by the policy, as a too-wide slider offered
+    compaction.value = 800
+    refused = lab.readouts["anthropic-compaction"].value
+    assert "not run: " in refused and "#fdecea" in refused

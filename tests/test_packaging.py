@@ -164,8 +164,17 @@ def test_make_lab_and_present_start_for_root_too():
     assert f"--ServerApp.root_dir={ROOT}" in lab[0]
     # JupyterLab exits at once as root without --allow-root (containers, cloud VMs, CI).
     assert ("--allow-root" in lab[0]) == (os.geteuid() == 0)
-    present = [line for line in _make_dry_run("present").splitlines() if "voila" in line]
+    present = [
+        line
+        for line in _make_dry_run("present").replace("\\\n", " ").splitlines()
+        if "voila" in line
+    ]
     assert len(present) == 1 and "--no-browser" in present[0]
+    # the project's template, which fetches nothing from a CDN, found on JUPYTER_PATH
+    assert "--template=offline" in present[0]
+    assert f"JUPYTER_PATH={ROOT / 'jupyter'}" in present[0]
+    template = ROOT / "jupyter" / "voila" / "templates" / "offline" / "index.html.j2"
+    assert template.is_file()
     # the project's own settings switch JupyterLab's news pop-up off
     overrides = json.loads((ROOT / "jupyter" / "overrides.json").read_text())
     notification = overrides["@jupyterlab/apputils-extension:notification"]

@@ -21,12 +21,13 @@ from .figures import lab_figure, update_lab_figure
 from .shown import ShownAsWidget
 from .style import (
     ANSWER_TEXT_COLOR,
+    CONTROLS_MAX_WIDTH,
+    DASHBOARD_HEIGHT,
     FINE_CSS,
     PRESENT_HEIGHT,
-    PRESENT_SLIDER_WIDTH,
     PROBLEM_CSS,
+    SLIDER_COLUMNS,
     SLIDER_LABEL_WIDTH,
-    SLIDER_WIDTH,
     STATUS_HEIGHT,
     STATUS_MIN_WIDTH,
     TABLE_CSS,
@@ -74,8 +75,9 @@ def settings_from_values(values: Dict[str, int]) -> Settings:
     return Settings(**{spec.name: values[spec.name] for spec in SLIDERS})
 
 
-def slider_widget(spec: SliderSpec, value: int, present: bool) -> widgets.IntSlider:
-    """The slider of one knob, marked with its name for browser tests."""
+def slider_widget(spec: SliderSpec, value: int) -> widgets.IntSlider:
+    """The slider of one knob, marked with its name for browser tests; as wide as its
+    column of the dashboard's grid."""
     slider = widgets.IntSlider(
         value=value,
         min=spec.minimum,
@@ -88,7 +90,7 @@ def slider_widget(spec: SliderSpec, value: int, present: bool) -> widgets.IntSli
         tooltip=spec.tooltip,
         continuous_update=True,
         style={"description_width": SLIDER_LABEL_WIDTH},
-        layout=widgets.Layout(width=PRESENT_SLIDER_WIDTH if present else SLIDER_WIDTH),
+        layout=widgets.Layout(width="auto"),
     )
     slider.add_class(f"ccl-slider-{spec.name}")
     return slider
@@ -197,7 +199,7 @@ def status_html(lines, problem: bool, title: str = "") -> str:
     body = "<br>".join(shown)
     return (
         f'<div class="ccl-status" title="{html.escape(title)}" style="{style}'
-        "padding:5px 12px;border-radius:4px;font-size:14px;line-height:1.45;"
+        "padding:5px 12px;border-radius:4px;font-size:13px;line-height:1.4;"
         f'white-space:nowrap;overflow:hidden;text-overflow:ellipsis">{body}</div>'
     )
 
@@ -213,24 +215,29 @@ class LongSessionDashboard(ShownAsWidget):
         present: bool = False,
     ):
         """`present=True`: the projector page (`make present`): the figure follows the
-        page's width and is short enough for 1280 x 720 with the sliders above it."""
+        page's width. In a notebook or on the projector page, the sliders, the status box
+        and the whole figure fit one 1280 x 720 screen."""
         self.session = session if session is not None else load_session()
         self.baseline = run_baseline(self.session)
         self.run: Optional[SessionRun] = None
         self._holding = False
         self.sliders = {
-            spec.name: slider_widget(spec, getattr(settings, spec.name), present)
+            spec.name: slider_widget(spec, getattr(settings, spec.name))
             for spec in SLIDERS
         }
         self._add_controls(present)
         self._add_outputs()
         first_run = run_session(self.session, settings)
-        size = dict(width=None, height=PRESENT_HEIGHT) if present else {}
+        size = (
+            dict(width=None, height=PRESENT_HEIGHT)
+            if present
+            else dict(height=DASHBOARD_HEIGHT)
+        )
         self.figure = lab_figure(first_run, self.baseline, widget=True, **size)
         for control in [*self.sliders.values(), self.log_axis, self.grounded]:
             control.observe(self._on_change, names="value")
         self.reset_button.on_click(lambda _: self.reset())
-        self.widget = self._arranged()
+        self.widget = self._arranged(None if present else CONTROLS_MAX_WIDTH)
         self.widget.add_class("ccl-long-session-dashboard")
         self.render()
 
@@ -240,7 +247,7 @@ class LongSessionDashboard(ShownAsWidget):
             value=False,
             description="log token axis",
             indent=False,
-            layout=widgets.Layout(width="140px"),
+            layout=widgets.Layout(width="150px"),
         )
         # Grounded mode (chapter 4): the answer panel says which facts the final answer
         # gets right at these settings, and what it had to look up again.
@@ -251,30 +258,29 @@ class LongSessionDashboard(ShownAsWidget):
             indent=False,
             layout=widgets.Layout(width="150px"),
         )
-        # a fixed box, so switching it on moves nothing below: two lines of 13 px on the
-        # projector page (it is wide there, and every pixel counts), four in a notebook
+        # under the chart, shown while grounded mode is on: a fixed box, two lines of 13
+        # px on the projector page (it is wide there), four in a notebook
         self.answer = widgets.HTML(
             layout=widgets.Layout(
-                height="40px" if present else "90px",
-                overflow="auto",
-                flex="1 1 0",
-                min_width="0",
+                height="40px" if present else "90px", overflow="auto", display="none"
             )
         )
         self.answer.add_class("ccl-grounded-answer")
+        # no icon: an icon is a FontAwesome glyph, which the projector page would fetch
+        # from a CDN (and a classroom may be offline)
         self.reset_button = widgets.Button(
             description="Reset to the article's values",
-            icon="undo",
-            layout=widgets.Layout(width="230px"),
+            tooltip="every slider back to the article's value",
+            layout=widgets.Layout(width="220px"),
         )
 
     def _add_outputs(self) -> None:
         """The status box and the two tables (the figure needs a run)."""
-        # A fixed height (scrolling inside when an overflow makes the text longer), so
-        # crossing the threshold's boundary never moves the sliders or the chart.
+        # A fixed height (hidden past it if a narrow window wraps the text), so crossing
+        # the threshold's boundary never moves the sliders or the chart.
         self.status = widgets.HTML(
             layout=widgets.Layout(
-                flex="1 1 480px",
+                flex="1 1 auto",
                 min_width=STATUS_MIN_WIDTH,
                 height=STATUS_HEIGHT,
                 overflow="hidden",
@@ -287,19 +293,27 @@ class LongSessionDashboard(ShownAsWidget):
         self.rounds_html = widgets.HTML()
         self.events_html = widgets.HTML()
 
-    def _arranged(self) -> widgets.VBox:
-        """Controls, figure and tables, top to bottom. The status box sits beside the
-        sliders when the width allows: the chart then starts higher on a screen."""
-        sliders = list(self.sliders.values())
-        controls = widgets.HBox(
-            [
-                widgets.VBox(sliders[:3]),
-                widgets.VBox(
-                    sliders[3:] + [widgets.HBox([self.reset_button, self.log_axis])]
-                ),
-                self.status,
-            ],
-            layout=widgets.Layout(flex_flow="row wrap", align_items="center"),
+    def _arranged(self, max_width: Optional[str]) -> widgets.VBox:
+        """Controls first, then the figure they drive, on one 1280 x 720 screen: the five
+        sliders three a row, under them the status box beside Reset and the two
+        switches; the grounded answer and the tables, read after a change rather than
+        during it, go under the figure. The controls are at most `max_width` wide."""
+        sliders = widgets.GridBox(
+            list(self.sliders.values()),
+            layout=widgets.Layout(
+                grid_template_columns=f"repeat({SLIDER_COLUMNS}, minmax(0, 1fr))",
+                grid_gap="0 8px",
+                width="100%",
+                max_width=max_width,
+            ),
+        )
+        switches = widgets.VBox(
+            [self.reset_button, self.log_axis, self.grounded],
+            layout=widgets.Layout(flex="0 0 auto", margin="0 0 0 8px"),
+        )
+        status = widgets.HBox(
+            [self.status, switches],
+            layout=widgets.Layout(align_items="center", max_width=max_width),
         )
         tables = widgets.HBox(
             [
@@ -308,10 +322,9 @@ class LongSessionDashboard(ShownAsWidget):
             ],
             layout=widgets.Layout(flex_flow="row wrap", grid_gap="24px"),
         )
-        # the grounded switch beside its panel, a row of its own: the controls above
-        # keep their width
-        grounded = widgets.HBox([self.grounded, self.answer])
-        return widgets.VBox([self.table_style, controls, grounded, self.figure, tables])
+        return widgets.VBox(
+            [self.table_style, sliders, status, self.figure, self.answer, tables]
+        )
 
     @staticmethod
     def _titled(title: str, body: widgets.Widget) -> widgets.VBox:
@@ -340,6 +353,7 @@ class LongSessionDashboard(ShownAsWidget):
             if self.grounded.value
             else ""
         )
+        self.answer.layout.display = None if self.grounded.value else "none"
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
         self.status.value = status_html(
             status_lines(run),

@@ -41,6 +41,7 @@ from .style import (
     LAB_AXIS_STYLE,
     LAB_HEIGHT,
     LAB_LINES_ONLY,
+    LAB_MARGIN,
     LAB_WIDTH,
     LEGEND_SIZE,
     LOG_AXIS_FLOOR,
@@ -63,6 +64,7 @@ from .style import (
     TOKEN_TRACES,
     TOKENS_PANEL_TITLE,
     ZOOM_FACTOR,
+    ZOOM_GAP,
     ZOOM_PANEL_TITLE,
     ZOOM_PANEL_WIDTH,
     ZOOM_TRACES,
@@ -223,13 +225,24 @@ def zoom_overflow(run: SessionRun, last_round: int) -> dict:
     share = round(100 * overflow.tokens / run.settings.threshold, 1)
     at = len(run.rounds)
     pinned = share > top
+    text = f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"
     return {
         "x": [at],
         "y": [top * OFF_SCALE_AT if pinned else share],
         "customdata": [[overflow.tokens, share]],
-        "text": [f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"],
-        "textposition": ["middle left" if at > last_round / 2 else "middle right"],
+        "text": [text],
+        "textposition": [label_side(at, last_round, text)],
     }
+
+
+def label_side(at: int, last_round: int, text: str) -> str:
+    """Where the overflow's label goes: right of its cross, over the rounds the run never
+    reached (nothing is drawn there), when they are wide enough for it in the
+    narrowest zoom (the notebook's, ZOOM_PANEL_WIDTH px); else left of it. Placed left
+    by default, "overflow" at round 11 of 13 sat on round 10's marks."""
+    room = (last_round - at) * ZOOM_PANEL_WIDTH / (last_round + 1)
+    needed = len(text) * FONT_SIZE * 0.6 + 12  # ~0.6 em a character, and the cross
+    return "middle right" if room >= needed else "middle left"
 
 
 def lab_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
@@ -617,7 +630,7 @@ def _lab_layout(width: Optional[int], height: int) -> dict:
         width=width,
         height=height,
         autosize=width is None,
-        margin=dict(l=80, r=30, t=40, b=110),
+        margin=LAB_MARGIN,
         template="none",
         paper_bgcolor="white",
         plot_bgcolor="white",
@@ -652,13 +665,16 @@ def lab_figure(
 
     No figure title: the status box above the chart already says what the run came to.
     """
+    plot_height = height - LAB_MARGIN["t"] - LAB_MARGIN["b"]
     figure = make_subplots(
         rows=2,
         cols=2,
         column_widths=[0.62, 0.38],
         row_heights=[0.5, 0.5],
         horizontal_spacing=0.08,
-        vertical_spacing=0.13,
+        # the same pixels at every height: the top panels' round labels, then the
+        # zoom's title
+        vertical_spacing=ZOOM_GAP / plot_height,
         specs=[[{}, {}], [{"colspan": 2}, None]],
         subplot_titles=(TOKENS_PANEL_TITLE, MESSAGES_PANEL_TITLE, ZOOM_PANEL_TITLE),
     )
@@ -677,7 +693,9 @@ def lab_figure(
         figure,
         (2, 1),
         panel_traces(ZOOM_TRACES, zoom_traces(run, baseline), styles),
-        _lab_round_axis(baseline, 1, ZOOM_PANEL_WIDTH, title_text="round"),
+        _lab_round_axis(
+            baseline, 1, ZOOM_PANEL_WIDTH, title_text="round", title_standoff=4
+        ),
         dict(
             ticksuffix="%",
             range=zoom_axis_range(),

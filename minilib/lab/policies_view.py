@@ -36,6 +36,7 @@ from .style import (
     POLICY_FIGURE_WIDTH,
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
+    PROBLEM_CSS,
     SUMMARY_COLOR,
     TEXT_COLOR,
 )
@@ -201,6 +202,26 @@ def saved_percent(row: Mapping) -> str:
 
 def cache_percent(row: Mapping) -> str:
     return f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}"
+
+
+def row_readout(row: Mapping) -> str:
+    """A policy's row in one line, beside its slider: how far it ran, the tokens it
+    sent and saved, the facts it kept (the table under the sliders has every column).
+    A run that stopped or was refused is red; a refusal's reason is cut to the line and
+    whole on hover."""
+    text = rounds_cell(row)
+    if "error" not in row:
+        text += (
+            f" · {row['tokens_sent']:,} sent · {saved_percent(row)} saved"
+            f" · {row['facts_kept']} kept"
+        )
+    stopped = "error" in row or row["overflow_round"] is not None
+    style = PROBLEM_CSS + "padding:0 4px;" if stopped else ""
+    return (
+        f'<div class="ccl-policy-readout" title="{html.escape(text)}" '
+        'style="font-size:13px;white-space:nowrap;overflow:hidden;'
+        f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
+    )
 
 
 def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
@@ -416,10 +437,14 @@ class PolicyLab(ShownAsWidget):
         self.upload = widgets.FileUpload(accept=".json,.jsonl,.traj,.md", multiple=False)
         self.status = widgets.HTML()
         self.sliders: Dict[str, widgets.Widget] = {}
-        # two columns: every slider on the screen with the top of the table
+        self.readouts: Dict[str, widgets.HTML] = {}
+        # a slider a line, its policy's row in one line beside it: every slider and
+        # what it does on one 1280 x 720 screen (the whole table is under them)
         self.slider_box = widgets.GridBox(
             layout=widgets.Layout(
-                grid_template_columns="repeat(2, max-content)", grid_gap="0 12px"
+                grid_template_columns="max-content minmax(0, 1fr)",
+                grid_gap="0 10px",
+                align_items="center",
             )
         )
         self.table = widgets.HTML()
@@ -430,13 +455,13 @@ class PolicyLab(ShownAsWidget):
         self.choice.observe(lambda change: self._on_log(), "value")
         self.window.observe(lambda change: self.reset(), "value")
         self.upload.observe(lambda change: self.take_upload(), "value")
-        # The sliders in two columns right over the table they drive (at 1280 x 720
-        # they and its first rows share the screen), the chart under both.
+        # The log, then each slider beside its policy's row (all on one 1280 x 720
+        # screen), then what the log is and the whole table, the chart under it.
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.choice, self.window, self.upload]),
-                self.status,
                 self.slider_box,
+                self.status,
                 self.table,
                 self.figure,
             ]
@@ -480,9 +505,15 @@ class PolicyLab(ShownAsWidget):
         self.sliders = {
             key: slider_for(key, self.window.value) for key in available_policies()
         }
+        self.readouts = {key: widgets.HTML() for key in self.sliders}
         for key, slider in self.sliders.items():
             slider.observe(lambda change, key=key: self.render(), "value")
-        self.slider_box.children = list(self.sliders.values())
+            self.readouts[key].add_class(f"ccl-policy-readout-{key}")
+        self.slider_box.children = [
+            part
+            for key in self.sliders
+            for part in (self.sliders[key], self.readouts[key])
+        ]
         return self.render()
 
     def values(self) -> Dict[str, object]:
@@ -498,6 +529,8 @@ class PolicyLab(ShownAsWidget):
             f"window {self.window.value:,} tokens (estimated)"
         )
         self.table.value = table_html(comparison_frame(rows))
+        for row in rows:
+            self.readouts[row["policy"]].value = row_readout(row)
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):

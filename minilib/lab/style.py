@@ -111,7 +111,17 @@ SESSION_FIGURE_WIDTH, SESSION_FIGURE_HEIGHT = 840, 500  # beside the file browse
 # 840 px: a FigureWidget in JupyterLab does not follow its box, and the notebook is
 # 848 px beside the file browser (width=None, on the projector page, follows the page).
 LAB_WIDTH, LAB_HEIGHT = 840, 720
-PRESENT_HEIGHT = 480  # the sliders and the whole figure fit a 1280 x 720 projector
+# The dashboard's figure in a notebook: under two rows of sliders and the status box,
+# the whole of it on one 1280 x 720 screen of JupyterLab (599 px of notebook between
+# the toolbar and the status bar). The projector page has no JupyterLab around it: its
+# title line above, and the figure follows the page's width.
+DASHBOARD_HEIGHT = 420
+# The lab's figure: margins for the axis titles, and under the round axis its title and
+# the legend (fixed: no margin is recomputed per redraw); between the top panels and the
+# zoom, their round labels and the zoom's title.
+LAB_MARGIN = dict(l=80, r=30, t=40, b=80)
+ZOOM_GAP = 62
+PRESENT_HEIGHT = 460
 # chapter 1's bars: the zoom's axis ends above the short messages (77 tokens at most)
 MESSAGE_FIGURE_HEIGHT, MESSAGE_ZOOM_TOKENS = 560, 120
 SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
@@ -153,17 +163,21 @@ OVERFLOW_LABEL_AT = 150
 # ---- widget sizes ----------------------------------------------------------------------
 
 # The dashboard's status box has a fixed size, so crossing into an overflow moves
-# nothing: five lines of at most ~64 characters, which fit its narrowest width (480 px at
-# 14 px); narrower, it goes under the sliders instead of wrapping.
-STATUS_HEIGHT = "112px"
-STATUS_MIN_WIDTH = "480px"
+# nothing: five lines of 13 px, each at most ~64 characters (460 px), beside the
+# dashboard's buttons in the 848-px notebook.
+STATUS_HEIGHT = "100px"
+STATUS_MIN_WIDTH = "460px"
 SLIDER_LABEL_WIDTH = "90px"
-# The dashboard's sliders: three a column, two columns beside the status box (narrower
-# on the projector page, where the box needs the room).
-SLIDER_WIDTH, PRESENT_SLIDER_WIDTH = "400px", "360px"
+# The dashboard's sliders: three a row, two rows, each a third of the width (280 px
+# beside the file browser, wider on the projector page).
+SLIDER_COLUMNS = 3
+# In a notebook the figure has a fixed width (LAB_WIDTH): the controls above it no wider,
+# on a wide screen too (on the projector page both follow the page).
+CONTROLS_MAX_WIDTH = "848px"
 WIDE_SLIDER_WIDTH = "520px"  # one slider a row (chapters 9 and 10), its label included
-# chapter 10: two sliders a row in 848 px, "openhands-summarizing: max_size" readable
-POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "415px", "215px"
+# chapter 10: a slider a line, its label whole ("claude-code-cache-editing: keep_recent"),
+# its policy's row in one line beside it, in 848 px
+POLICY_SLIDER_WIDTH, POLICY_LABEL_WIDTH = "470px", "270px"
 # Chapter 8's explorer: two sliders a row (label, track, the box beside it), so its six
 # sliders and the chart fit one 1280 x 720 screen in JupyterLab.
 PATH_SLIDER_WIDTH, PATH_LABEL_WIDTH, PATH_BOX_WIDTH = "330px", "195px", "72px"

@@ -257,21 +257,24 @@ def start_jupyterlab(home: Path, log_path: Path) -> Server:
 
 
 def start_voila(notebook: Path, home: Path, log_path: Path) -> Server:
-    """`make present`'s command (voila NB --no-browser) on a free port; one kernel per
-    page load."""
+    """`make present`'s command (voila NB --template=offline --no-browser, the
+    project's template found on JUPYTER_PATH) on a free port; one kernel per page
+    load."""
     port = free_port()
     argv = [
         sys.executable,
         "-m",
         "voila",
         str(notebook),
+        "--template=offline",
         "--no-browser",
         f"--port={port}",
         "--Voila.ip=127.0.0.1",
         "--Voila.port_retries=0",
     ]
+    env = dict(isolated_env(home), JUPYTER_PATH=str(REPO / "jupyter"))
     # GET / would already run the notebook in a kernel: wait for the port instead.
-    return Server("Voila", argv, isolated_env(home), port, None, log_path)
+    return Server("Voila", argv, env, port, None, log_path)
 
 
 def shoot(page, name: str, **kwargs) -> Path:

@@ -57,6 +57,7 @@ STEPPER_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "state_machine.png"
 PRESENT_SCREENSHOT = lab.REPO / "docs" / "screenshots" / "present.png"
 # the zoom under the token panel ends at 150% of the threshold (what a teacher is told)
 ZOOM_FACTOR = 1.5
+SCREEN = {"width": 1280, "height": 720}  # a classroom's projector
 # ArrowLeft presses on the threshold slider: from the article's 1,200 to a tighter budget
 THRESHOLD_PRESSES = 6
 # Per-round table: header -> Round field (the columns the lab shows; others are ignored).
@@ -288,14 +289,18 @@ def test_long_session_lab_threshold_slider(page, lab_server, session):
     assert_dashboard_shows(page, DASHBOARD, run_session(session, start), baseline)
     lab.scroll_to_top(dashboard)
     lab.shoot(page, "lab-01-after-run-all")
-    # The README's picture: the article's settings, as the notebook opens, with the file
-    # browser closed.
+    # The README's picture: the article's settings, as the notebook opens, on a
+    # 1280x720 screen with the file browser open, as a student first sees it.
     assert start == Settings(), (
         f"notebook 06 should open at the article's settings, not {start}"
     )
+    page.set_viewport_size(SCREEN)
+    lab.scroll_to_top(dashboard)
+    page.wait_for_timeout(300)
+    update_docs_screenshot(lab.shoot(page, "lab-1280x720"), README_SCREENSHOT)
+    page.set_viewport_size(lab.VIEWPORT)
     lab.collapse_left_sidebar(page)
-    article_shot = lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
-    update_docs_screenshot(article_shot, README_SCREENSHOT)
+    lab.shoot_widget(page, dashboard, "lab-dashboard-article-settings")
 
     threshold = lab.slider(page, "^threshold$", DASHBOARD)
     lab.press_slider(threshold, "ArrowLeft", THRESHOLD_PRESSES)
@@ -616,6 +621,47 @@ def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
         lab.scroll_to_top(page.locator(DASHBOARD))
         lab.shoot(page, f"voila-threshold-{moved.threshold}")
         assert not page.page_errors, page.page_errors
+
+
+def test_present_asks_nothing_of_the_internet(browser, session, tmp_path):
+    """`make present` in a classroom without internet: every request the page makes,
+    stylesheets, fonts and scripts included, goes to the Voila server on localhost
+    (Voila's own lab template linked FontAwesome from a CDN). Requests elsewhere are
+    recorded and refused, and the page still draws the chart."""
+    from urllib.parse import urlsplit
+
+    require_notebook(PRESENT_NOTEBOOK)
+    outside = []
+
+    def local_only(route):
+        host = urlsplit(route.request.url).hostname
+        if route.request.url.startswith(("data:", "blob:")) or host in (
+            "127.0.0.1",
+            "localhost",
+        ):
+            route.continue_()
+        else:
+            outside.append(route.request.url)
+            route.abort()
+
+    with lab.start_voila(
+        lab.REPO / PRESENT_NOTEBOOK,
+        tmp_path,
+        lab.ARTIFACTS / "logs" / "voila-offline.log",
+    ) as server:
+        context = browser.new_context(viewport={"width": 1280, "height": 720})
+        context.route("**/*", local_only)
+        page = context.new_page()
+        page.set_default_timeout(lab.UPDATE_TIMEOUT)
+        try:
+            page.goto(server.url + "/", timeout=lab.PAGE_TIMEOUT)
+            plot = page.locator(f"{DASHBOARD} .js-plotly-plot").first
+            plot.locator(".main-svg").first.wait_for(timeout=lab.PAGE_TIMEOUT)
+            eventually(lambda: assert_has_traces(plot), timeout=20)
+            page.wait_for_load_state("networkidle", timeout=lab.PAGE_TIMEOUT)
+        finally:
+            context.close()
+    assert outside == [], f"the projector page asked outside localhost for {outside}"
 
 
 PROJECTOR_SIZES = [(1280, 720, 1), (1920, 1080, 1), (853, 480, 1.5)]  # last: 1280 at 150%

@@ -159,12 +159,45 @@ def screen(browser, lab_server):
         lab_server.delete_sessions_and_kernels()
 
 
+def on_one_screen(page, scope: str, parts) -> None:
+    """With `scope` scrolled to the top of the notebook, every element matched by a
+    selector in `parts` lies inside the notebook's visible area: a control and what it
+    drives are seen together, without scrolling."""
+    frame = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer").first
+    view = frame.bounding_box()
+    widget = page.locator(scope).first
+
+    def at_the_top():
+        # the notebook renders its cells lazily, and a cell drawn after the scroll moves
+        # what was scrolled to: scroll again until it stays
+        lab.scroll_to_top(widget)
+        page.wait_for_timeout(200)
+        assert abs(widget.bounding_box()["y"] - view["y"]) <= 2, widget.bounding_box()
+
+    eventually(at_the_top, timeout=10)
+    for selector in parts:
+        found = page.locator(f"{scope} {selector}")
+        assert found.count(), f"nothing matches {selector} in {scope}"
+        for index in range(found.count()):
+            box = found.nth(index).bounding_box()
+            assert view["y"] <= box["y"] and (
+                box["y"] + box["height"] <= view["y"] + view["height"] + 1
+            ), (
+                f"{selector} #{index} spans {box['y']:.0f}-"
+                f"{box['y'] + box['height']:.0f} px, the notebook shows "
+                f"{view['y']:.0f}-{view['y'] + view['height']:.0f} px"
+            )
+
+
 def test_chapter_06_every_slider_to_both_ends(screen, lab_server):
     page, watch = screen
     session = load_session()
     baseline = run_baseline(session)
     open_chapter(page, lab_server, "06_long_session_lab.ipynb")
     watch.assert_none("after Run All")
+    # the sliders, the status box and the whole chart on one 1280x720 screen
+    page.locator(f"{DASHBOARD} .js-plotly-plot .main-svg").first.wait_for()
+    on_one_screen(page, DASHBOARD, [".widget-slider", ".ccl-status", ".js-plotly-plot"])
 
     def follows(slider, label):
         settings = settings_from_sliders(page, DASHBOARD)
@@ -175,14 +208,11 @@ def test_chapter_06_every_slider_to_both_ends(screen, lab_server):
             threshold = lab.slider(page, "^threshold$", DASHBOARD)
             lab.press_slider(threshold, "ArrowRight")  # 150: the zoom's overflow mark
             eventually(lambda: follows(threshold, "threshold"))
-            # the status box's top line and the zoom under the chart, its red mark
-            page.locator(f"{DASHBOARD} .js-plotly-plot").first.evaluate(
-                "el => el.scrollIntoView({block: 'end'})"
-            )
+            # the sliders, the red status box and the zoom's red mark, on one screen
+            lab.scroll_to_top(page.locator(DASHBOARD))
             page.wait_for_timeout(300)
             shot = lab.shoot(page, "chapter-06-threshold-150-1280x720")
             update_docs_screenshot(shot, SHOTS / "chapter06_threshold_150.png")
-            lab.scroll_to_top(page.locator(DASHBOARD))  # the slider in view again
             move_to(threshold, "Home")
             eventually(lambda: follows(threshold, "threshold"))
 
@@ -266,6 +296,9 @@ def test_chapter_10_every_slider_to_both_ends(screen, lab_server):
     runs = LogRuns(log_messages(log))
     open_chapter(page, lab_server, "10_production_policies.ipynb")
     watch.assert_none("after Run All")
+    # every slider and its policy's line beside it on one 1280x720 screen
+    page.locator(f"{scope} .ccl-policy-readout").first.wait_for()
+    on_one_screen(page, scope, [".widget-slider", ".ccl-policy-readout"])
 
     def row_text(key: str) -> str:
         row = page.locator(f"{scope} tr", has=page.locator(f"th:text-is('{key}')"))
@@ -282,6 +315,8 @@ def test_chapter_10_every_slider_to_both_ends(screen, lab_server):
         assert rounds_cell(row) in shown, (label, value, shown)
         if "error" not in row:
             assert f"{row['tokens_sent']:,}" in shown, (label, value, shown)
+        beside = page.locator(f"{scope} .ccl-policy-readout-{key}").text_content()
+        assert rounds_cell(row) in beside, (label, value, beside)
 
     def shoot(label, end):
         if label.startswith("article: "):  # the first slider and the table's first row
