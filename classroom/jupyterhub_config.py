@@ -188,6 +188,10 @@ c.Spawner.cmd = [str(BIN / "jupyterhub-singleuser")]
 c.Spawner.args = ["--ServerApp.terminals_enabled=False"] + (
     ["--allow-root"] if os.geteuid() == 0 else []
 )
+# The teacher's projector page through the project's Voila template, as `make present`
+# serves it: Voila's lab template without its CDN links, so an offline class loads it.
+c.Spawner.args += ["--VoilaConfiguration.template=offline"]
+c.Spawner.environment = {"JUPYTER_PATH": str(REPO / "jupyter")}
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = START_PAGE
 # A loaded 2-core machine starting thirty servers at once needs time.

@@ -77,6 +77,10 @@ def test_make_classroom_config_names_students_and_a_teacher(classroom_env, tmp_p
     assert config.SimpleLocalProcessSpawner.home_dir_template == str(
         tmp_path / "students" / "{username}"
     )
+    # the teacher's page through the project's offline Voila template, as make present
+    assert "--VoilaConfiguration.template=offline" in config.Spawner.args
+    template = Path(config.Spawner.environment["JUPYTER_PATH"]) / "voila" / "templates"
+    assert (template / "offline" / "index.html.j2").is_file()
     # JupyterHub's own authenticator accepts the passwords (it checks their lengths).
     from jupyterhub.authenticators.shared import SharedPasswordAuthenticator
 

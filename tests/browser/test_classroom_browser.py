@@ -17,6 +17,7 @@ Waits are generous and end on the kernel going idle: the machine has 2 cores.
 import dataclasses
 import re
 import secrets
+from urllib.parse import urlsplit
 
 import hubdriver as hub
 import labdriver as lab
@@ -233,6 +234,16 @@ def test_a_students_copy_survives_a_server_restart(browser, classroom):
 
 def test_the_teacher_opens_the_projector_page(browser, classroom, session):
     context, page = new_page(browser)
+    outside = []  # the page through the hub asks nothing of the internet either
+    page.on(
+        "request",
+        lambda request: (
+            outside.append(request.url)
+            if urlsplit(request.url).hostname not in ("127.0.0.1", "localhost")
+            and not request.url.startswith(("data:", "blob:"))
+            else None
+        ),
+    )
     try:
         hub.log_in(page, classroom, classroom.teacher, classroom.teacher_password)
         page.wait_for_url(
@@ -246,6 +257,7 @@ def test_the_teacher_opens_the_projector_page(browser, classroom, session):
         assert_shows_run(page, run_session(session, shown_settings(page)))
         assert classroom.api("GET", f"/users/{classroom.teacher}")["admin"]
         lab.shoot(page, "classroom-teacher-present")
+        assert outside == [], f"the teacher's page asked outside localhost for {outside}"
     finally:
         context.close()
 
