@@ -161,30 +161,30 @@ def threshold_choice(
 ) -> Optional[ThresholdChoice]:
     """`choose_threshold` for a log's text (None if it cannot be read). The last few
     are kept, so a change of threshold does not search again."""
-    return _threshold_choice(text, name, replace(settings, threshold=1))
+    found = _threshold_choice(text, name, replace(settings, threshold=1))
+    return None if found is None else found[0]
 
 
 @lru_cache(maxsize=8)
 def _threshold_choice(text: str, name: str, settings: Settings):
+    """(the choice, [the search's replay at it]), or None; the report at the chosen
+    threshold takes that replay (`searched_run`), so a cached search holds it only
+    until then."""
     log, _ = parsed(text, name)
     if log is None:
         return None
     choice, run = _search(log.messages, settings)
-    _SEARCHED.clear()  # one replay kept, the latest log's: it can be large
-    if run is not None:
-        _SEARCHED[(text, name, run.settings)] = run
-    return choice
-
-
-# The search's replay at the threshold it chose, which the report at that threshold
-# takes instead of replaying the log once more (the same call, so the same run); taken
-# once, so a report never shares its run with another.
-_SEARCHED: dict = {}
+    return choice, [] if run is None else [run]
 
 
 def searched_run(text: str, name: str, settings: Settings):
-    """The replay the threshold search made of this log at `settings`, or None."""
-    return _SEARCHED.pop((text, name, settings), None)
+    """The replay the threshold search made of this log at `settings` (the same call
+    as a replay of the report's own, so the same run), or None. Taken once: a report
+    never shares its run with another."""
+    found = _threshold_choice(text, name, replace(settings, threshold=1))
+    if found is None or not found[1] or found[1][0].settings != settings:
+        return None
+    return found[1].pop()
 
 
 @lru_cache(maxsize=2)
