@@ -329,18 +329,21 @@ def find_facts(text: str) -> List[Found]:
     for pattern_kind, pattern in _PATTERNS:
         if _NEEDS.get(pattern_kind, "") not in text:
             continue  # no setting without "=": the pass is skipped
+        has_inner = pattern_kind in ("path", "setting")
         for match in pattern.finditer(text):
             start, end = match.span()
+            if taken.find(1, start, end) != -1:
+                continue  # a fact already claimed part of it
             fact, kind = match.group(), pattern_kind
-            if kind == "path" and match.group("line"):
+            if has_inner and kind == "path" and match.group("line"):
                 kind = "file:line"
-            if 1 in taken[start:end] or not _kept(kind, fact):
+            if not _kept(kind, fact):
                 continue
             taken[start:end] = b"\x01" * (end - start)
             if kind == "hash" and "-" not in fact:
                 fact = fact[:SHORT_HASH].lower()
             found.append((start, 0, fact, kind))
-            inner = _inner_fact(kind, match)
+            inner = _inner_fact(kind, match) if has_inner else None
             if inner is not None:
                 found.append((start, 1) + inner)
     return [Found(start, fact, kind) for start, _, fact, kind in sorted(found)]
