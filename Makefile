@@ -87,7 +87,7 @@ classroom: $(CLASSROOM_STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyterhub -f classroom/jupyterhub_config.py $(HUB_ARGS)
 
 bench: $(STAMP)
-	$(BIN)/python bench/benchmark.py
+	$(BIN)/python bench/benchmark.py $(BENCH_ARGS)
 
 # 100-1,000 tool calls at 32k/128k/200k: full walk, FastWindow, a counter-only lower bound
 # and LangChain's trim_messages (an extra of the benchmark only), side by side in one run

@@ -20,12 +20,18 @@ B. Browser: JupyterLab on a free port, Debian's Chromium driven by Playwright, n
    a full redraw) and on a notebook with a trivial callback (one FigureWidget trace, y
    set from the slider value) as the floor of the stack.
 
-C. Waits a student sees: chapter 07 at 1280x720, a generated log of about 2 MB (written
-   as a user's OpenAI chat JSON file) uploaded through the page's file dialog, timed
-   from the file chosen to its report on screen (header, chart and both tables), and a
-   JSON file of no known shape to its one-line refusal; explore_file on the same log in
-   this process, for the kernel's share. Then `make present`'s page at 1280x720, from
-   the address opened to the chart drawn. `--presses 0` runs A and C only.
+C. Waits a student sees: chapter 07 at 1280x720, run in full, then a generated log of
+   about 2 MB (written as a user's OpenAI chat JSON file) uploaded through the page's
+   file dialog `--runs` times (default 5), each a copy under a new name, timed from the
+   file chosen to its report on screen (header, chart and both tables), and a JSON file
+   of no known shape to its one-line refusal; explore_file on the same log (after a
+   small log's report, as in the chapter), twice in each of `--runs` fresh processes,
+   for the kernel's share. Then `make present`'s page
+   at 1280x720, from the address opened to the chart drawn, `--runs` loads. Medians; the
+   upload's against its 2 s target, PASS or FAIL. `--against REV` measures the same on
+   that git revision's minilib side by side (its export on the servers' PYTHONPATH, runs
+   taking turns), e.g. `make bench BENCH_ARGS="--against HEAD~5"`. `--presses 0` runs A
+   and C only.
 
 Targets: A <= 5 ms per slider change, B <= 60 ms keypress -> redraw, C: an upload's
 report within 2 s. This is a
@@ -33,6 +39,7 @@ measurement, not a test: it prints numbers and never fails on them.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -42,9 +49,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.append(str(ROOT))  # after PYTHONPATH: --against puts another minilib there
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
 
 from minilib import Settings, load_session, run_session  # noqa: E402
@@ -404,98 +412,158 @@ def unknown_shape_log(size: int) -> Path:
 
 def explore_seconds(path: Path, repeats: int = 3) -> float:
     """explore_file in this process (what the upload's kernel work is, without the
-    widget and the browser), median of `repeats`, the threshold search's cache cleared."""
-    from minilib.lab.log_explorer import _threshold_choice, explore_file
+    widget and the browser), median of `repeats`, the caches of the file's text
+    cleared; after one report of a small bundled log, as chapter 07 shows before its
+    upload box (a first call's imports are not an upload's)."""
+    from minilib.lab.log_explorer import _threshold_choice, explore_file, parsed
 
+    explore_file(ROOT / "data" / "logs" / "claude_code_session.jsonl")
     times = []
     for _ in range(repeats):
         _threshold_choice.cache_clear()
+        parsed.cache_clear()
         start = time.perf_counter()
         explore_file(path)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 
 
-def upload_timings(browser, server, log: Path, junk: Path, repeats: int = 3) -> dict:
-    """Chapter 07 at 1280x720: seconds from the file chosen in the upload dialog to its
-    report on screen (the header naming it, the chart drawn, both tables), and to the
-    one-line refusal of a file of no known shape. The notebook's kernel keeps its
-    threshold cache across uploads, so each repeat uploads a fresh copy (a new name,
-    the same bytes, so the cache by text does hold: the first upload is the one that
-    counts, reported apart)."""
-    import labdriver as lab
+def explore_seconds_of(code: Optional[Path], path: Path) -> float:
+    """explore_seconds (median of two) in a fresh process running the minilib in
+    `code` (None: this checkout's)."""
+    env = dict(os.environ)
+    if code is not None:
+        env["PYTHONPATH"] = str(code)
+    done = subprocess.run(
+        [sys.executable, __file__, "--explore-only", str(path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=True,
+    )
+    return float(done.stdout.split()[-1])
 
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(lab.PAGE_TIMEOUT)
-    seconds, refusals = [], []
+
+def against_code(ref: str) -> Path:
+    """The minilib of git revision `ref`, exported under build/bench (a kernel run
+    with it on PYTHONPATH imports it instead of this checkout's)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    target = BENCH_DIR / "against" / commit
+    if not (target / "minilib").is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", commit, "minilib"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+    return target
+
+
+@contextlib.contextmanager
+def python_path(code: Optional[Path]):
+    """os.environ with PYTHONPATH set to `code` while a server starts (its kernels
+    inherit it)."""
+    saved = os.environ.get("PYTHONPATH")
+    if code is not None:
+        os.environ["PYTHONPATH"] = str(code)
     try:
-        lab.open_notebook(page, server, LOGS_NOTEBOOK)
-        lab.run_all_cells(page)
-        explorer = page.locator(".ccl-log-explorer")
-        explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
-        button = explorer.locator(".widget-upload")
-
-        def upload(path: Path, done) -> float:
-            with page.expect_file_chooser() as chooser:
-                button.click()
-            start = time.perf_counter()
-            chooser.value.set_files(str(path))
-            done()
-            return time.perf_counter() - start
-
-        def report_of(name):
-            def done():
-                explorer.locator(".ccl-log-report", has_text=f"file: {name}").wait_for()
-                explorer.locator(".js-plotly-plot .main-svg").first.wait_for()
-                page.wait_for_function(
-                    "(el) => el.querySelectorAll('table').length >= 2",
-                    arg=explorer.element_handle(),
-                )
-
-            return done
-
-        for number in range(repeats):
-            copy = BENCH_DIR / f"upload_{number}_{log.name}"
-            copy.write_bytes(log.read_bytes())
-            seconds.append(upload(copy, report_of(copy.name)))
-            lab.wait_idle(page)
-            refusals.append(
-                upload(
-                    junk,
-                    lambda: explorer.locator(  # its line, not "junk.json (2 MB): ..."
-                        ".ccl-log-report", has_text=f"{junk.name}: "
-                    ).wait_for(),
-                )
-            )
-            lab.wait_idle(page)
+        yield
     finally:
-        context.close()
-        server.delete_sessions_and_kernels()
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+
+
+class UploadPage:
+    """Chapter 07 at 1280x720, run in full, its upload box ready."""
+
+    def __init__(self, browser, server):
+        import labdriver as lab
+
+        self.server, self.lab = server, lab
+        self.context = browser.new_context(viewport={"width": 1280, "height": 720})
+        self.page = self.context.new_page()
+        self.page.set_default_timeout(lab.PAGE_TIMEOUT)
+        lab.open_notebook(self.page, server, LOGS_NOTEBOOK)
+        lab.run_all_cells(self.page)
+        self.explorer = self.page.locator(".ccl-log-explorer")
+        self.explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
+
+    def upload(self, path: Path, shown: str) -> float:
+        """Seconds from `path` chosen in the file dialog to its report on screen (a
+        `.ccl-log-report` holding `shown`; for a report, also the chart drawn and both
+        tables), then the kernel let go idle."""
+        with self.page.expect_file_chooser() as chooser:
+            self.explorer.locator(".widget-upload").click()
+        start = time.perf_counter()
+        chooser.value.set_files(str(path))
+        self.explorer.locator(".ccl-log-report", has_text=shown).wait_for()
+        if shown.startswith("file: "):
+            self.explorer.locator(".js-plotly-plot .main-svg").first.wait_for()
+            self.page.wait_for_function(
+                "(el) => el.querySelectorAll('table').length >= 2",
+                arg=self.explorer.element_handle(),
+            )
+        seconds = time.perf_counter() - start
+        self.lab.wait_idle(self.page)
+        return seconds
+
+    def close(self):
+        self.context.close()
+        self.server.delete_sessions_and_kernels()
+
+
+def upload_timings(browser, servers: dict, log: Path, junk: Path, uploads: int) -> dict:
+    """Chapter 07 at 1280x720 on each server (this checkout's code, and the one
+    compared with), uploads taking turns: seconds from the file chosen in the upload
+    dialog to its report on screen (the header naming it, the chart drawn, both
+    tables), each upload a copy under a new name (nothing of an earlier one is reused),
+    and to the one-line refusal of a file of no known shape. The notebook has drawn
+    its own figures first, as a student's has."""
+    pages = {name: UploadPage(browser, server) for name, server in servers.items()}
+    seconds = {name: [] for name in pages}
+    refusals = {name: [] for name in pages}
+    try:
+        for number in range(uploads):
+            for name, page in pages.items():
+                copy = BENCH_DIR / f"upload_{name}_{number}_{log.name}"
+                copy.write_bytes(log.read_bytes())
+                seconds[name].append(page.upload(copy, f"file: {copy.name}"))
+                # its line, not "junk.json (2 MB): reading it..."
+                refusals[name].append(page.upload(junk, f"{junk.name}: "))
+    finally:
+        for page in pages.values():
+            page.close()
     return {
-        "megabytes": log.stat().st_size / 1e6,
-        "first": seconds[0],
-        "again": statistics.median(seconds[1:]) if len(seconds) > 1 else None,
-        "refusal": statistics.median(refusals),
-        "explore_file": explore_seconds(log),
+        name: {
+            "megabytes": log.stat().st_size / 1e6,
+            "uploads": seconds[name],
+            "median": statistics.median(seconds[name]),
+            "refusal": statistics.median(refusals[name]),
+        }
+        for name in pages
     }
 
 
-def present_load_seconds(browser, loads: int = 3) -> dict:
-    """`make present`'s page at 1280x720: seconds from the address opened to the chart
-    drawn with its traces (Voilà runs the notebook in a new kernel on every load)."""
+def present_load_seconds(browser, servers: dict, loads: int) -> dict:
+    """`make present`'s page at 1280x720 on each Voilà server, loads taking turns:
+    seconds from the address opened to the chart drawn with its traces (Voilà runs
+    the notebook in a new kernel on every load)."""
     import labdriver as lab
 
-    times = []
-    with (
-        tempfile.TemporaryDirectory() as home,
-        lab.start_voila(
-            ROOT / PRESENT_NOTEBOOK,
-            Path(home),
-            lab.ARTIFACTS / "logs" / "benchmark-voila-load.log",
-        ) as server,
-    ):
-        for _ in range(loads):
+    times = {name: [] for name in servers}
+    for _ in range(loads):
+        for name, server in servers.items():
             context = browser.new_context(viewport={"width": 1280, "height": 720})
             page = context.new_page()
             page.set_default_timeout(lab.PAGE_TIMEOUT)
@@ -507,13 +575,58 @@ def present_load_seconds(browser, loads: int = 3) -> dict:
                 page.wait_for_function(
                     "(gd) => (gd._fullData || []).length > 0", arg=plot.element_handle()
                 )
-                times.append(time.perf_counter() - start)
+                times[name].append(time.perf_counter() - start)
             finally:
                 context.close()
-    return {"loads": loads, "median": statistics.median(times), "all": times}
+    return {
+        name: {"loads": loads, "median": statistics.median(t), "all": t}
+        for name, t in times.items()
+    }
 
 
-def browser_benchmarks(presses: int) -> dict:
+def page_waits(browser, home: Path, against: Optional[str], runs: int) -> dict:
+    """Part C: the upload and the projector page, on this checkout's code and, with
+    `against`, on that revision's minilib side by side (servers started with its
+    export on PYTHONPATH)."""
+    import labdriver as lab
+
+    codes = {"now": None}
+    if against:
+        codes[against] = against_code(against)
+    log = generated_log()
+    junk = unknown_shape_log(log.stat().st_size)
+    results = {"against": against, "log": log.name}
+    with contextlib.ExitStack() as stack:
+        labs, voilas = {}, {}
+        for name, code in codes.items():
+            with python_path(code):
+                labs[name] = stack.enter_context(
+                    lab.start_jupyterlab(
+                        home / f"lab-{name}",
+                        lab.ARTIFACTS / "logs" / f"benchmark-upload-{name}.log",
+                    )
+                )
+                voilas[name] = stack.enter_context(
+                    lab.start_voila(
+                        ROOT / PRESENT_NOTEBOOK,
+                        home / f"voila-{name}",
+                        lab.ARTIFACTS / "logs" / f"benchmark-voila-load-{name}.log",
+                    )
+                )
+        results["upload"] = upload_timings(browser, labs, log, junk, runs)
+        results["present_load"] = present_load_seconds(browser, voilas, runs)
+    explore = {name: [] for name in codes}
+    for _ in range(runs):  # a fresh process each, taking turns
+        for name, code in codes.items():
+            explore[name].append(explore_seconds_of(code, log))
+    for name, times in explore.items():
+        results["upload"][name]["explore_file"] = statistics.median(times)
+    return results
+
+
+def browser_benchmarks(
+    presses: int, against: Optional[str] = None, runs: int = 5
+) -> dict:
     import labdriver as lab
     from playwright.sync_api import sync_playwright
 
@@ -554,11 +667,8 @@ def browser_benchmarks(presses: int) -> dict:
                     context.close()
             if presses:  # --presses 0: only the waits of part C
                 results["voila"] = voila_latencies(browser, LAB_NOTEBOOK, presses)
-            log = generated_log()
-            results["upload"] = upload_timings(
-                browser, server, log, unknown_shape_log(log.stat().st_size)
-            )
-            results["present_load"] = present_load_seconds(browser)
+            server.delete_sessions_and_kernels()
+            results["waits"] = page_waits(browser, Path(home), against, runs)
         finally:
             browser.close()
     return results
@@ -690,24 +800,52 @@ def report(python: dict, browser: dict) -> str:
     return "\n".join(lines)
 
 
+def verdict(seconds: float, target: float) -> str:
+    return "PASS" if seconds <= target else "FAIL"
+
+
 def page_lines(browser: dict) -> list:
-    """C. What a student waits for: chapter 07's upload, the projector page's load."""
-    upload, present = browser.get("upload"), browser.get("present_load")
-    if not (upload or present):
+    """C. What a student waits for: chapter 07's upload, the projector page's load;
+    beside each, the same measured on the revision compared with, in the same run."""
+    waits = browser.get("waits")
+    if not waits:
         return []
-    lines = ["C. Waits a student sees"]
-    if upload:
+    upload, present, against = waits["upload"], waits["present_load"], waits["against"]
+    now = upload["now"]
+    uploads = len(now["uploads"])
+    lines = [
+        "C. Waits a student sees (medians; "
+        + (f"this checkout beside {against}, " if against else "")
+        + "runs taking turns)",
+        f"  chapter 07, a {now['megabytes']:.1f} MB generated log uploaded -> report, "
+        f"median of {uploads}: {now['median']:.2f} s (target <= {TARGET_UPLOAD_S:g} s: "
+        f"{verdict(now['median'], TARGET_UPLOAD_S)}); each: "
+        + ", ".join(f"{t:.2f}" for t in now["uploads"])
+        + f"; explore_file alone {now['explore_file']:.2f} s; a JSON file of no known "
+        f"shape -> its one line: {now['refusal']:.2f} s",
+    ]
+    if against:
+        then = upload[against]
         lines.append(
-            f"  chapter 07, a {upload['megabytes']:.1f} MB generated log uploaded -> "
-            f"report: {upload['first']:.1f} s (target <= {TARGET_UPLOAD_S:g} s); "
-            + (f"again {upload['again']:.1f} s; " if upload.get("again") else "")
-            + f"explore_file alone {upload['explore_file']:.1f} s; a JSON file of no "
-            f"known shape -> its one line: {upload['refusal']:.1f} s"
+            f"    {against}: {then['median']:.2f} s (each: "
+            + ", ".join(f"{t:.2f}" for t in then["uploads"])
+            + f"); explore_file alone {then['explore_file']:.2f} s; refusal "
+            f"{then['refusal']:.2f} s; this checkout's upload takes "
+            f"{now['median'] / then['median']:.2f}x its time"
         )
-    if present:
+    lines.append(
+        f"  make present's page at 1280x720, address -> chart drawn, median of "
+        f"{present['now']['loads']} loads: {present['now']['median']:.2f} s (each: "
+        + ", ".join(f"{t:.2f}" for t in present["now"]["all"])
+        + ")"
+    )
+    if against:
+        then = present[against]
         lines.append(
-            f"  make present's page at 1280x720, address -> chart drawn: median "
-            f"{present['median']:.1f} s of {present['loads']} loads"
+            f"    {against}: {then['median']:.2f} s (each: "
+            + ", ".join(f"{t:.2f}" for t in then["all"])
+            + f"); this checkout's page takes "
+            f"{present['now']['median'] / then['median']:.2f}x its time"
         )
     return lines
 
@@ -800,12 +938,57 @@ def markdown(python: dict, browser: dict, info: dict, when: str) -> str:
                     f"{ms(main.get('RecalcStyleDuration', 0))} | "
                     f"{main.get('Nodes') or 0:,.0f} |"
                 )
-    waits = page_lines(browser)
-    if waits:
-        out += ["", "### C. Waits a student sees (target: an upload within 2 s)", ""]
-        out += [f"- {line.strip()}" for line in waits[1:]]
+    out += waits_markdown(browser.get("waits"))
     out += ["", END]
     return "\n".join(out) + "\n"
+
+
+def waits_markdown(waits: Optional[dict]) -> list:
+    """Part C as a table: this checkout's medians, and beside them the revision
+    compared with, measured in the same run, runs taking turns."""
+    if not waits:
+        return []
+    against = waits["against"]
+    upload, present = waits["upload"], waits["present_load"]
+    now = upload["now"]
+    head = "| wait | this checkout | " + (f"{against} | ratio | " if against else "")
+    rows = [
+        (
+            f"chapter 07: a {now['megabytes']:.1f} MB generated log uploaded → its "
+            f"report on screen (median of {len(now['uploads'])})",
+            upload,
+            "median",
+            f"≤ {TARGET_UPLOAD_S:g} s: {verdict(now['median'], TARGET_UPLOAD_S)}",
+        ),
+        ("of which the kernel: `explore_file` alone", upload, "explore_file", ""),
+        ("a JSON file of no known shape → its one line", upload, "refusal", ""),
+        (
+            f"`make present`'s page → chart drawn (median of "
+            f"{present['now']['loads']} loads)",
+            present,
+            "median",
+            "",
+        ),
+    ]
+    out = [
+        "",
+        "### C. Waits a student sees (target: an upload within 2 s)",
+        "",
+        head + "target |",
+        "|---" * (head.count("|") - 1) + "|---|",
+    ]
+    for label, results, key, target in rows:
+        cells = [label, f"{results['now'][key]:.2f} s"]
+        if against:
+            then = results[against][key]
+            cells += [f"{then:.2f} s", f"{results['now'][key] / then:.2f}×"]
+        out.append("| " + " | ".join(cells + [target]) + " |")
+    each = ", ".join(f"{t:.2f}" for t in now["uploads"])
+    out += ["", f"Each upload, this checkout: {each} s."]
+    if against:
+        each = ", ".join(f"{t:.2f}" for t in upload[against]["uploads"])
+        out.append(f"Each upload, {against}: {each} s.")
+    return out
 
 
 def write_markdown(path: Path, measured: str) -> None:
@@ -841,19 +1024,38 @@ def main(argv=None) -> int:
         help="keypresses timed in the browser (default 20; 0: only part C)",
     )
     parser.add_argument(
+        "--runs",
+        type=int,
+        default=5,
+        help="uploads and page loads timed in part C, each (default 5)",
+    )
+    parser.add_argument(
+        "--against",
+        metavar="REV",
+        help="part C also on this git revision's minilib, side by side (e.g. HEAD~3)",
+    )
+    parser.add_argument("--explore-only", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
         "--markdown", type=Path, help="also write the results as a markdown page here"
     )
     parser.add_argument(
         "--json", type=Path, help="also write the raw results as JSON here"
     )
     args = parser.parse_args(argv)
+    if args.explore_only:  # a child of explore_seconds_of: the minilib it imported
+        print(explore_seconds(args.explore_only, repeats=2))
+        return 0
 
     info = {
         "machine": machine(),
         "versions": versions(),
     }  # the load average before the runs
     python = python_benchmarks(args.repeats)
-    browser = {} if args.python_only else browser_benchmarks(args.presses)
+    browser = (
+        {}
+        if args.python_only
+        else browser_benchmarks(args.presses, args.against, args.runs)
+    )
     print(report(python, browser))
     when = time.strftime("%Y-%m-%d", time.gmtime())
     if args.json:

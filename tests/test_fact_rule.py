@@ -223,3 +223,53 @@ def test_the_facts_used_over_the_bundled_logs_are_the_docs_figure():
         used += len(used_facts(with_output_ids(log.messages)).facts)
     assert f"Over the {logs} bundled logs" in doc_text()
     assert f"to {used}:" in doc_text()
+
+
+def every_bundled_text():
+    """Each message's text and each call's arguments in the bundled logs, the
+    transcripts and a generated coding session (long build logs, many numbers)."""
+    from minilib.logs.replay import TranscriptFileError
+    from minilib.scale.histories import generate_history
+
+    texts = []
+    for folder in (DATA_DIR / "logs", DATA_DIR / "transcripts"):
+        for path in sorted(folder.iterdir()):
+            try:
+                log = load_transcript(path)
+            except TranscriptFileError:
+                continue
+            texts += [m.get("content") or "" for m in log.messages]
+            texts += [
+                arguments_text(call)
+                for m in log.messages
+                for call in m.get("tool_calls") or ()
+            ]
+    texts += [m.get("content") or "" for m in generate_history(40).messages]
+    return texts
+
+
+# Each alternative of the patterns a quick lookahead guards, at the edges of its text.
+QUICK_CASES = (
+    "Makefile Dockerfile Gemfile Rakefile Procfile Jenkinsfile Vagrantfile MakeFile",
+    "~/x ./run.sh ../a/b /tmp /etc/hosts a/b/ src/app.py:42:7 app.py: x.tar.gz @a/b+c",
+    "os.path.join __init__ _private_x CONSTANT_CASE camelCase PascalCase Ab Ab1C x.y",
+    "--max-mb=5 -x=1 REPEAT=3 a_b = 1 a.b=2 key=value a_b=\"x y\" c_d='z' abc= x==y",
+    "f(a_b=1)x_y=2 <a_b=3> a-b=4 a_b\t=\t5 a_b\n=\n6 .a_b=7 =x_y=8",
+)
+
+
+@pytest.mark.parametrize("kind", ["path", "setting", "identifier"])
+def test_the_quick_lookaheads_change_no_match(kind):
+    """A lookahead only gives a position up early: each pattern finds exactly what it
+    finds without it, on every bundled text."""
+    from minilib.measure.fact_rule import _PATTERNS, _compiled
+
+    quick, plain = dict(_PATTERNS)[kind], dict(_compiled(quick=False))[kind]
+    assert quick.pattern != plain.pattern
+    texts = every_bundled_text() + list(QUICK_CASES)
+    found = 0
+    for text in texts:
+        matches = [(m.span(), m.groupdict()) for m in quick.finditer(text)]
+        assert matches == [(m.span(), m.groupdict()) for m in plain.finditer(text)]
+        found += len(matches)
+    assert found > 100  # the texts do exercise the pattern

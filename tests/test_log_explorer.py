@@ -447,3 +447,27 @@ def test_an_upload_says_at_once_that_it_is_being_read(monkeypatch):
         "replaying it..."
     ]
     assert "file: mine.jsonl" in explorer.output.outputs[0]["data"]["text/plain"]
+
+
+def test_the_report_takes_the_searchs_replay_at_the_chosen_threshold(monkeypatch):
+    """An upload replays the log once per step of the threshold search and not again
+    for its report; what it shows is what a replay of its own would show."""
+    from minilib.lab import log_explorer
+
+    text = (LOGS / "claude_code_session.jsonl").read_text(encoding="utf-8")
+    replays = []
+    real = log_explorer.replay_transcript
+    monkeypatch.setattr(
+        log_explorer,
+        "replay_transcript",
+        lambda *args, **kwargs: replays.append(args[1]) or real(*args, **kwargs),
+    )
+    log_explorer._threshold_choice.cache_clear()
+    explorer = LogExplorer()
+    upload(explorer, "mine.jsonl", text.encode())
+    chosen = explorer.report.choice.threshold
+    assert [s.threshold for s in replays].count(chosen) == 1  # the search's, alone
+    assert len(replays) >= 2  # a search of several steps
+    again = explore_text(text, "mine.jsonl", explorer.settings())  # nothing kept now
+    assert [s.threshold for s in replays].count(chosen) == 2
+    assert report_outputs(again) == report_outputs(explorer.report)

@@ -1005,3 +1005,24 @@ def test_results_follow_their_message_in_call_order_whatever_order_they_came_in(
         ids = [c["id"] for c in message.get("tool_calls") or ()]
         answers = [m["tool_call_id"] for m in messages[index + 1 : index + 1 + len(ids)]]
         assert answers == ids
+
+
+def test_the_first_refusal_reads_each_bundled_example_once(monkeypatch):
+    """The closest-shape line compares a file with the bundled examples; reading them
+    refuses the unknown-shape example with such a line too, which must not read them
+    all again (it did, recursively: seconds before a first refusal)."""
+    from importlib.resources import files
+
+    import minilib.logs as logs
+
+    examples = len(list(files("minilib.data").joinpath("logs").iterdir()))
+    reads = []
+    real = logs.load_log
+    monkeypatch.setattr(
+        logs, "load_log", lambda path, *a, **k: reads.append(path) or real(path, *a, **k)
+    )
+    logs._read_example_fields.cache_clear()
+    with pytest.raises(logs.LogFileError, match="closest: "):
+        logs.parse_log('{"samples": [{"timestamp": "t", "id": 1}]}', "x.json")
+    assert 0 < len(reads) <= examples
+    logs._read_example_fields.cache_clear()

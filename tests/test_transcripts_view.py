@@ -113,3 +113,26 @@ def test_a_long_log_gets_a_round_axis_whose_labels_fit_its_panel():
         widest = len(str(rounds - 1)) * 12 * 0.55  # plotly's 12 px digits
         assert labels * widest < ROUND_PANEL_WIDTH, (rounds, step)
         assert 5 <= labels <= 20, (rounds, step)  # still a scale to read rounds from
+
+
+def test_a_long_logs_lines_have_no_marker_per_round_and_keep_their_marks():
+    """A marker per round while the rounds are a marker apart in the narrowest panel;
+    a longer log's lines are plain lines (its markers would merge), and its aging,
+    summary and overflow marks stay markers."""
+    from minilib.lab.figures import per_round_markers
+    from minilib.lab.style import ROUND_MARKER_SPACING, ROUND_PANEL_WIDTH
+    from minilib.scale.histories import generate_history
+
+    lines = ("baseline", "compressed", "baseline messages", "compressed messages")
+    short = load_transcript(TRANSCRIPTS / "coding_agent_fix.json").messages
+    messages = list(generate_history(60).messages)
+    for log, expected in ((short, "lines+markers"), (messages, "lines")):
+        run = replay_transcript(log, Settings(threshold=4000))
+        figure = transcript_figure(run, log)
+        rounds = len(figure.data[0].x)
+        assert per_round_markers(rounds) == (expected == "lines+markers")
+        modes = {t.name: t.mode for t in figure.data}
+        assert {modes[name] for name in lines} == {expected}, rounds
+        assert {modes[name] for name in ("aging", "summary", "overflow")} == {"markers"}
+    limit = ROUND_PANEL_WIDTH // ROUND_MARKER_SPACING
+    assert per_round_markers(limit) and not per_round_markers(limit + 1)

@@ -52,6 +52,7 @@ from .style import (
     OFF_SCALE_AT,
     OVERFLOW_COLOR,
     OVERFLOW_SYMBOL,
+    ROUND_MARKER_SPACING,
     ROUND_PANEL_WIDTH,
     SENT,
     SESSION_FIGURE_HEIGHT,
@@ -489,11 +490,25 @@ def _session_layout(run: SessionRun) -> dict:
     )
 
 
+def per_round_markers(rounds: int, width: int = ROUND_PANEL_WIDTH) -> bool:
+    """Whether the lines get a marker per round: while the rounds are at least a
+    marker and a gap apart in the narrowest panel (`width` px: 32 rounds). Past
+    that the markers merge into a thicker line, which the browser still styles point
+    by point (a 360-round log: most of the time it took to draw its figure)."""
+    return rounds * ROUND_MARKER_SPACING <= width
+
+
 def session_figure(
     run: SessionRun, baseline: Baseline, *, widget: bool = True, log_tokens: bool = False
 ):
     """The article's two-panel figure for one run, as a static go.Figure
-    (or a FigureWidget)."""
+    (or a FigureWidget); a long run's lines without a marker per round."""
+    styles = _trace_styles()
+    if not per_round_markers(len(baseline.tokens)):
+        styles = {
+            name: dict(style, mode="lines") if style["mode"] == "lines+markers" else style
+            for name, style in styles.items()
+        }
     figure = make_subplots(
         rows=1,
         cols=2,
@@ -505,7 +520,7 @@ def session_figure(
         figure,
         run,
         baseline,
-        _trace_styles(),
+        styles,
         log_tokens=log_tokens,
         token_title="tokens (estimate)",
         xaxis=round_axis(baseline, 1, title_text="round"),

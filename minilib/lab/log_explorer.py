@@ -135,19 +135,25 @@ def choose_threshold(
     completes, one grid point lower it stops. At the largest window it completes, as
     nothing is compressed, so there is always an answer (the largest window itself when
     every compression of the log fails)."""
+    return _search(messages, settings)[0]
+
+
+def _search(messages: Sequence[Mapping], settings: Settings):
+    """`choose_threshold`, and the replay it made at the answer (None when the answer
+    is the largest window, which the search never replays)."""
     largest = largest_window(messages)
     step = grid_step(largest)
-    low, high = 0, max(1, largest)
+    low, high, at_high = 0, max(1, largest), None
     while math.ceil(high / step) - low // step > 1:
         middle = (low // step + (math.ceil(high / step) - low // step) // 2) * step
         run = replay_transcript(
             messages, replace(settings, threshold=middle), window=LOG_WINDOW
         )
         if run.overflow is None:
-            high = middle
+            high, at_high = middle, run
         else:
             low = middle
-    return ThresholdChoice(high, low, step, largest)
+    return ThresholdChoice(high, low, step, largest), at_high
 
 
 def threshold_choice(
@@ -155,13 +161,30 @@ def threshold_choice(
 ) -> Optional[ThresholdChoice]:
     """`choose_threshold` for a log's text (None if it cannot be read). The last few
     are kept, so a change of threshold does not search again."""
-    return _threshold_choice(text, name, replace(settings, threshold=1))
+    found = _threshold_choice(text, name, replace(settings, threshold=1))
+    return None if found is None else found[0]
 
 
 @lru_cache(maxsize=8)
 def _threshold_choice(text: str, name: str, settings: Settings):
+    """(the choice, [the search's replay at it]), or None; the report at the chosen
+    threshold takes that replay (`searched_run`), so a cached search holds it only
+    until then."""
     log, _ = parsed(text, name)
-    return None if log is None else choose_threshold(log.messages, settings)
+    if log is None:
+        return None
+    choice, run = _search(log.messages, settings)
+    return choice, [] if run is None else [run]
+
+
+def searched_run(text: str, name: str, settings: Settings):
+    """The replay the threshold search made of this log at `settings` (the same call
+    as a replay of the report's own, so the same run), or None. Taken once: a report
+    never shares its run with another."""
+    found = _threshold_choice(text, name, replace(settings, threshold=1))
+    if found is None or not found[1] or found[1][0].settings != settings:
+        return None
+    return found[1].pop()
 
 
 @lru_cache(maxsize=2)
@@ -227,7 +250,9 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
     choice = threshold_choice(text, name, settings or LOG_SETTINGS)
     if settings is None:
         settings = replace(LOG_SETTINGS, threshold=choice.threshold)
-    run = replay_transcript(messages, settings, window=LOG_WINDOW)
+    run = searched_run(text, name, settings)
+    if run is None:
+        run = replay_transcript(messages, settings, window=LOG_WINDOW)
     summary = format_summary(run)
     if run.overflow is not None:
         summary = (

@@ -133,6 +133,8 @@ DEFAULT_TICK_SIZE = 12  # plotly's, where a figure sets none
 # the narrowest panel a round axis serves (the messages panel, 38% of 840 px less the
 # margins) and the lab's zoom (the figure's whole width): what its labels must fit
 ROUND_PANEL_WIDTH, ZOOM_PANEL_WIDTH = 260, 700
+# A line's marker per round (6 px) and a gap: closer than this, the markers merge.
+ROUND_MARKER_SPACING = 6 + 2
 # chapter 9's status: three lines of 1.45 em, and room for a fourth (a narrow window)
 STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
 

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Dict
+from typing import Dict, List
 
 from . import (
     aider,
@@ -208,18 +208,33 @@ def document_fields(value, depth: int = 3, limit: int = 200) -> set:
     return fields
 
 
-@lru_cache(maxsize=1)
+# Set while the examples are read: an example no shape claims (the unknown-shape one)
+# is refused with a closest-shape line too, which must not read the examples again (it
+# did, recursively: seconds before the first refusal of a file of no known shape).
+_READING_EXAMPLES: List[bool] = []
+
+
 def _example_fields() -> Dict[str, frozenset]:
-    """Each shape's fields, from the constructed example of it the package ships."""
+    """Each shape's fields, from the constructed example of it the package ships;
+    nothing while they are being read (an example's own refusal is discarded)."""
+    return {} if _READING_EXAMPLES else _read_example_fields()
+
+
+@lru_cache(maxsize=1)
+def _read_example_fields() -> Dict[str, frozenset]:
     examples: Dict[str, set] = {}
-    for path in sorted(files("minilib.data").joinpath("logs").iterdir()):
-        try:
-            log = load_log(path)
-            doc = parse_text(path.read_text(encoding="utf-8"), path.name)
-        except (LogFileError, OSError):
-            continue  # the damaged and unknown-shape examples
-        if not doc.is_text:
-            examples.setdefault(log.shape, set()).update(document_fields(doc.value))
+    _READING_EXAMPLES.append(True)
+    try:
+        for path in sorted(files("minilib.data").joinpath("logs").iterdir()):
+            try:
+                log = load_log(path)
+                doc = parse_text(path.read_text(encoding="utf-8"), path.name)
+            except (LogFileError, OSError):
+                continue  # the damaged and unknown-shape examples
+            if not doc.is_text:
+                examples.setdefault(log.shape, set()).update(document_fields(doc.value))
+    finally:
+        _READING_EXAMPLES.pop()
     return {shape: frozenset(fields) for shape, fields in examples.items()}
 
 

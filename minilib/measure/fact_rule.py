@@ -157,62 +157,90 @@ def _words(words) -> str:
     )
 
 
-# In order: a span one pattern claims is not matched again by a later one.
-_PATTERNS = (
-    ("url", re.compile(r"http(?<!\whttp)s?://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]},.;:!?]")),
-    (  # a path, and a file:line when a line number follows it
-        "path",
-        re.compile(
-            rf"{_BEFORE_PATH}(?P<path>{_PATH_BODY})"
-            r"(?:(?P<line>:\d+(?::\d+)?)(?![\w/]|[.:]\d)|(?![\w@+-]))"
+# A pattern that begins with a lookbehind (a path, a setting, an identifier) is tried
+# at every position of the text. Each lookahead below is a cheap condition that every
+# match of its pattern meets, so most positions are given up after one look instead of
+# after every alternative: a path holds a dot or a slash, or is a bare file name; a
+# setting's key runs to its "="; an identifier holds a dot or an underscore, or an
+# inner capital. A lookahead consumes nothing and every match meets it, so it changes
+# no match (tests/test_fact_rule.py compares each pattern with and without it).
+_QUICK = {
+    "path": r"(?=[\w@+~-]*[./]|["
+    + "".join(sorted({name[0] for name in _BARE_FILES.split("|")}))
+    + "])",
+    "setting": r"(?=[\w.-]*\s?=)",
+    "identifier": r"(?=\w*[._]|[A-Za-z][a-z0-9]*[A-Z])",
+}
+
+
+def _compiled(quick: bool = True) -> Tuple[Tuple[str, "re.Pattern"], ...]:
+    """The patterns in order: a span one pattern claims is not matched again by a
+    later one. `quick` False leaves the lookaheads of `_QUICK` out (the test's
+    reference)."""
+    ahead = _QUICK if quick else dict.fromkeys(_QUICK, "")
+    return (
+        (
+            "url",
+            re.compile(r"http(?<!\whttp)s?://[^\s<>\"'`)\]}]+[^\s<>\"'`)\]},.;:!?]"),
         ),
-    ),
-    (
-        "hash",  # a UUID, or a lowercase hexadecimal run (its digit and letter: _kept)
-        re.compile(
-            r"[0-9a-fA-F](?<!\w[0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-"
-            r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b|(?<=[0-9a-f])[0-9a-f]{6,63}\b)"
+        (  # a path, and a file:line when a line number follows it
+            "path",
+            re.compile(
+                rf"{_BEFORE_PATH}{ahead['path']}(?P<path>{_PATH_BODY})"
+                r"(?:(?P<line>:\d+(?::\d+)?)(?![\w/]|[.:]\d)|(?![\w@+-]))"
+            ),
         ),
-    ),
-    (
-        "setting",
-        re.compile(
-            r"(?<![\w.=!<>-])(?P<key>--?[A-Za-z][\w.-]*|[A-Za-z_][\w.]*[_.][\w.]*)"
-            r"\s?=\s?(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[\w./:@+-]*\w)"
-            r"|(?<![\w.=!<>-])(?P<word>[A-Za-z]\w{2,})=(?![=\s])(?:\"[^\"\n]*\"|'[^'\n]*'"
-            r"|[\w./:@+-]*\w)"
+        (
+            "hash",  # a UUID, or a lowercase hexadecimal run (digit and letter: _kept)
+            re.compile(
+                r"[0-9a-fA-F](?<!\w[0-9a-fA-F])(?:[0-9a-fA-F]{7}-[0-9a-fA-F]{4}-"
+                r"[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+                r"|(?<=[0-9a-f])[0-9a-f]{6,63}\b)"
+            ),
         ),
-    ),
-    (
-        "error code",
-        re.compile(
-            r"\[Errno \d+\]"
-            r"|e(?<!\we)(?:rrno \d+|xit (?:code|status) \d+)\b"
-            # CVE-2024-3094, PROJ-123; E501, TS2345
-            r"|[A-Z](?<!\w[A-Z])(?:[A-Z0-9]*-\d{2,}(?:-\d+)*|[A-Z]{0,4}\d{3,6})\b"
-            rf"|{_words(CODE_WORDS)}"
+        (
+            "setting",
+            re.compile(
+                rf"(?<![\w.=!<>-]){ahead['setting']}"
+                r"(?:(?P<key>--?[A-Za-z][\w.-]*|[A-Za-z_][\w.]*[_.][\w.]*)"
+                r"\s?=\s?(?P<value>\"[^\"\n]*\"|'[^'\n]*'|[\w./:@+-]*\w)"
+                r"|(?P<word>[A-Za-z]\w{2,})=(?![=\s])(?:\"[^\"\n]*\"|'[^'\n]*'"
+                r"|[\w./:@+-]*\w))"
+            ),
         ),
-    ),
-    (
-        "number",
-        re.compile(
-            rf"(?:{_NUMBER_BODY})(?:\s?(?:{_UNIT}))?(?![\w:/-]|[.,]\d)"
-            r"|l(?<!\wl)ines? \d+(?:-\d+)?\b"
+        (
+            "error code",
+            re.compile(
+                r"\[Errno \d+\]"
+                r"|e(?<!\we)(?:rrno \d+|xit (?:code|status) \d+)\b"
+                # CVE-2024-3094, PROJ-123; E501, TS2345
+                r"|[A-Z](?<!\w[A-Z])(?:[A-Z0-9]*-\d{2,}(?:-\d+)*|[A-Z]{0,4}\d{3,6})\b"
+                rf"|{_words(CODE_WORDS)}"
+            ),
         ),
-    ),
-    (
-        "identifier",
-        re.compile(
-            r"(?<![\w.\\</-])(?:"  # not a <tag>
-            r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # dotted
-            r"|__[A-Za-z]\w*?__"  # dunder
-            r"|_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*"  # snake, CONSTANT
-            r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"  # camelCase
-            r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # PascalCase, an inner capital
-            r")(?![\w>-])"
+        (
+            "number",
+            re.compile(
+                rf"(?:{_NUMBER_BODY})(?:\s?(?:{_UNIT}))?(?![\w:/-]|[.,]\d)"
+                r"|l(?<!\wl)ines? \d+(?:-\d+)?\b"
+            ),
         ),
-    ),
-)
+        (
+            "identifier",
+            re.compile(
+                rf"(?<![\w.\\</-]){ahead['identifier']}(?:"  # not a <tag>
+                r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+"  # dotted
+                r"|__[A-Za-z]\w*?__"  # dunder
+                r"|_*[A-Za-z][A-Za-z0-9]*(?:_+[A-Za-z0-9]+)+_*"  # snake, CONSTANT
+                r"|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+"  # camelCase
+                r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+"  # PascalCase, an inner capital
+                r")(?![\w>-])"
+            ),
+        ),
+    )
+
+
+_PATTERNS = _compiled()
 
 
 # A pattern's pass is skipped over a text that lacks what every match of it holds.
@@ -301,18 +329,21 @@ def find_facts(text: str) -> List[Found]:
     for pattern_kind, pattern in _PATTERNS:
         if _NEEDS.get(pattern_kind, "") not in text:
             continue  # no setting without "=": the pass is skipped
+        has_inner = pattern_kind in ("path", "setting")
         for match in pattern.finditer(text):
             start, end = match.span()
+            if taken.find(1, start, end) != -1:
+                continue  # a fact already claimed part of it
             fact, kind = match.group(), pattern_kind
-            if kind == "path" and match.group("line"):
+            if has_inner and kind == "path" and match.group("line"):
                 kind = "file:line"
-            if 1 in taken[start:end] or not _kept(kind, fact):
+            if not _kept(kind, fact):
                 continue
             taken[start:end] = b"\x01" * (end - start)
             if kind == "hash" and "-" not in fact:
                 fact = fact[:SHORT_HASH].lower()
             found.append((start, 0, fact, kind))
-            inner = _inner_fact(kind, match)
+            inner = _inner_fact(kind, match) if has_inner else None
             if inner is not None:
                 found.append((start, 1) + inner)
     return [Found(start, fact, kind) for start, _, fact, kind in sorted(found)]
