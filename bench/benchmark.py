@@ -485,16 +485,22 @@ def python_path(code: Optional[Path]):
 
 
 class UploadPage:
-    """Chapter 07 at 1280x720, run in full, its upload box ready."""
+    """Chapter 07 at 1280x720, run in full, its upload box ready. The page runs a copy
+    of the chapter under build/bench named `name`: JupyterLab saves the notebooks it
+    runs, which must not rewrite the chapter, nor one server's file under another's
+    page."""
 
-    def __init__(self, browser, server):
+    def __init__(self, browser, server, name: str):
         import labdriver as lab
 
         self.server, self.lab = server, lab
+        BENCH_DIR.mkdir(parents=True, exist_ok=True)
+        notebook = BENCH_DIR / f"chapter07_{name}.ipynb"
+        notebook.write_bytes((ROOT / LOGS_NOTEBOOK).read_bytes())
         self.context = browser.new_context(viewport={"width": 1280, "height": 720})
         self.page = self.context.new_page()
         self.page.set_default_timeout(lab.PAGE_TIMEOUT)
-        lab.open_notebook(self.page, server, LOGS_NOTEBOOK)
+        lab.open_notebook(self.page, server, str(notebook.relative_to(ROOT)))
         lab.run_all_cells(self.page)
         self.explorer = self.page.locator(".ccl-log-explorer")
         self.explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
@@ -530,7 +536,7 @@ def upload_timings(browser, servers: dict, log: Path, junk: Path, uploads: int) 
     tables), each upload a copy under a new name (nothing of an earlier one is reused),
     and to the one-line refusal of a file of no known shape. The notebook has drawn
     its own figures first, as a student's has."""
-    pages = {name: UploadPage(browser, server) for name, server in servers.items()}
+    pages = {name: UploadPage(browser, server, name) for name, server in servers.items()}
     seconds = {name: [] for name in pages}
     refusals = {name: [] for name in pages}
     try:
@@ -639,13 +645,14 @@ def browser_benchmarks(
     BENCH_DIR.mkdir(parents=True, exist_ok=True)
     notebooks = {}
     for name, _, content in VARIANTS:
+        # a copy, under build/bench: JupyterLab saves what it runs, never the chapter
+        path = BENCH_DIR / f"{name}_slider.ipynb"
         if content is None:
-            notebooks[name] = LAB_NOTEBOOK
+            path.write_bytes((ROOT / LAB_NOTEBOOK).read_bytes())
         else:
             content = content() if callable(content) else content
-            path = BENCH_DIR / f"{name}_slider.ipynb"
             path.write_text(json.dumps(content, indent=1))
-            notebooks[name] = str(path.relative_to(ROOT))
+        notebooks[name] = str(path.relative_to(ROOT))
     results = {}
     with (
         tempfile.TemporaryDirectory() as home,
