@@ -8,6 +8,7 @@ from typing import Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.recorded_usage import counted_usage_rows
 from ..measure.tokenizers import TokenizerUnavailable
 from ..trace import write_text_safely
 from .common import DONE, TOKENIZERS, add_max_mb_argument, counter, fail, positive
@@ -91,16 +92,14 @@ def policy_list(text: str) -> list:
 
 
 def measured_overhead(log, count_tokens) -> Optional[int]:
-    """What the log's first model call counted beyond the messages it sent (the system
-    prompt and tool definitions the log does not hold), or None when the log records
-    no usage for its first call (a later call's count holds history an abridged log
-    may lack) or one below its own messages (not a count of this window)."""
-    first = next((u for u in log.usage if u.input_tokens > 0), None)
-    replies = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
-    if first is None or not replies or first.message != replies[0]:
+    """What the log's first model call counted beyond what it sent (the system prompt
+    and tool definitions the log does not hold: `measure.recorded_usage`), or None when
+    the log records no usage for its first call (a later call's count holds history an
+    abridged log may lack) or none beyond its own messages."""
+    rows = counted_usage_rows(log, count_tokens)
+    if not rows or rows[0].round != 0 or rows[0].overhead <= 0:
         return None
-    beyond = first.input_tokens - count_tokens(log.messages[: first.message])
-    return beyond if beyond > 0 else None
+    return rows[0].overhead
 
 
 def main(args) -> int:

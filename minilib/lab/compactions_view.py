@@ -7,10 +7,10 @@ from typing import List, Tuple
 
 import pandas as pd
 
-from ..logs.replay import TranscriptFileError, load_transcript, parse_transcript
+from ..logs.replay import load_transcript, parse_transcript
 from ..measure.compactions import CompactionReport, measure_compactions
 from ..reports.compactions import format_compactions
-from .shown import TextUploadExplorer, decoded_upload
+from .shown import TextUploadExplorer, upload_text
 
 
 def compactions_frame(reports: List[CompactionReport]) -> pd.DataFrame:
@@ -44,14 +44,13 @@ def compactions_of_file(path) -> List[CompactionReport]:
 def compactions_text(name: str, content: bytes) -> Tuple[str, bool]:
     """What the upload shows: the log's compactions, or one line saying why not
     (then True: a problem)."""
-    text, problem = decoded_upload(name, content)
-    if problem:
-        return problem, True
-    try:
-        log = parse_transcript(text, name)
-    except TranscriptFileError as error:
-        return str(error), True
-    return format_compactions(measure_compactions(log, text=text)), False
+    return upload_text(
+        name,
+        content,
+        lambda text: format_compactions(
+            measure_compactions(parse_transcript(text, name), text=text)
+        ),
+    )
 
 
 class CompactionsExplorer(TextUploadExplorer):

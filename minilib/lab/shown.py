@@ -57,9 +57,16 @@ class TextUploadExplorer(ShownAsWidget):
         return self._text_form
 
 
-def decoded_upload(name: str, content: bytes):
-    """The upload's text, or None and the line saying it is not a log the lab reads."""
+def upload_text(name: str, content: bytes, describe):
+    """(text, is_a_problem) of an uploaded log: `describe(text)` of its text, or one
+    line saying why not (not UTF-8 text, or a LogFileError naming the place)."""
+    from ..logs import LogFileError
+
     try:
-        return bytes(content).decode("utf-8"), None
+        text = bytes(content).decode("utf-8")
     except UnicodeDecodeError:
-        return None, f"{name}: not UTF-8 text, so not a log the lab reads"
+        return f"{name}: not UTF-8 text, so not a log the lab reads", True
+    try:
+        return describe(text), False
+    except LogFileError as error:
+        return str(error), True

@@ -8,9 +8,9 @@ from typing import List, Tuple
 import pandas as pd
 import plotly.graph_objects as go
 
-from ..logs import LogFileError, load_log, parse_log
+from ..logs import load_log, parse_log
 from ..measure.recorded_usage import UsageRow, format_usage, usage_rows
-from .shown import TextUploadExplorer, decoded_upload
+from .shown import TextUploadExplorer, upload_text
 from .style import BASELINE_COLOR, BLUE, RECORDED_COLOR, RED
 
 
@@ -98,14 +98,9 @@ def usage_figure(rows: List[UsageRow], title: str = "") -> go.Figure:
 def usage_text(name: str, content: bytes) -> Tuple[str, bool]:
     """What the upload shows: the log's usage beside the lab's count, or one line
     saying why not (then True: a problem)."""
-    text, problem = decoded_upload(name, content)
-    if problem:
-        return problem, True
-    try:
-        log = parse_log(text, name)
-    except LogFileError as error:
-        return str(error), True
-    return format_usage(usage_rows(log)), False
+    return upload_text(
+        name, content, lambda text: format_usage(usage_rows(parse_log(text, name)))
+    )
 
 
 class UsageExplorer(TextUploadExplorer):

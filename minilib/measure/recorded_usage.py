@@ -77,10 +77,15 @@ class UsageRow:
         return (self.counted + self.sent_extra - self.recorded) / self.recorded
 
     @property
+    def received(self) -> int:
+        """What the lab says the call received: the window, what else it sent, the
+        estimated overhead."""
+        return self.counted + self.sent_extra + self.overhead
+
+    @property
     def error_with_overhead(self) -> float:
         """The same with the estimated overhead too: what remains unexplained."""
-        counted = self.counted + self.sent_extra + self.overhead
-        return (counted - self.recorded) / self.recorded
+        return (self.received - self.recorded) / self.recorded
 
 
 @dataclass(frozen=True)
@@ -216,9 +221,7 @@ def usage_summary(rows: List[UsageRow]) -> dict:
         "recorded_total": sum(row.recorded for row in rows),
         "counted_total": sum(row.counted for row in rows),
         "sent_extra_total": sum(row.sent_extra for row in rows),
-        "counted_total_with_overhead": sum(
-            row.counted + row.sent_extra + row.overhead for row in rows
-        ),
+        "counted_total_with_overhead": sum(row.received for row in rows),
         **_errors([row.error for row in rows], "error"),
         **_errors([row.error_sent for row in rows], "error_sent"),
         **_errors([row.error_with_overhead for row in rows], "error_with_overhead"),
@@ -228,15 +231,11 @@ def usage_summary(rows: List[UsageRow]) -> dict:
         "cache_recorded": any(row.cache_read is not None for row in rows),
         "lab_reused_total": sum(row.lab_reused for row in rows),
         "after_compaction": [
-            {"round": row.round, "unexplained": row.recorded - _received(row)}
+            {"round": row.round, "unexplained": row.recorded - row.received}
             for row in rows
             if row.after_compaction
         ],
     }
-
-
-def _received(row: UsageRow) -> int:
-    return row.counted + row.sent_extra + row.overhead
 
 
 def _growth(rows: List[UsageRow]) -> dict:
@@ -244,7 +243,7 @@ def _growth(rows: List[UsageRow]) -> dict:
     overhead (fixed, and taken from the first call) cannot hide."""
     first = rows[0]
     recorded = sum(row.recorded - first.recorded for row in rows[1:])
-    lab = sum(_received(row) - _received(first) for row in rows[1:])
+    lab = sum(row.received - first.received for row in rows[1:])
     error = (lab - recorded) / recorded if recorded else None
     return {"growth_recorded": recorded, "growth_counted": lab, "growth_error": error}
 
