@@ -191,7 +191,13 @@ c.Spawner.args = ["--ServerApp.terminals_enabled=False"] + (
 # The teacher's projector page through the project's Voila template, as `make present`
 # serves it: Voila's lab template without its CDN links, so an offline class loads it.
 c.Spawner.args += ["--VoilaConfiguration.template=offline"]
-c.Spawner.environment = {"JUPYTER_PATH": str(REPO / "jupyter")}
+# Voila's server extension loads MathJax 2 from cdnjs unless the server's settings name
+# no MathJax at all (both null, as standalone `make present` leaves them): then its page
+# typesets with the MathJax JupyterLab bundles. server_config/ holds those two settings.
+c.Spawner.environment = {
+    "JUPYTER_PATH": str(REPO / "jupyter"),
+    "JUPYTER_CONFIG_PATH": str(REPO / "classroom" / "server_config"),
+}
 c.Spawner.notebook_dir = "~"
 c.Spawner.default_url = START_PAGE
 # A loaded 2-core machine starting thirty servers at once needs time.
