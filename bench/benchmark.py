@@ -446,8 +446,9 @@ def explore_seconds_of(code: Optional[Path], path: Path) -> float:
 
 
 def against_code(ref: str) -> Path:
-    """The minilib of git revision `ref`, exported under build/bench (a kernel run
-    with it on PYTHONPATH imports it instead of this checkout's)."""
+    """The minilib and the notebooks of git revision `ref`, exported under build/bench
+    (a kernel run with it on PYTHONPATH imports it instead of this checkout's; its
+    pages are that revision's own chapters, which may use what its minilib lacks)."""
     commit = subprocess.run(
         ["git", "rev-parse", "--short", ref],
         cwd=ROOT,
@@ -456,10 +457,10 @@ def against_code(ref: str) -> Path:
         check=True,
     ).stdout.strip()
     target = BENCH_DIR / "against" / commit
-    if not (target / "minilib").is_dir():
+    if not (target / "notebooks").is_dir():
         target.mkdir(parents=True, exist_ok=True)
         archive = subprocess.run(
-            ["git", "archive", commit, "minilib"],
+            ["git", "archive", commit, "minilib", "notebooks"],
             cwd=ROOT,
             capture_output=True,
             check=True,
@@ -490,13 +491,13 @@ class UploadPage:
     runs, which must not rewrite the chapter, nor one server's file under another's
     page."""
 
-    def __init__(self, browser, server, name: str):
+    def __init__(self, browser, server, name: str, code: Optional[Path] = None):
         import labdriver as lab
 
         self.server, self.lab = server, lab
         BENCH_DIR.mkdir(parents=True, exist_ok=True)
         notebook = BENCH_DIR / f"chapter07_{name}.ipynb"
-        notebook.write_bytes((ROOT / LOGS_NOTEBOOK).read_bytes())
+        notebook.write_bytes(((code or ROOT) / LOGS_NOTEBOOK).read_bytes())
         self.context = browser.new_context(viewport={"width": 1280, "height": 720})
         self.page = self.context.new_page()
         self.page.set_default_timeout(lab.PAGE_TIMEOUT)
@@ -529,14 +530,19 @@ class UploadPage:
         self.server.delete_sessions_and_kernels()
 
 
-def upload_timings(browser, servers: dict, log: Path, junk: Path, uploads: int) -> dict:
+def upload_timings(
+    browser, servers: dict, codes: dict, log: Path, junk: Path, uploads: int
+) -> dict:
     """Chapter 07 at 1280x720 on each server (this checkout's code, and the one
     compared with), uploads taking turns: seconds from the file chosen in the upload
     dialog to its report on screen (the header naming it, the chart drawn, both
     tables), each upload a copy under a new name (nothing of an earlier one is reused),
     and to the one-line refusal of a file of no known shape. The notebook has drawn
     its own figures first, as a student's has."""
-    pages = {name: UploadPage(browser, server, name) for name, server in servers.items()}
+    pages = {
+        name: UploadPage(browser, server, name, codes[name])
+        for name, server in servers.items()
+    }
     seconds = {name: [] for name in pages}
     refusals = {name: [] for name in pages}
     try:
@@ -614,12 +620,12 @@ def page_waits(browser, home: Path, against: Optional[str], runs: int) -> dict:
                 )
                 voilas[name] = stack.enter_context(
                     lab.start_voila(
-                        ROOT / PRESENT_NOTEBOOK,
+                        (code or ROOT) / PRESENT_NOTEBOOK,
                         home / f"voila-{name}",
                         lab.ARTIFACTS / "logs" / f"benchmark-voila-load-{name}.log",
                     )
                 )
-        results["upload"] = upload_timings(browser, labs, log, junk, runs)
+        results["upload"] = upload_timings(browser, labs, codes, log, junk, runs)
         results["present_load"] = present_load_seconds(browser, voilas, runs)
     explore = {name: [] for name in codes}
     for _ in range(runs):  # a fresh process each, taking turns
