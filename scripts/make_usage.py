@@ -155,8 +155,35 @@ def rewrite_json(path: Path, log, counted, agent: str) -> str:
             found.update(input=prompt, cached=cached)
         else:
             found.update(input=prompt - cached, cache={"read": cached, "write": 0})
+    if agent == "opencode":
+        for message in document["messages"]:
+            message_totals(message)
     indent = 1 if agent == "gemini" else 2  # as each file is written
     return json.dumps(document, indent=indent, ensure_ascii=False) + "\n"
+
+
+OPENCODE_NO_TOKENS = {
+    "input": 0,
+    "output": 0,
+    "reasoning": 0,
+    "cache": {"read": 0, "write": 0},
+}
+
+
+def message_totals(message: dict) -> None:
+    """An opencode assistant message's own `tokens` and `cost` as opencode keeps them:
+    at the end of every step it sets the message's tokens to that step's and adds the
+    step's cost to the message's (packages/opencode/src/session/processor.ts,
+    "finish-step"); a message no step finished (an error, an interruption) keeps the
+    zeros it was created with."""
+    info = message.get("info") or {}
+    if info.get("role") != "assistant":
+        return
+    steps = [p for p in message.get("parts", ()) if p.get("type") == "step-finish"]
+    info["tokens"] = json.loads(
+        json.dumps(steps[-1]["tokens"] if steps else OPENCODE_NO_TOKENS)
+    )
+    info["cost"] = round(sum(step.get("cost", 0) for step in steps), 6)
 
 
 def main(argv=None) -> int:

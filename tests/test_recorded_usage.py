@@ -350,6 +350,25 @@ def test_opencode_records_each_steps_usage():
     assert len({u.message for u in log.usage}) == len(steps)  # a step a model call
 
 
+def test_opencode_messages_hold_their_last_steps_tokens_and_their_steps_cost():
+    """opencode sets a message's tokens to each finished step's in turn and adds up the
+    steps' costs; the export's totals agree with its steps, so a reader of either reads
+    one story."""
+    export = json.loads((DATA_DIR / "logs" / "opencode_export.json").read_text("utf-8"))
+    assistants = [m for m in export["messages"] if m["info"]["role"] == "assistant"]
+    checked = 0
+    for message in assistants:
+        steps = [p for p in message["parts"] if p.get("type") == "step-finish"]
+        if not steps:  # an error or an interruption: no step ever finished
+            assert message["info"]["tokens"]["input"] == 0
+            assert message["info"]["cost"] == 0
+            continue
+        assert message["info"]["tokens"] == steps[-1]["tokens"]
+        assert message["info"]["cost"] == pytest.approx(sum(s["cost"] for s in steps))
+        checked += 1
+    assert checked >= 1 and len(assistants) > checked  # both kinds are in the file
+
+
 def test_with_the_tokenizer_the_usage_was_made_with_only_the_unseen_part_is_left():
     pytest.importorskip("bpe_openai")
     from minilib.measure.recorded_usage import counted_usage_rows
