@@ -36,7 +36,9 @@ def test_an_upload_is_measured_with_its_own_records():
 
 def test_an_unreadable_upload_is_one_line_naming_it():
     text, problem = compactions_text("x.bin", b"\xff\xfe")
-    assert problem and text == "x.bin: not UTF-8 text, so not a log the lab reads"
+    assert problem and text == "x.bin: not UTF-8 text (byte 0)"
+    text, problem = compactions_text("shot.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    assert problem and text == "shot.png: a PNG image, not a text log"  # as chapter 7.9
     text, problem = compactions_text("x.json", b"[1, 2]")
     assert problem and text.count("\n") == 0 and text.startswith("x.json")
 

@@ -13,6 +13,7 @@ from minilib.lab.policies_view import (
     saved_share,
     tradeoff_traces,
 )
+from minilib.lab.style import PROBLEM_CSS
 from minilib.policies.production.compare import measure_policy
 from minilib.tokens import estimate_tokens
 
@@ -99,8 +100,16 @@ def test_an_uploaded_log_is_compared_and_a_bad_one_is_named():
     assert "uploaded: mine.json" in lab.status.value
     assert len(lab.rows) == len(available_policies())
     upload(lab, "bad.json", b"{not json")
-    assert "bad.json" in lab.status.value
+    # said under the upload button, in the problem colours, not under the sliders
+    box = lab.widget.children
+    assert box.index(lab.problem) == 1 and "bad.json" in lab.problem.value
+    assert PROBLEM_CSS in lab.problem.value
+    assert "still shows <b>uploaded: mine.json</b>" in lab.problem.value
     assert lab.choice.value == "uploaded: mine.json"  # the last good log stays
+    upload(lab, "shot.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    assert "shot.png: a PNG image, not a text log" in lab.problem.value
+    upload(lab, "mine.json", text.encode())
+    assert lab.problem.value == ""  # a good upload clears the last refusal
 
 
 def slider_positions(slider) -> list:

@@ -18,7 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..logs import LogFileError
+from ..logs import LogFileError, decoded_text
 from ..logs.replay import load_transcript, parse_transcript, with_output_ids
 from ..measure.used_facts import used_facts
 from ..policies.production import POLICIES, build_policy
@@ -411,7 +411,7 @@ def slider_for(key: str, window: int) -> widgets.Widget:
 def uploaded_messages(upload: widgets.FileUpload) -> Tuple[str, List[dict]]:
     """The name and messages of the file uploaded last (ipywidgets 8's value)."""
     item = upload.value[-1]
-    text = bytes(item["content"]).decode("utf-8", errors="replace")
+    text = decoded_text(bytes(item["content"]), item["name"])
     return item["name"], parse_transcript(text, item["name"]).messages
 
 
@@ -434,7 +434,9 @@ class PolicyLab(ShownAsWidget):
             description="window",
             layout=widgets.Layout(width="200px"),
         )
-        self.upload = widgets.FileUpload(accept=".json,.jsonl,.traj,.md", multiple=False)
+        # any file: the shape is found from the content, never the file name
+        self.upload = widgets.FileUpload(accept="", multiple=False)
+        self.problem = widgets.HTML()  # an upload refused, under the button that did it
         self.status = widgets.HTML()
         self.sliders: Dict[str, widgets.Widget] = {}
         self.readouts: Dict[str, widgets.HTML] = {}
@@ -460,6 +462,7 @@ class PolicyLab(ShownAsWidget):
         self.widget = widgets.VBox(
             [
                 widgets.HBox([self.choice, self.window, self.upload]),
+                self.problem,
                 self.slider_box,
                 self.status,
                 self.table,
@@ -481,8 +484,13 @@ class PolicyLab(ShownAsWidget):
         try:
             name, messages = uploaded_messages(self.upload)
         except LogFileError as error:
-            self.status.value = f"<b>{html.escape(str(error))}</b>"
+            self.problem.value = (
+                f'<div style="{PROBLEM_CSS}padding:4px 10px;white-space:pre-wrap">'
+                f"{html.escape(str(error))}<br>The table below still shows "
+                f"<b>{html.escape(self.choice.value)}</b>.</div>"
+            )
             return
+        self.problem.value = ""
         label = f"uploaded: {name}"
         self.runs[label] = LogRuns(messages)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]

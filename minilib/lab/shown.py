@@ -59,14 +59,11 @@ class TextUploadExplorer(ShownAsWidget):
 
 def upload_text(name: str, content: bytes, describe):
     """(text, is_a_problem) of an uploaded log: `describe(text)` of its text, or one
-    line saying why not (not UTF-8 text, or a LogFileError naming the place)."""
-    from ..logs import LogFileError
+    line saying why not (what the bytes are instead of text, or a LogFileError naming
+    the place)."""
+    from ..logs import LogFileError, decoded_text
 
     try:
-        text = bytes(content).decode("utf-8")
-    except UnicodeDecodeError:
-        return f"{name}: not UTF-8 text, so not a log the lab reads", True
-    try:
-        return describe(text), False
+        return describe(decoded_text(bytes(content), name)), False
     except LogFileError as error:
         return str(error), True
