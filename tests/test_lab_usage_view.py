@@ -22,8 +22,10 @@ def test_the_figure_draws_the_record_and_each_step_per_call():
     figure = usage_figure(rows)
     traces = {trace.name: trace for trace in figure.data}
     assert list(traces["API counted (the log's record)"].y) == [r.recorded for r in rows]
-    full = traces["+ overhead (estimated from the first call)"]
+    full = traces["+ overhead (estimated from the first call): lab in all"]
     assert list(full.y) == [r.counted + r.sent_extra + r.overhead for r in rows]
+    # the table's "lab in all" is that line, point for point
+    assert list(usage_frame(rows)["lab in all"]) == list(full.y)
     ringed = traces["first call after a compaction"]
     assert list(ringed.x) == [r.round for r in rows if r.after_compaction] != []
 

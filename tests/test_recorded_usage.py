@@ -60,7 +60,7 @@ def test_claude_code_usage_is_the_whole_prompt_uncached_read_and_written():
     assert summary["median_abs_error_with_overhead"] == 0
     assert summary["median_abs_error"] == pytest.approx((1000 / 1104 + 1000 / 1213) / 2)
     assert summary["cache_read_total"] == 1100 and summary["cache_written_total"] == 1210
-    assert "with the overhead 0%" in format_usage(rows)
+    assert "with the overhead +0% (p10 +0%, p90 +0%)" in format_usage(rows)
 
 
 def test_a_response_written_over_several_lines_counts_its_usage_once():

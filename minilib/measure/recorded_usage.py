@@ -202,6 +202,7 @@ def _percentile(values: List[float], share: float) -> float:
 
 def _errors(values: List[float], name: str) -> dict:
     return {
+        f"median_{name}": median(values),
         f"median_abs_{name}": median(abs(e) for e in values),
         f"p10_{name}": _percentile(values, 0.1),
         f"p90_{name}": _percentile(values, 0.9),
@@ -250,7 +251,7 @@ def _growth(rows: List[UsageRow]) -> dict:
 
 def _step(summary: dict, name: str) -> str:
     return (
-        f"{summary[f'median_abs_{name}']:.0%} (p10 {summary[f'p10_{name}']:+.0%}, "
+        f"{summary[f'median_{name}']:+.0%} (p10 {summary[f'p10_{name}']:+.0%}, "
         f"p90 {summary[f'p90_{name}']:+.0%})"
     )
 
@@ -263,6 +264,17 @@ def _cache_line(summary: dict) -> str:
         if recorded
         else f"prompt cache: no reads recorded; the lab's prefix model says {lab:,}"
     )
+
+
+# the per-call table's columns, said once above them (a report is read without the docs)
+COLUMNS_KEY = (
+    "per call: recorded and cache read/written, the API's; lab reused, what the lab's",
+    "prefix model says the cache could serve; lab count, the window; + sent, its call",
+    "arguments and thinking; error, with the overhead",
+)
+COLUMNS_HEADER = (
+    "round  recorded  cache read  lab reused  cache written  lab count  + sent  error"
+)
 
 
 def format_usage(rows: List[UsageRow]) -> str:
@@ -278,7 +290,8 @@ def format_usage(rows: List[UsageRow]) -> str:
         f"{sent:,} with call arguments and the thinking taken back,",
         f"  {summary['counted_total_with_overhead']:,} with an overhead of "
         f"{summary['overhead_tokens']:,} a call, estimated from the first call",
-        f"per-call error: the window {_step(summary, 'error')}",
+        "per-call error, (lab - API) / API, its median over the calls (p10, p90):",
+        f"  the window {_step(summary, 'error')}",
         f"  with what else it sent {_step(summary, 'error_sent')}",
         f"  with the overhead {_step(summary, 'error_with_overhead')}",
     ]
@@ -295,9 +308,7 @@ def format_usage(rows: List[UsageRow]) -> str:
             f"after a compaction (round {after['round']}): {after['unexplained']:+,} "
             "tokens the lab does not see (what the harness re-attached)"
         )
-    lines.append(
-        "round  recorded  cache read  lab reused  cache written  lab count  + sent  error"
-    )
+    lines += [*COLUMNS_KEY, COLUMNS_HEADER]
     for row in rows:
         read, written = count_or_dash(row.cache_read), count_or_dash(row.cache_written)
         lines.append(
