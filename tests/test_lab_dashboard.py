@@ -686,6 +686,15 @@ def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
         grounded, run_session(session, tight), rounds
     )
     assert f"{grounded.outcome.facts_right} facts right" in dashboard.answer.value
+    # a run that never answered has no answer to lack anything
+    assert not grounded.outcome.finished and "lacks" not in dashboard.answer.value
+    # at the article's settings the answer is 4/6: the two it lacks are named, apart
+    # from the facts replies along the way marked unknown
+    answered = run_grounded(session).outcome
+    assert answered.finished and len(answered.lost) == 2
+    shown = answer_html(run_grounded(session), run_session(session), rounds)
+    assert f"the answer lacks: {', '.join(answered.lost)};" in shown
+    assert "marked unknown along the way: " in shown
     dashboard.grounded.value = False
     assert dashboard.answer.value == "" and dashboard.answer.layout.display == "none"
 

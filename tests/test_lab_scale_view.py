@@ -72,3 +72,14 @@ def test_the_budget_slider_is_off_while_the_unbounded_summary_is_ticked():
     assert explorer.budget.disabled and explorer.run.budget is None
     explorer.unbounded.value = False
     assert not explorer.budget.disabled and explorer.run.budget == explorer.budget.value
+
+
+def test_a_budget_as_large_as_the_threshold_bounds_nothing():
+    """9.5 warns of the slider's other end: at the threshold itself the summary may fill
+    the window alone and the run stops on it, while 28,000 still leaves room."""
+    explorer = ScaleExplorer(threshold=32_000, calls=1_000)
+    assert explorer.budget.max == 32_000
+    at_end = scale_run(1_000, threshold=32_000, budget=32_000)
+    assert at_end.overflow is not None
+    assert at_end.overflow.largest_tokens == max(at_end.summary)  # the summary itself
+    assert scale_run(1_000, threshold=32_000, budget=28_000).overflow is None

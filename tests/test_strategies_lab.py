@@ -259,6 +259,20 @@ def test_explorer_table_puts_the_facts_first_and_names_the_overflow_round():
         assert row["completes"] == expected
     assert not run_path("aging", 0).completed  # the case the chapter's prose quotes
 
+    # 8.6: at 600 the whole prompt fits, so budgeting cuts nothing and the run stops;
+    # at its smallest choice it cuts the prompt and the run completes
+    def budgeting_cuts(value):
+        return [
+            record
+            for record in run_path("budgeting", value).tracer.records
+            if record.get("event") == "context_compression"
+            and record["payload"]["strategy"] == "input_budgeting"
+        ]
+
+    assert budgeting_cuts(600) == [] and not run_path("budgeting", 600).completed
+    smallest = PATHS["budgeting"].choices[0]
+    assert budgeting_cuts(smallest) and run_path("budgeting", smallest).completed
+
 
 def test_explorer_says_the_same_overflow_round_as_the_registrys_table():
     values = {key: spec.default for key, spec in PATHS.items()}

@@ -150,12 +150,12 @@ def answer_html(grounded, plain: SessionRun, session_rounds: int) -> str:
     looked_up = "; ".join(
         f"round {number}: {', '.join(facts)}" for number, facts in by_round.items()
     )
-    second = f"looked up again: {looked_up or 'nothing'}" + (
-        # each fact once, however many replies marked it
-        f"; unknown: {', '.join(dict.fromkeys(fact for _, fact in outcome.unknown))}"
-        if outcome.unknown
-        else ""
-    )
+    second = f"looked up again: {looked_up or 'nothing'}"
+    if outcome.finished and outcome.lost:  # what keeps "4/6" short of all six
+        second += f"; the answer lacks: {', '.join(outcome.lost)}"
+    if outcome.unknown:  # each fact once, however many replies along the way marked it
+        marked = ", ".join(dict.fromkeys(fact for _, fact in outcome.unknown))
+        second += f"; marked unknown along the way: {marked}"
     lines = [first, tokens_against_plain(grounded, plain, session_rounds), second]
     return (
         f'<div style="font-size:13px;color:{ANSWER_TEXT_COLOR};line-height:1.35">'

@@ -23,6 +23,7 @@ from ..logs.replay import load_transcript, parse_transcript, with_output_ids
 from ..measure.used_facts import used_facts
 from ..policies.production import POLICIES, build_policy
 from ..policies.production.compare import measure_policy
+from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
@@ -533,7 +534,8 @@ class PolicyLab(ShownAsWidget):
         used = len(runs.used.facts)
         self.status.value = (
             f"<b>{html.escape(self.choice.value)}</b>: "
-            f"{len(runs.baseline.per_round):,} rounds, {used} facts the agent used; "
+            f"{plural(len(runs.baseline.per_round), 'round')}, "
+            f"{plural(used, 'fact')} the agent used; "
             f"window {self.window.value:,} tokens (estimated)"
         )
         self.table.value = table_html(comparison_frame(rows))
