@@ -819,11 +819,13 @@ def test_the_overflow_label_sits_where_the_run_never_reached_when_it_fits(sessio
 
     baseline = run_baseline(session)
     last = len(baseline.tokens) - 1
-    for threshold in (150, 800):
+    # pinned at the zoom's top edge (282 tokens at 150): beside the cross; a cross just
+    # over the threshold (819 tokens at 800): above it, off the red dashed line
+    for threshold, side in ((150, "middle right"), (800, "top right")):
         run = run_session(session, Settings(threshold=threshold))
         mark = zoom_traces(run, baseline)["overflow (zoom)"]
         assert mark["x"] == [len(run.rounds)]
-        assert mark["textposition"] == ["middle right"], threshold
+        assert mark["textposition"] == [side], threshold
     per_round = ZOOM_PANEL_WIDTH / (last + 1)
     text = "overflow: 4,276 tokens"
     # no room right of the last round: left; room for the label: right
@@ -831,3 +833,38 @@ def test_the_overflow_label_sits_where_the_run_never_reached_when_it_fits(sessio
     rounds_needed = (len(text) * FONT_SIZE * 0.6 + 12) / per_round
     assert label_side(last - int(rounds_needed) - 1, last, text) == "middle right"
     assert label_side(last - int(rounds_needed) + 1, last, text) == "middle left"
+
+
+def test_numbers_above_the_zoom_never_write_over_each_other(session):
+    """An off-scale number goes right of its arrow, or left when the next arrow is too
+    close, or under it when neither side has room: at threshold 800, rounds 1, 3 and 4
+    are above the scale and their numbers (4,276, 10,322, 1,265) wrote over each other."""
+    from minilib.lab.figures import label_width, off_scale_sides, zoom_traces
+    from minilib.lab.style import ZOOM_PANEL_WIDTH
+
+    baseline = run_baseline(session)
+    last = len(baseline.tokens) - 1
+    per_round = ZOOM_PANEL_WIDTH / (last + 1)
+    for threshold in range(150, 2001, 50):
+        marks = zoom_traces(run_session(session, Settings(threshold=threshold)), baseline)
+        off = marks["off the scale (zoom)"]
+        arrows = [x * per_round for x in off["x"]]
+        beside, under = [], []  # each number's [from, to] in px along the round axis
+        for at, text, side in zip(arrows, off["text"], off["textposition"]):
+            width = label_width(text)
+            if side == "bottom left":
+                under.append((at - width, at))
+                continue
+            start = at - width if side == "middle left" else at
+            beside.append((start, start + width))
+            # no other arrow inside the number
+            assert not [a for a in arrows if a != at and start < a < start + width], (
+                threshold,
+                off,
+            )
+        for row in (beside, under):
+            for (_, end), (start, _) in zip(row, row[1:]):
+                assert end <= start, (threshold, off)
+    at_800 = zoom_traces(run_session(session, Settings(threshold=800)), baseline)
+    assert at_800["off the scale (zoom)"]["textposition"][:3] != ["middle right"] * 3
+    assert off_scale_sides([1], ["4,276"], last) == ["middle right"]

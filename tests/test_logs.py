@@ -715,8 +715,8 @@ def test_a_damaged_line_is_named_by_its_number():
         load_log(path)
     assert str(error.value) == (
         f"{path}: line 4 is not valid JSON (Expecting ',' delimiter, column 17); "
-        "2 of its 4 lines are damaged, more than the 1 (1%, at least one) a log may "
-        "have skipped"
+        "2 of its 4 lines are damaged, and a log is read with at most 1 damaged line "
+        "skipped (1% of its lines, at least one)"
     )
     with pytest.raises(LogFileError) as error:
         load_log(path, strict=True)

@@ -131,7 +131,8 @@ def test_an_unread_part_is_a_placeholder_naming_its_type():
 def test_a_damaged_line_over_the_limit_is_refused_and_names_the_limit():
     good = '{"role": "user", "content": "a"}'
     text = "\n".join([good] + ["{broken"] * 2 + [good] * 97)  # 2 of 100: over 1
-    with pytest.raises(LogFileError, match="2 of its 100 lines are damaged, more than"):
+    limit = "2 of its 100 lines are damaged, and a log is read with at most 1 damaged"
+    with pytest.raises(LogFileError, match=limit):
         parse_log(text, "x.jsonl")
     assert len(parse_log("\n".join([good, "{broken"] + [good] * 98), "x").repairs) == 1
 

@@ -22,7 +22,7 @@ that setting would show.
 """
 
 import math
-from typing import Dict, Optional
+from typing import Dict, List, Optional
 
 import plotly.graph_objects as go
 from plotly.basedatatypes import Undefined
@@ -210,8 +210,38 @@ def zoom_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
             "x": [x for x, _ in off_scale],
             "y": [top * OFF_SCALE_AT] * len(off_scale),
             "text": [f"{y:,}" for _, y in off_scale],
+            "textposition": off_scale_sides(
+                [x for x, _ in off_scale], [f"{y:,}" for _, y in off_scale], last_round
+            ),
         },
     }
+
+
+def label_width(text: str) -> float:
+    """About how many px a label of the zoom takes: ~0.6 em a character, and its mark."""
+    return len(text) * FONT_SIZE * 0.6 + 12
+
+
+def off_scale_sides(xs: List[float], texts: List[str], last_round: int) -> List[str]:
+    """Where each off-scale number goes, left to right: right of its arrow when that
+    leaves room before the next arrow in the narrowest zoom (ZOOM_PANEL_WIDTH px); else
+    left of it, when that clears the number before; else under it, to the left (off the
+    line that drops from the arrow). Two rounds in a row above the scale (10,322 then
+    1,265 at a threshold of 800) wrote their numbers over each other."""
+    per_round = ZOOM_PANEL_WIDTH / (last_round + 1)
+    sides, taken_to = [], float("-inf")  # where the last number beside an arrow ended
+    for index, (x, text) in enumerate(zip(xs, texts)):
+        at, width = x * per_round, label_width(text)
+        following = xs[index + 1] * per_round if index + 1 < len(xs) else float("inf")
+        if at + width <= following:
+            sides.append("middle right")
+            taken_to = at + width
+        elif at - width >= taken_to:
+            sides.append("middle left")
+            taken_to = at
+        else:
+            sides.append("bottom left")
+    return sides
 
 
 def zoom_overflow(run: SessionRun, last_round: int) -> dict:
@@ -227,12 +257,15 @@ def zoom_overflow(run: SessionRun, last_round: int) -> dict:
     at = len(run.rounds)
     pinned = share > top
     text = f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"
+    side = label_side(at, last_round, text)
+    if not pinned:  # a cross just over the threshold: its name above the dashed line
+        side = side.replace("middle", "top")
     return {
         "x": [at],
         "y": [top * OFF_SCALE_AT if pinned else share],
         "customdata": [[overflow.tokens, share]],
         "text": [text],
-        "textposition": [label_side(at, last_round, text)],
+        "textposition": [side],
     }
 
 
@@ -242,8 +275,7 @@ def label_side(at: int, last_round: int, text: str) -> str:
     narrowest zoom (the notebook's, ZOOM_PANEL_WIDTH px); else left of it. Placed left
     by default, "overflow" at round 11 of 13 sat on round 10's marks."""
     room = (last_round - at) * ZOOM_PANEL_WIDTH / (last_round + 1)
-    needed = len(text) * FONT_SIZE * 0.6 + 12  # ~0.6 em a character, and the cross
-    return "middle right" if room >= needed else "middle left"
+    return "middle right" if room >= label_width(text) else "middle left"
 
 
 def lab_traces(run: SessionRun, baseline: Baseline) -> Dict[str, dict]:
@@ -580,7 +612,6 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             legendgroup="compressed",
             showlegend=False,
             marker=dict(symbol="triangle-up", size=11, color=COMPRESSED_COLOR),
-            textposition="middle right",
             textfont=dict(size=FONT_SIZE, color=COMPRESSED_COLOR),
             cliponaxis=False,
             hovertemplate="round %{x}: %{text} tokens, above this scale (over "

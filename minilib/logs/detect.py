@@ -122,8 +122,9 @@ def parse_text(text: str, source: str, strict: bool = False) -> Doc:
         over = (
             ""
             if strict
-            else f"; {len(bad)} of its {len(numbered)} lines are damaged, more than "
-            f"the {limit} (1%, at least one) a log may have skipped"
+            else f"; {len(bad)} of its {len(numbered)} lines are damaged, and a log is "
+            f"read with at most {limit} damaged {'line' if limit == 1 else 'lines'} "
+            "skipped (1% of its lines, at least one)"
         )
         raise LogFileError(f"{source}: line {number} {why}{over}")
     return Doc(objects, kept, text, bad)

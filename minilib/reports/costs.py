@@ -25,8 +25,8 @@ def format_costs(costs: RunCosts) -> str:
             f"{costs.estimated_tokens:,} by the article's estimate"
         )
     lines.append(
-        f"facts the agent used: {report['facts_used']} (shown by a tool, later written "
-        "by the agent)"
+        f"facts the agent used: {report['facts_used']} (shown by a tool or the "
+        "environment, later written by the agent)"
     )
     lines.append(
         f"  kept {report['facts_kept']}, restorable {report['facts_restorable']}, "
