@@ -237,10 +237,13 @@ def test_a_file_it_cannot_read_replaces_the_report_with_one_line():
     bad = {name: content for name, content in BAD_BYTES.items()}
     bad["damaged.jsonl"] = (LOGS / "damaged.jsonl").read_bytes()
     bad["unknown_shape.json"] = (LOGS / "unknown_shape.json").read_bytes()
+    assert explorer.threshold.disabled  # before any log: no log's threshold to change
     for name, content in bad.items():
         upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
         assert len(explorer.output.outputs) == 4
+        assert not explorer.threshold.disabled
         upload(explorer, name, content)
+        assert explorer.threshold.disabled, name  # and none after a file it refused
         [output] = explorer.output.outputs
         line = output["data"]["text/plain"]
         assert line.startswith(f"{name}: ") and "\n" not in line, line

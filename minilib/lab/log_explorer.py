@@ -457,8 +457,15 @@ class LogExplorer(ShownAsWidget):
             multiple=False,
             description="Upload a log",
         )
+        # off until a log arrives: the threshold is chosen from the log, so a number
+        # shown before one would be no log's
         self.threshold = widgets.BoundedIntText(
-            settings.threshold, min=1, max=10**9, step=100, description="threshold"
+            settings.threshold,
+            min=1,
+            max=10**9,
+            step=100,
+            description="threshold",
+            disabled=True,
         )
         self.fold = widgets.Checkbox(
             settings.fold_user_turns, indent=False, description="fold later user turns"
@@ -518,6 +525,7 @@ class LogExplorer(ShownAsWidget):
         try:
             self.threshold.step = 100 if choice is None else choice.step
             self.threshold.value = threshold
+            self.threshold.disabled = choice is None  # a file it cannot read: no log
         finally:
             self._choosing = False
         return self.render()
