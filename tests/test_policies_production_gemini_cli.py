@@ -112,6 +112,14 @@ def test_older_outputs_over_the_shared_budget_keep_20_and_80_percent_of_the_char
         )
         assert after.endswith(before[-(max_chars - max_chars // 5) :])
     assert [m["role"] for m in cut] == [m["role"] for m in contents]
+    # over the budget but already short enough (cut in an earlier round): the same
+    # message, whose tokens are known, not a copy to count again
+    short = turns(4, output_chars=96, lines=3)  # ~300 characters an output
+    tight = GeminiCliPolicy(30_000, function_response_budget=10, **PLAIN)
+    tight.tokens = 29_000
+    kept = tight.cut_to_budget(short)
+    assert all(new is old for new, old in zip(kept, short))
+    assert tight.files == sum(m["role"] == "tool" for m in short)  # each still counted
 
 
 def test_the_cut_text_is_gemini_clis():

@@ -244,11 +244,15 @@ class GeminiCliPolicy(Policy):
         self.snapshot: Optional[Mapping] = None
         self.earlier = ""
         self.names: dict = {}  # call id -> tool name, every call seen
+        # id(message) -> (message, its tokens): the history is the same message objects
+        # round after round, and masking and the cut count them all again each round
+        # (the message is held, so its id is never another's)
+        self.counted: dict = {}
         self.maskings: List[int] = []  # rounds where masking masked something
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         for message in self.kept.take_new(history):
-            self.tokens += self.count_tokens([message])
+            self.tokens += self.tokens_of(message)
             for call in message.get("tool_calls") or ():
                 self.names[call.get("id")] = tool_call_name(call)
         calls = 0
@@ -260,6 +264,13 @@ class GeminiCliPolicy(Policy):
         if self.masking and self.mask():
             self.maskings.append(step)
         return Sent(list(self.kept.messages), calls)
+
+    def tokens_of(self, message: Mapping) -> int:
+        """`count_tokens` of one message, counted once for the life of this policy."""
+        held = self.counted.get(id(message))
+        if held is None or held[0] is not message:
+            held = self.counted[id(message)] = (message, self.count_tokens([message]))
+        return held[1]
 
     def mask(self) -> int:
         """Gemini CLI's tool output masking over the history; how many it masked."""
@@ -273,7 +284,7 @@ class GeminiCliPolicy(Policy):
             content = message.get("content") or ""
             if not is_function_response(message) or f"<{MASKING_TAG}" in content:
                 continue
-            tokens = self.count_tokens([message])
+            tokens = self.tokens_of(message)
             if protected <= self.protection_tokens:
                 protected += tokens
                 if protected <= self.protection_tokens:
@@ -290,7 +301,7 @@ class GeminiCliPolicy(Policy):
             shell = is_observation(message) or name in SHELL_TOOLS
             text = masked_text(message.get("content") or "", name, call_id, shell)
             new = dict(message, content=text)
-            after = self.count_tokens([new])
+            after = self.tokens_of(new)
             if after < tokens:
                 messages[index] = new
                 self.tokens += after - tokens
@@ -304,11 +315,11 @@ class GeminiCliPolicy(Policy):
         contents = messages[head:]
         cut = self.cut_to_budget(contents)
         if self.failed:  # summarising failed before: only the cut, if it helps
-            tokens = sum(self.count_tokens([m]) for m in messages[:head] + cut)
+            tokens = sum(self.tokens_of(m) for m in messages[:head] + cut)
             if tokens < self.tokens:
                 messages[head:], self.tokens = cut, tokens
             return 0
-        sizes = [self.count_tokens([m]) for m in cut]
+        sizes = [self.tokens_of(m) for m in cut]
         split = find_split_point(sizes, cut, 1 - self.preserve_threshold)
         if split == 0:
             return 0  # nothing before the first turn to compress
@@ -324,7 +335,7 @@ class GeminiCliPolicy(Policy):
             {"role": "assistant", "content": ACKNOWLEDGEMENT},
         ]
         rebuilt += cut[split:]
-        tokens = sum(self.count_tokens([m]) for m in rebuilt)
+        tokens = sum(self.tokens_of(m) for m in rebuilt)
         if tokens > self.tokens:
             self.failed = True  # the compression inflated the history: dropped
         else:
@@ -347,10 +358,10 @@ class GeminiCliPolicy(Policy):
             message = cut[index]
             if not is_function_response(message):
                 continue
-            tokens = self.count_tokens([message])
+            tokens = self.tokens_of(message)
             if used + tokens > self.function_response_budget:
                 message = cut[index] = self.truncated(message, name_at.get(index))
-                tokens = self.count_tokens([message])
+                tokens = self.tokens_of(message)
             used += tokens
         return cut
 
@@ -360,8 +371,11 @@ class GeminiCliPolicy(Policy):
         path = OUTPUT_FILE.format(name=name or "unknown_tool", number=self.files)
         left = self.window_tokens - self.tokens - self.overhead_tokens
         max_chars = max(0, min(4 * left, self.truncate_chars))
-        text = truncated_text(message.get("content") or "", path, max_chars)
-        return dict(message, content=text)
+        content = message.get("content") or ""
+        text = truncated_text(content, path, max_chars)
+        # short enough already (cut in an earlier round): the same message, whose
+        # tokens are known, not a copy to count again
+        return message if text is content else dict(message, content=text)
 
     def parameters(self) -> dict:
         return {
