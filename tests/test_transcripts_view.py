@@ -6,6 +6,7 @@ from minilib.lab.figures import MARKER_OFFSET
 from minilib.lab.transcripts_view import (
     CUT_COLUMNS,
     NOT_REACHED,
+    transcript_baseline,
     transcript_figure,
     what_was_cut,
 )
@@ -136,3 +137,31 @@ def test_a_long_logs_lines_have_no_marker_per_round_and_keep_their_marks():
         assert {modes[name] for name in ("aging", "summary", "overflow")} == {"markers"}
     limit = ROUND_PANEL_WIDTH // ROUND_MARKER_SPACING
     assert per_round_markers(limit) and not per_round_markers(limit + 1)
+
+
+def test_a_long_logs_token_panel_is_on_a_log_scale_and_says_so():
+    """Against a long log's uncompressed windows the compressed line lay flat on a linear
+    axis; past LOG_SCALE_RATIO the panel is on a log scale, labelled within its range."""
+    from minilib.lab.style import LOG_SCALE_RATIO
+    from minilib.scale.histories import generate_history
+
+    messages = list(generate_history(120).messages)
+    run = replay_transcript(messages, Settings(threshold=4_000))  # production window
+    largest = max(transcript_baseline(messages).tokens)
+    assert largest > LOG_SCALE_RATIO * max(r.tokens_after for r in run.rounds)
+    axis = transcript_figure(run, messages).layout.yaxis
+    assert axis.type == "log" and axis.title.text == "tokens (estimate, log scale)"
+    low, high = (10**end for end in axis.range)
+    assert axis.tickvals and all(low <= tick <= high for tick in axis.tickvals)
+    assert max(axis.tickvals) * 2.5 >= largest  # a label near the top of the data
+    # a short log stays linear
+    short = load_transcript(TRANSCRIPTS / "coding_agent_fix.json").messages
+    short_run = replay_transcript(short, Settings(threshold=1_200), window="article")
+    assert transcript_figure(short_run, short).layout.yaxis.type in (None, "linear")
+
+
+def test_a_share_saved_never_rounds_up_to_all_of_it():
+    from minilib.reports.rounds import saved_share
+
+    assert saved_share(1 - 1_813 / 480_715) == "99.6%"
+    assert saved_share(0.96) == "96%" and saved_share(1.0) == "100%"

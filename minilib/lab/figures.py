@@ -28,6 +28,7 @@ import plotly.graph_objects as go
 from plotly.basedatatypes import Undefined
 from plotly.subplots import make_subplots
 
+from ..reports.rounds import saved_share
 from ..session import Baseline, SessionRun
 from .style import (
     AGING_COLOR,
@@ -298,7 +299,8 @@ def figure_title(run: SessionRun) -> str:
     )
     if not last.baseline_tokens:  # a log that opens with its only model call: nothing
         return title
-    return title + f" ({1 - last.tokens_after / last.baseline_tokens:.0%} less)"
+    saved = 1 - last.tokens_after / last.baseline_tokens
+    return title + f" ({saved_share(saved)} less)"
 
 
 def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> list:
@@ -531,7 +533,12 @@ def per_round_markers(rounds: int, width: int = ROUND_PANEL_WIDTH) -> bool:
 
 
 def session_figure(
-    run: SessionRun, baseline: Baseline, *, widget: bool = True, log_tokens: bool = False
+    run: SessionRun,
+    baseline: Baseline,
+    *,
+    widget: bool = True,
+    log_tokens: bool = False,
+    token_title: str = "tokens (estimate)",
 ):
     """The article's two-panel figure for one run, as a static go.Figure
     (or a FigureWidget); a long run's lines without a marker per round."""
@@ -554,7 +561,7 @@ def session_figure(
         baseline,
         styles,
         log_tokens=log_tokens,
-        token_title="tokens (estimate)",
+        token_title=token_title,
         xaxis=round_axis(baseline, 1, title_text="round"),
     )
     figure.update_layout(_session_layout(run))
