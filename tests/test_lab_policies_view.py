@@ -227,3 +227,15 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     compaction.value = 800
     refused = lab.readouts["anthropic-compaction"].value
     assert "not run: " in refused and "#fdecea" in refused
+
+
+def test_every_slider_starts_with_its_handle_on_its_default():
+    """A default between two grid positions drew the handle beside the value shown (an
+    attention window of 100 with its handle at 101)."""
+    from minilib.lab.policies_view import POLICY_WINDOWS, slider_for
+
+    for window in POLICY_WINDOWS:
+        for key in available_policies():
+            slider = slider_for(key, window)
+            positions = (slider.value - slider.min) / slider.step
+            assert abs(positions - round(positions)) < 1e-9, (key, window, slider)

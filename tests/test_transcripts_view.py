@@ -161,7 +161,7 @@ def test_a_long_logs_token_panel_is_on_a_log_scale_and_says_so():
 
 
 def test_a_share_saved_never_rounds_up_to_all_of_it():
-    from minilib.reports.rounds import saved_share
+    from minilib.reports.rounds import saved_percent
 
-    assert saved_share(1 - 1_813 / 480_715) == "99.6%"
-    assert saved_share(0.96) == "96%" and saved_share(1.0) == "100%"
+    assert saved_percent(1 - 1_813 / 480_715) == "99.6%"
+    assert saved_percent(0.96) == "96%" and saved_percent(1.0) == "100%"

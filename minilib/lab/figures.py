@@ -28,7 +28,7 @@ import plotly.graph_objects as go
 from plotly.basedatatypes import Undefined
 from plotly.subplots import make_subplots
 
-from ..reports.rounds import saved_share
+from ..reports.rounds import saved_percent
 from ..session import Baseline, SessionRun
 from .style import (
     AGING_COLOR,
@@ -300,7 +300,7 @@ def figure_title(run: SessionRun) -> str:
     if not last.baseline_tokens:  # a log that opens with its only model call: nothing
         return title
     saved = 1 - last.tokens_after / last.baseline_tokens
-    return title + f" ({saved_share(saved)} less)"
+    return title + f" ({saved_percent(saved)} less)"
 
 
 def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> list:

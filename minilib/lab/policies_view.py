@@ -371,7 +371,11 @@ def slider_grid(default, name: str, window: int) -> Tuple[list, object]:
         return list(range(step, max(window, default) + 1, step)), step
     top = max(20, 4 * default)
     step = max(1, top // 40)
-    return list(range(0 if default == 0 else 1, top + 1, step)), step
+    # counted from the default, so the handle can rest on it: a grid from 1 in steps of
+    # 10 put an attention window of 100 between 91 and 101
+    lowest = 0 if default == 0 else 1
+    below = range(default, lowest - 1, -step)
+    return sorted({*below, *range(default, top + 1, step)}), step
 
 
 def accepted_range(key: str, window: int, grid: Sequence, default) -> Tuple:

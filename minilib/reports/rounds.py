@@ -41,7 +41,7 @@ def plural(count: int, noun: str) -> str:
     return f"{count:,} {noun}" + ("" if count == 1 else "s")
 
 
-def saved_share(saved: float) -> str:
+def saved_percent(saved: float) -> str:
     """A share saved, as a whole percent, but with one decimal where that would round up
     to 100% (1,813 tokens sent against 480,715 is 99.6% less, not 100%)."""
     return f"{saved:.1%}" if 0.995 <= saved < 1 else f"{saved:.0%}"
@@ -73,7 +73,7 @@ def format_summary(run: SessionRun) -> str:
         text.append(
             f"round {last.round}: {last.tokens_after:,} tokens sent against "
             f"{last.baseline_tokens:,} "
-            f"without compression ({saved_share(saved)} less)"
+            f"without compression ({saved_percent(saved)} less)"
         )
     # After an overflow the list left is the one that did not fit: it was never sent.
     # Otherwise it is the last window sent plus what came back after it (the answer, a
