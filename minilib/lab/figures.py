@@ -315,15 +315,18 @@ def token_axis_range(run: SessionRun, baseline: Baseline, log: bool = False) -> 
     return [0, top]
 
 
-def token_axis_ticks(log: bool, switching: bool = False) -> dict:
+def token_axis_ticks(log: bool, token_range: list, switching: bool = False) -> dict:
     """A log axis labels every minor tick by default (50, 60, 70...): list readable ones
-    instead.
+    instead, those within `token_range` (in powers of ten, as plotly takes it).
 
     `switching`: the axis was log before, so its tick list must be cleared (a new axis
     needs nothing).
     """
     if log:
-        return dict(tickmode="array", tickvals=LOG_TICKS)
+        low, high = (10**end for end in token_range)
+        return dict(
+            tickmode="array", tickvals=[tick for tick in LOG_TICKS if low <= tick <= high]
+        )
     return dict(tickmode="auto", tickvals=None) if switching else {}
 
 
@@ -366,12 +369,13 @@ def token_axis(
     run: SessionRun, baseline: Baseline, log: bool, title: str, **settings
 ) -> dict:
     """The token panel's y axis: a fixed range (see token_axis_range), log or linear."""
+    token_range = token_axis_range(run, baseline, log)
     return dict(
         title_text=title,
         tickformat=",",
         type="log" if log else "linear",
-        range=token_axis_range(run, baseline, log),
-        **token_axis_ticks(log),
+        range=token_range,
+        **token_axis_ticks(log, token_range),
         **settings,
     )
 
@@ -897,7 +901,9 @@ def _changed_axes(figure, run: SessionRun, baseline: Baseline, log_tokens: bool)
     yaxis, axis_type = figure.layout.yaxis, "log" if log_tokens else "linear"
     token_range = token_axis_range(run, baseline, log_tokens)
     if yaxis.type != axis_type or list(yaxis.range) != token_range:
-        ticks = token_axis_ticks(log_tokens, switching=yaxis.type != axis_type)
+        ticks = token_axis_ticks(
+            log_tokens, token_range, switching=yaxis.type != axis_type
+        )
         relayout.update(
             {
                 "yaxis.type": axis_type,

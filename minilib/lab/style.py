@@ -140,9 +140,9 @@ STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)
-LOG_TICKS = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]  # readable log labels
-# and those of a log axis that may reach a long real log's uncompressed windows
-LONG_LOG_TICKS = [10**power * step for power in range(1, 7) for step in (1, 2, 5)]
+# readable log labels (a log axis labels every minor tick by default), up to a long real
+# log's uncompressed windows; an axis shows those within its range
+LOG_TICKS = [10**power * step for power in range(1, 7) for step in (1, 2, 5)]
 # A long log's uncompressed windows dwarf what was sent: past this ratio chapter 7's token
 # panel is drawn on a log scale, or the compressed line lies flat on the axis.
 LOG_SCALE_RATIO = 20

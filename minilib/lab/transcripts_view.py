@@ -16,7 +16,7 @@ from ..session import Baseline, SessionRun
 from ..tokens import ADDITIVE_COUNTERS, TokenCounter, estimate_tokens, tool_call_name
 from ..trace import recover_tool_output
 from .figures import session_figure
-from .style import LOG_SCALE_RATIO, LONG_LOG_TICKS
+from .style import LOG_SCALE_RATIO
 
 
 def transcript_baseline(
@@ -60,21 +60,13 @@ def transcript_figure(run: SessionRun, messages: Sequence[Mapping]):
     baseline = transcript_baseline(messages)
     sent = max((r.tokens_after for r in run.rounds), default=0)
     log = sent > 0 and max(baseline.tokens, default=0) > LOG_SCALE_RATIO * sent
-    figure = session_figure(
+    return session_figure(
         run,
         baseline,
         widget=False,
         log_tokens=log,
         token_title="tokens (estimate, log scale)" if log else "tokens (estimate)",
     )
-    if log:  # labels on the scale this log needs, within its axis
-        low, high = (10**end for end in figure.layout.yaxis.range)
-        figure.update_yaxes(
-            tickvals=[tick for tick in LONG_LOG_TICKS if low <= tick <= high],
-            row=1,
-            col=1,
-        )
-    return figure
 
 
 CUT_COLUMNS = [
