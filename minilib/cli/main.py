@@ -6,7 +6,8 @@ later user turns folded; `--article` for the article's pipeline). `run --grounde
 replays the grounded script (the agent looks up what its window lacks) and prints the
 outcome under the table; `--keep-unseen` ages a tool result only after the model has
 seen it. `compare FILE` replays a log under every production policy; `compactions FILE`
-measures the compactions the agent's own harness recorded in it."""
+measures the compactions the agent's own harness recorded in it; `calibrate FILE`
+fits the lab's count to the API's, from the usage the log records."""
 
 import os
 import sys
@@ -14,7 +15,7 @@ from typing import Optional, Sequence
 
 from ..logs.replay import replay_transcript
 from ..reports.rounds import format_rounds, format_summary
-from . import compactions, compare, compress, run
+from . import calibrate, compactions, compare, compress, run
 from .common import DONE, INTERNAL_ERROR, PROG, Parser, fail
 
 __all__ = ["build_parser", "format_rounds", "format_summary", "main"]
@@ -25,6 +26,7 @@ COMMANDS = {
     "compress": compress,
     "compare": compare,
     "compactions": compactions,
+    "calibrate": calibrate,
 }
 
 

@@ -26,7 +26,7 @@
   (`LoadedLog.compactions`). A subagent's (`isSidechain`) compaction is skipped.
 """
 
-from .base import Builder, content_items, first_line, make_call
+from .base import Builder, Clearing, content_items, first_line, make_call
 from .detect import Doc, Shape
 
 BLOCKS = {
@@ -264,6 +264,21 @@ def _usage(usage: dict, where: str, log: Builder) -> None:
     log.recorded_usage(sum(parts), where, read, written)
 
 
+def _clearing(line: dict, where: str, log: Builder) -> None:
+    """A microcompact_boundary record: the results it cleared, from the next call on
+    (a record it cannot read is skipped, saying why: the history is unchanged)."""
+    metadata = line.get("microcompactMetadata")
+    ids = metadata.get("compactedToolIds") if isinstance(metadata, dict) else None
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        log.skip(where, "microcompact_boundary without compactedToolIds: not followed")
+        return
+    numbers = [metadata.get(k) for k in ("preTokens", "tokensSaved")]
+    numbers = [
+        n if isinstance(n, int) and not isinstance(n, bool) else None for n in numbers
+    ]
+    log.clearings.append(Clearing(len(log.messages), where, tuple(ids), *numbers))
+
+
 def _read_claude_code(doc: Doc, log: Builder) -> None:
     boundary = None  # (where, detail) of a compact_boundary waiting for its summary
     log.run_of = whose_run(doc.line_objects())
@@ -276,6 +291,9 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         )
         if compacting and line.get("isSidechain") and not log.run_of:
             log.skip(where, "a subagent's compaction: not this conversation's")
+            continue
+        if kind == "system" and line.get("subtype") == "microcompact_boundary":
+            _clearing(line, where, log)
             continue
         if kind == "system" and line.get("subtype") == "compact_boundary":
             boundary = (where, _boundary(line, where, log))
@@ -307,6 +325,11 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
             )
         role = message.get("role") or kind
         key = message.get("id") if role == "assistant" else None
+        if role == "assistant" and isinstance(message.get("model"), str):
+            if message["model"] != "<synthetic>":  # the client's own line, no call
+                log.model = message["model"]
+        if isinstance(line.get("version"), str):
+            log.agent, log.agent_version = "claude-code", line["version"]
         read_blocks(role, message["content"], f"{where}: message", log, key)
         if role == "assistant" and isinstance(message.get("usage"), dict):
             _usage(message["usage"], f"{where}: message.usage", log)

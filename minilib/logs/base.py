@@ -77,6 +77,7 @@ class RecordedUsage:
     cache_read: Optional[int]
     cache_written: Optional[int]
     where: str
+    model: str = ""  # the model that answered the call, where the log names it
 
 
 # What a harness does to a gap a real run left, before its next call (the chat APIs
@@ -98,6 +99,19 @@ INTERRUPTED_TEXT = (
     "[Tool call interrupted: the log records no result for it. This result was added "
     "before the next model call, as a harness does.]"
 )
+
+
+@dataclass(frozen=True)
+class Clearing:
+    """Old tool results the agent's harness cleared in place before a call (Claude
+    Code's microcompact, recorded as `microcompact_boundary`): from the message at
+    index `at` on, the results answering `call_ids` read as a placeholder."""
+
+    at: int
+    where: str
+    call_ids: Tuple[str, ...]
+    pre_tokens: Optional[int] = None
+    saved_tokens: Optional[int] = None
 
 
 @dataclass(frozen=True)
@@ -157,6 +171,23 @@ class LoadedLog:
     # the thinking an assistant message (by index) carried: not content, but the API
     # takes it back inside a tool loop and counts it there (measure.recorded_usage)
     thinking: Dict[int, str] = field(default_factory=dict)
+    # the client that wrote the log and its version ("claude-code", "2.0.76"), and the
+    # model it last named, where the log says: a replay of the agent's own policy
+    # follows that version's behaviour
+    agent: str = ""
+    agent_version: str = ""
+    model: str = ""
+    # tool results the harness cleared in place, where the log records it
+    clearings: List[Clearing] = field(default_factory=list)
+    # the model that wrote each assistant message (by index), where the log names it
+    model_of: Dict[int, str] = field(default_factory=dict)
+
+    @property
+    def models(self) -> List[str]:
+        """The models that answered the calls with usage, in order of first use (the
+        log's `model` when no usage names one)."""
+        named = list(dict.fromkeys(u.model for u in self.usage if u.model))
+        return named or ([self.model] if self.model else [])
 
     def placed(self, text: str) -> str:
         """`text` with each `messages[i]` named by where message i is in the file first
@@ -282,6 +313,12 @@ class Builder:
         # when the record being read was written, where the log says (ISO 8601): each
         # message told while it is set keeps it, so a policy can replay an idle gap
         self.timestamp: Optional[str] = None
+        # the model answering and the client writing, as the record being read says
+        self.model = ""
+        self.agent = ""
+        self.agent_version = ""
+        self.clearings: List[Clearing] = []
+        self.model_of: Dict[int, str] = {}
         self._deferred: List[dict] = []  # messages that came while calls were open
         self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
@@ -323,7 +360,9 @@ class Builder:
         ):
             raise self.fail(f"{where}: token counts must be whole numbers >= 0")
         self.usage.append(
-            RecordedUsage(self._caller, input_tokens, cache_read, cache_written, where)
+            RecordedUsage(
+                self._caller, input_tokens, cache_read, cache_written, where, self.model
+            )
         )
 
     def unread_part(self, where: str, kind, refusal: str) -> str:
@@ -366,6 +405,8 @@ class Builder:
         for call in calls:
             last.setdefault("tool_calls", []).append(call)
             self._calls.append([call["id"], False])
+        if self.model:
+            self.model_of[self._caller] = self.model
         if thinking:
             before = self.thinking.get(self._caller)
             self.thinking[self._caller] = "\n".join(filter(None, (before, thinking)))
@@ -576,6 +617,11 @@ class Builder:
             self.run_of,
             self.usage,
             self.thinking,
+            self.agent,
+            self.agent_version,
+            self.model,
+            self.clearings,
+            self.model_of,
         )
 
 

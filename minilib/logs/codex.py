@@ -96,6 +96,11 @@ def _read(doc: Doc, log: Builder) -> None:
         where, kind, item = f"line {number}", line.get("type"), line.get("payload") or {}
         log.timestamp = line.get("timestamp")
         item_type = item.get("type") if isinstance(item, dict) else None
+        if kind in ("session_meta", "turn_context") and isinstance(item, dict):
+            if isinstance(item.get("cli_version"), str):
+                log.agent, log.agent_version = "codex", item["cli_version"]
+            if isinstance(item.get("model"), str):
+                log.model = item["model"]
         if kind == "session_meta":
             instructions = item.get("base_instructions")
             if isinstance(instructions, dict):

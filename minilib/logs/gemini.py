@@ -76,6 +76,8 @@ def _read(doc: Doc, log: Builder) -> None:
         if kind not in ("gemini", "model"):
             log.skip(at, f"{kind} message: shown to the person, not sent to the model")
             continue
+        if isinstance(message.get("model"), str):
+            log.agent, log.model = "gemini-cli", message["model"]
         if message.get("thoughts"):
             log.skip(f"{at}.thoughts", "thoughts: not sent back as content")
         calls = message.get("toolCalls") or []

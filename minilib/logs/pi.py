@@ -86,6 +86,8 @@ def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
             stop = message["stopReason"]
             log.skip(where, f"assistant stopped by {stop}: not sent back")
             return
+        if isinstance(message.get("model"), str):
+            log.agent, log.model = "pi", message["model"]
         thoughts = []  # counted where the API takes them back (measure.recorded_usage)
         texts, calls = _blocks(message.get("content"), at, log, ALL, thoughts)
         log.assistant("\n".join(texts), calls, thinking="\n".join(thoughts))

@@ -109,6 +109,9 @@ def calls_sent(
     each message counted once, so a long log costs what its messages cost."""
     thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
     with_arguments = getattr(count_message, "counts_arguments", False)
+    # a counter that holds the kept thinking itself (models that keep every turn's)
+    if getattr(count_message, "counts_thinking", False):
+        thinking = {}
     calls: List[_Sent] = []
     for stretch_number, (stretch, opening) in enumerate(
         sent_stretches(log.messages, log.compactions)

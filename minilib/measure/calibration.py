@@ -1,0 +1,589 @@
+"""Count what the API counted: a count fitted to a log's recorded usage, and its error
+on the calls it was not fitted on.
+
+The article's estimate counts a message's text and its calls' names. What a model's
+API counted for a call is more: the calls' arguments, the thinking it keeps, the
+system prompt and tool definitions no log holds, and all of it by a tokenizer no one
+can run offline (Anthropic publishes none since Claude 3; `count_tokens` is an API
+call). So the lab counts what the call sent with the article's text rule, arguments
+and kept thinking included (`sent_counter`), and learns from the log how the API's
+tokens relate to it:
+
+    recorded input of a call  ~  overhead + ratio x (the lab's count of what it sent)
+
+- `ratio` is taken from what consecutive calls added (where both the record and the
+  lab's count grew, weighted by the lab's growth): the part of each call that a
+  compaction, a resumed session or the overhead cannot touch. It is steady within a
+  log and differs by model (Claude's tokenizer cuts text finer than 4 characters).
+- `overhead` is the median of what each call counted beyond ratio x count, so a first
+  call that already holds a long history (a resumed session) is one call among many,
+  not the overhead.
+- After one of Claude Code's compactions, what the harness re-attaches (the files read
+  last and the todo list) is added to the call's count (`reattached_tokens`).
+
+A fit is judged on calls it did not see: fitted on the first half of the calls, its
+per-call error on the second half is the held-out error; the in-sample error (fitted
+on all, measured on all) is set beside it. One fit a model when a log switches models.
+
+>>> from minilib.logs.base import LoadedLog, RecordedUsage
+>>> messages = [{"role": "user", "content": "x" * 400}]
+>>> usage = []
+>>> for n in range(6):
+...     messages.append({"role": "assistant", "content": "y" * 40 * (n + 1)})
+...     usage.append(RecordedUsage(len(messages) - 1, 1, None, None, "l"))
+...     messages.append({"role": "user", "content": "z" * 400})
+>>> log = LoadedLog(messages, "demo", usage=usage)
+>>> points = call_points(log)
+>>> recorded = [5000 + round(1.5 * p.sent) for p in points]
+>>> log.usage[:] = [RecordedUsage(u.message, r, None, None, "l", "m")
+...     for u, r in zip(usage, recorded)]
+>>> calibration = calibrate(log)
+>>> fit = calibration.fits["m"]
+>>> (round(fit.ratio, 2), fit.overhead, calibration.held_out["median_abs_error"])
+(1.5, 5000, 0.0)
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import median
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from ..agents import claude_code as claude_code_agent
+from ..logs.replay import sent_stretches
+from ..tokens import (
+    MESSAGE_OVERHEAD,
+    TOOL_CALL_OVERHEAD,
+    TokenCounter,
+    estimate_text_tokens,
+    tool_call_name,
+)
+
+FORMAT = "minilib-calibration/1"
+KEPT, TOOL_LOOP = "kept", "tool loop"
+THINKING_RULES = {
+    KEPT: "every earlier turn's thinking is kept in context and counted",
+    TOOL_LOOP: "the thinking of the tool loop under way is counted, earlier turns' "
+    "is dropped",
+}
+MIN_GROWTH = 20  # lab tokens: a smaller step is mostly the rounding of one message
+MIN_CALLS = 4  # fewer calls of a model than this: its fit borrows the log's
+
+
+class CalibrationError(ValueError):
+    """A calibration file that cannot be read, or a log that cannot be calibrated."""
+
+
+_CLAUDE = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|[-\[@.])")
+
+
+def thinking_rule(model: str) -> str:
+    """Which earlier thinking the model's API keeps in context: Anthropic keeps every
+    turn's for Opus 4.5 and later and Sonnet 4.6 and later, and drops earlier turns'
+    for older models (extended-thinking docs); other providers' rule is taken as the
+    older one (the thinking of the loop under way), the one the lab can see."""
+    match = _CLAUDE.search(model or "")
+    if not match:
+        return TOOL_LOOP
+    family, major, minor = match.group(1), int(match.group(2)), int(match.group(3) or 0)
+    version = (major, minor)
+    if family == "opus":
+        return KEPT if version >= (4, 5) else TOOL_LOOP
+    if family == "sonnet":
+        return KEPT if version >= (4, 6) else TOOL_LOOP
+    return KEPT if version > (4, 5) else TOOL_LOOP
+
+
+def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
+    """A counter of what a call sent, by the article's text rule: a message's text and
+    structure, its calls' names and arguments, and (rule `kept`) the thinking the
+    assistant message carried. `rule` defaults to the rule of the log's model."""
+    if rule is None:
+        rule = thinking_rule(log.model or next(iter(log.models), ""))
+    thinking = (
+        {id(log.messages[i]): text for i, text in log.thinking.items()}
+        if rule == KEPT
+        else {}
+    )
+
+    def count_message(message: Mapping) -> int:
+        total = MESSAGE_OVERHEAD + estimate_text_tokens(message.get("content") or "")
+        for call in message.get("tool_calls") or ():
+            arguments = str((call.get("function") or {}).get("arguments") or "")
+            total += (
+                TOOL_CALL_OVERHEAD
+                + len(tool_call_name(call))
+                + estimate_text_tokens(arguments)
+            )
+        if thinking and message.get("role") == "assistant":
+            total += estimate_text_tokens(thinking.get(id(message), ""))
+        return total
+
+    def count_tokens(messages) -> int:
+        return sum(map(count_message, messages))
+
+    count_message.counts_arguments = True
+    count_message.counts_thinking = rule == KEPT
+    count_tokens.per_message = count_message
+    count_tokens.count_text = estimate_text_tokens
+    count_tokens.rule = rule
+    count_tokens.__name__ = "count_sent"
+    return count_tokens
+
+
+def scaled_counter(count_tokens: TokenCounter, ratio: float) -> TokenCounter:
+    """`count_tokens` times `ratio`, message by message: the calibrated count."""
+    per_message = count_tokens.per_message
+
+    def count_message(message: Mapping) -> int:
+        return int(ratio * per_message(message) + 0.5)
+
+    def count_text(text: str) -> int:
+        return int(ratio * estimate_text_tokens(text) + 0.5)
+
+    def scaled(messages) -> int:
+        return sum(map(count_message, messages))
+
+    count_message.counts_arguments = getattr(per_message, "counts_arguments", False)
+    count_message.counts_thinking = getattr(per_message, "counts_thinking", False)
+    scaled.per_message = count_message
+    scaled.count_text = count_text
+    scaled.rule = getattr(count_tokens, "rule", TOOL_LOOP)
+    scaled.ratio = ratio
+    scaled.__name__ = "count_calibrated"
+    return scaled
+
+
+@dataclass(frozen=True)
+class CallPoint:
+    """One call with recorded usage: what the API counted beside the lab's count."""
+
+    round: int
+    recorded: int
+    sent: int  # the lab's count of what the call sent (window, arguments, thinking)
+    reattached: int  # what the harness re-attached after a compaction, same count
+    stretch: int  # how many of the agent's compactions came before it
+    model: str
+    cleared: int = 0  # results the harness had cleared in place in this stretch
+
+    @property
+    def seen(self) -> int:
+        return self.sent + self.reattached
+
+
+def call_points(
+    log, fits: Optional[Mapping[str, "Fit"]] = None, every_call: bool = False
+) -> List[CallPoint]:
+    """A point per call the log records usage for, in call order: the window the agent
+    sent (its own compactions and recorded clearings followed), counted by the rule of
+    the model that answered. With `fits`, Claude Code's unrecorded token-rule
+    microcompact is replayed too, deciding by the count `fits` predicts (never by the
+    record: that is what the points are measured against). `every_call`: a point for
+    every call, `recorded` 0 where the log records no usage (what a prediction of each
+    round needs; it reads nothing of the usage)."""
+    model = log_model(log)
+    counters = {rule: sent_counter(log, rule).per_message for rule in THINKING_RULES}
+    thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
+    usage_at = {u.message: u for u in log.usage if u.input_tokens > 0 and not every_call}
+    rounds = {}
+    for index, message in enumerate(log.messages):
+        if message["role"] == "assistant":
+            rounds[index] = len(rounds)
+    claude_code = log.agent == "claude-code"
+    token_rule = (
+        fits is not None
+        and claude_code
+        and not log.clearings
+        and claude_code_agent.token_microcompact_applies(log.agent_version)
+    )
+    warning = claude_code_agent.warning_threshold(log.agent_version)
+    points: List[CallPoint] = []
+    for number, (stretch, opening) in enumerate(
+        sent_stretches(log.messages, log.compactions)
+    ):
+        base = log.compactions[number - 1].at - opening if number else 0
+        attached = dict.fromkeys(THINKING_RULES, 0)
+        if number and claude_code:
+            history = log.messages[: log.compactions[number - 1].at]
+            for message in claude_code_agent.reattached_messages(history):
+                for rule, count in counters.items():
+                    attached[rule] += count(message)
+        walk = _Walk(counters)
+        for index, message in enumerate(stretch):
+            if message["role"] == "user":
+                walk.loop_thinking = 0
+            if index >= opening and message["role"] == "assistant":
+                original = base + index
+                walk.follow_clearings(log.clearings, original)
+                usage = usage_at.get(original)
+                call_model = log.model_of.get(original) or model
+                rule = thinking_rule(call_model)
+                if token_rule:
+                    fit = fit_for(fits, call_model)
+                    seen = walk.sent(rule) + attached[rule]
+                    if fit.overhead + fit.ratio * seen >= warning:
+                        walk.token_microcompact()
+                if (usage is not None or every_call) and original in rounds:
+                    points.append(
+                        CallPoint(
+                            rounds[original],
+                            0 if every_call else usage.input_tokens,
+                            walk.sent(rule),
+                            attached[rule],
+                            number,
+                            call_model,
+                            walk.cleared_calls,
+                        )
+                    )
+            walk.add(message, thinking.get(id(message), ""))
+    return points
+
+
+class _Walk:
+    """The window of one stretch as it grows, counted by every thinking rule, with the
+    results cleared in place as the harness cleared them."""
+
+    def __init__(self, counters):
+        self.counters = counters
+        self.window = dict.fromkeys(counters, 0)
+        self.loop_thinking = 0
+        self.results = {}  # call id -> (tool message, its counts)
+        self.names = {}  # call id -> tool name
+        self.whole: List[str] = []  # compactable results not cleared, oldest first
+        self.cleared_calls = 0  # results cleared so far in this stretch
+        self._followed = 0  # recorded clearings already applied
+
+    def sent(self, rule: str) -> int:
+        return self.window[rule] + (self.loop_thinking if rule == TOOL_LOOP else 0)
+
+    def add(self, message: Mapping, thinking: str) -> None:
+        counts = {rule: count(message) for rule, count in self.counters.items()}
+        for rule, count in counts.items():
+            self.window[rule] += count
+        if message["role"] == "assistant":
+            self.loop_thinking += estimate_text_tokens(thinking)
+            for call in message.get("tool_calls") or ():
+                self.names[call.get("id")] = tool_call_name(call)
+        elif message["role"] == "tool" and message.get("tool_call_id"):
+            call_id = message["tool_call_id"]
+            self.results[call_id] = (message, counts)
+            if self.names.get(call_id) in claude_code_agent.MICROCOMPACT_TOOLS:
+                self.whole.append(call_id)
+
+    def clear(self, call_id: str) -> None:
+        if call_id not in self.results:
+            return
+        message, counts = self.results.pop(call_id)
+        placeholder = dict(message, content=claude_code_agent.PLACEHOLDER)
+        for rule, count in self.counters.items():
+            self.window[rule] += count(placeholder) - counts[rule]
+        if call_id in self.whole:
+            self.whole.remove(call_id)
+        self.cleared_calls += 1
+
+    def follow_clearings(self, clearings, at: int) -> None:
+        while self._followed < len(clearings) and clearings[self._followed].at <= at:
+            for call_id in clearings[self._followed].call_ids:
+                self.clear(call_id)
+            self._followed += 1
+
+    def token_microcompact(self) -> None:
+        whole = [(c, self.results[c][0].get("content") or "") for c in self.whole]
+        for call_id in claude_code_agent.token_microcompact(whole):
+            self.clear(call_id)
+
+
+@dataclass(frozen=True)
+class Fit:
+    """How the API's tokens relate to the lab's count for one model."""
+
+    model: str
+    ratio: float  # API tokens per token of the lab's count
+    overhead: int  # API tokens every call counted beyond its messages
+    calls: int  # the calls it was fitted on
+    thinking: str  # the thinking rule its count used
+
+    def predict(self, point: CallPoint) -> int:
+        return self.overhead + round(self.ratio * point.seen)
+
+
+def fit_points(points: Sequence[CallPoint], model: str, rule: str) -> Fit:
+    """The ratio from consecutive calls' growth, then the overhead (module text)."""
+    steps = [
+        (b.recorded - a.recorded, b.seen - a.seen)
+        for a, b in zip(points, points[1:])
+        if a.stretch == b.stretch
+        and b.seen - a.seen >= MIN_GROWTH
+        and b.recorded > a.recorded
+    ]
+    if steps:
+        ratio = _weighted_median([(api / lab, lab) for api, lab in steps])
+    else:  # no growth to learn from: the calls' own ratio
+        ratio = median(p.recorded / p.seen for p in points if p.seen) if points else 1.0
+    overhead = max(0, round(median(p.recorded - ratio * p.seen for p in points)))
+    return Fit(model, ratio, overhead, len(points), rule)
+
+
+def _weighted_median(pairs: List[tuple]) -> float:
+    pairs = sorted(pairs)
+    half, running = sum(weight for _, weight in pairs) / 2, 0.0
+    for value, weight in pairs:
+        running += weight
+        if running >= half:
+            return value
+    return pairs[-1][0]
+
+
+def fit_models(points: Sequence[CallPoint], default_model: str = "") -> Dict[str, Fit]:
+    """One ratio a model (a model with too few calls borrows the ratio of all the
+    calls) and one overhead for all: the system prompt and tool definitions are the
+    same whichever model answers."""
+    models = list(dict.fromkeys(p.model or default_model for p in points))
+    everything = fit_points(points, "*", thinking_rule(default_model))
+    ratios = {}
+    for model in models:
+        own = [p for p in points if (p.model or default_model) == model]
+        use_own = len(own) >= MIN_CALLS and len(models) > 1
+        ratios[model] = fit_points(own, model, "").ratio if use_own else everything.ratio
+    overhead = max(
+        0,
+        round(
+            median(p.recorded - ratios[p.model or default_model] * p.seen for p in points)
+        ),
+    )
+    return {
+        model: Fit(
+            model,
+            ratios[model],
+            overhead,
+            sum(1 for p in points if (p.model or default_model) == model),
+            thinking_rule(model),
+        )
+        for model in models
+    }
+
+
+def errors(points: Sequence[CallPoint], fits: Mapping[str, Fit]) -> dict:
+    """The per-call error (predicted - recorded) / recorded over `points`: its median
+    size, signed median, p90 of its size, and the calls measured."""
+    if not points:
+        return {"calls": 0}
+    values = [(predict(fits, p) - p.recorded) / p.recorded for p in points]
+    sizes = sorted(abs(v) for v in values)
+    return {
+        "calls": len(points),
+        "median_abs_error": median(sizes),
+        "median_error": median(values),
+        "p90_abs_error": sizes[min(len(sizes) - 1, int(0.9 * len(sizes)))],
+    }
+
+
+def predict(fits: Mapping[str, Fit], point: CallPoint) -> int:
+    """What the lab predicts the API counted for `point`'s call."""
+    return fit_for(fits, point.model).predict(point)
+
+
+def fit_for(fits: Mapping[str, Fit], model: str) -> Fit:
+    """The fit of `model`, else the first fit (a calibration applies to another log
+    of the same model; `Calibration.model_note` says when the models differ)."""
+    return fits.get(model) or next(iter(fits.values()))
+
+
+@dataclass
+class Calibration:
+    """A log's fit: per model, the ratio and overhead; the calls used; the errors."""
+
+    fits: Dict[str, Fit]
+    calls: int
+    fitted_calls: int  # the first half: what the held-out fit saw
+    in_sample: dict
+    held_out: dict
+    held_out_fits: Dict[str, Fit]
+    log: str = ""
+    agent: str = ""
+    agent_version: str = ""
+    rounds: List[int] = field(default_factory=list)  # the calls used, by round
+
+    def counter(self, log, held_out: bool = False) -> TokenCounter:
+        """The calibrated count for `log`: its model's ratio times the lab's count."""
+        fit = fit_for(self.held_out_fits if held_out else self.fits, log_model(log))
+        return scaled_counter(sent_counter(log, fit.thinking), fit.ratio)
+
+    def overhead(self, log, held_out: bool = False) -> int:
+        return fit_for(
+            self.held_out_fits if held_out else self.fits, log_model(log)
+        ).overhead
+
+    def predictions(self, log, held_out: bool = False) -> Dict[int, int]:
+        """Per round of `log`, what this calibration predicts the API counted as the
+        call's input, from the log's messages alone (never its recorded usage)."""
+        fits = self.held_out_fits if held_out else self.fits
+        return {
+            point.round: fit_for(fits, point.model).predict(point)
+            for point in call_points(log, fits, every_call=True)
+        }
+
+    def model_note(self, log) -> Optional[str]:
+        """A line when `log`'s model is not one this calibration was fitted on."""
+        model = log_model(log)
+        if model in self.fits:
+            return None
+        used = fit_for(self.fits, model).model
+        return (
+            f"note: the calibration was fitted on {', '.join(self.fits)}; the log's "
+            f"model is {model or 'not named'}, so {used}'s fit is used and the count "
+            "may be off by the two tokenizers' difference"
+        )
+
+    def as_dict(self) -> dict:
+        return {
+            "format": FORMAT,
+            "log": self.log,
+            "agent": self.agent,
+            "agent_version": self.agent_version,
+            "count": "the article's text rule over each message's text, its calls' "
+            "names and arguments, and the thinking the model's API keeps",
+            "models": {m: _fit_dict(f) for m, f in self.fits.items()},
+            "calls": self.calls,
+            "rounds_used": self.rounds,
+            "in_sample": self.in_sample,
+            "held_out": {
+                **self.held_out,
+                "fitted_on": f"the first {self.fitted_calls} calls",
+                "models": {m: _fit_dict(f) for m, f in self.held_out_fits.items()},
+            },
+        }
+
+    def write(self, path: Path) -> None:
+        from ..trace import write_text_safely
+
+        write_text_safely(path, json.dumps(self.as_dict(), indent=2) + "\n")
+
+
+def _fit_dict(fit: Fit) -> dict:
+    return {
+        "ratio": round(fit.ratio, 4),
+        "overhead_tokens": fit.overhead,
+        "calls": fit.calls,
+        "thinking": fit.thinking,
+        "thinking_rule": THINKING_RULES[fit.thinking],
+    }
+
+
+def log_model(log) -> str:
+    return log.model or next(iter(log.models), "")
+
+
+def calibrate(log) -> Optional[Calibration]:
+    """Fit `log`'s recorded usage; None when it records none. Twice: the first fit
+    decides where an unrecorded microcompact cleared (`call_points`), the second is
+    fitted on the window so cleared. The held-out fit sees the first half only, in
+    both passes."""
+    model = log_model(log)
+    first = call_points(log)
+    if not first:
+        return None
+    half = max(1, len(first) // 2)
+    points = call_points(log, fit_models(first, model))
+    fits = fit_models(points, model)
+    held_points = call_points(log, fit_models(first[:half], model))
+    held_out_fits = fit_models(held_points[:half], model)
+    return Calibration(
+        fits,
+        len(points),
+        half,
+        errors(points, fits),
+        errors(held_points[half:], held_out_fits),
+        held_out_fits,
+        str(log.path or ""),
+        log.agent,
+        log.agent_version,
+        [p.round for p in points],
+    )
+
+
+def load_calibration(path: Path) -> Calibration:
+    """A calibration file `calibrate --out` wrote; CalibrationError naming what is
+    wrong where."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as error:
+        raise CalibrationError(f"{path}: cannot read it ({error.strerror})") from None
+    except ValueError as error:
+        raise CalibrationError(f"{path}: not JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CalibrationError(
+            f"{path}: not a calibration file (no 'format': {FORMAT!r}); write one "
+            "with: python -m minilib calibrate LOG --out FILE"
+        )
+
+    def fits(models, where):
+        if not isinstance(models, dict) or not models:
+            raise CalibrationError(f"{path}: {where} must name at least one model")
+        out = {}
+        for model, fit in models.items():
+            try:
+                ratio, overhead = float(fit["ratio"]), int(fit["overhead_tokens"])
+                rule = fit.get("thinking", thinking_rule(model))
+            except (TypeError, KeyError, ValueError):
+                raise CalibrationError(
+                    f"{path}: {where}.{model} needs a number 'ratio' and "
+                    "'overhead_tokens'"
+                ) from None
+            if not ratio > 0 or overhead < 0 or rule not in THINKING_RULES:
+                raise CalibrationError(
+                    f"{path}: {where}.{model}: ratio must be > 0, overhead >= 0 and "
+                    f"thinking one of {', '.join(THINKING_RULES)}"
+                )
+            out[model] = Fit(model, ratio, overhead, int(fit.get("calls", 0)), rule)
+        return out
+
+    held = data.get("held_out") or {}
+    return Calibration(
+        fits(data.get("models"), "models"),
+        int(data.get("calls", 0)),
+        0,
+        data.get("in_sample") or {},
+        {k: v for k, v in held.items() if k not in ("models", "fitted_on")},
+        fits(held.get("models") or data.get("models"), "held_out.models"),
+        str(data.get("log", "")),
+        str(data.get("agent", "")),
+        str(data.get("agent_version", "")),
+        list(data.get("rounds_used") or []),
+    )
+
+
+def format_calibration(calibration: Optional[Calibration]) -> str:
+    """Lines for the terminal: the fit of each model and the two errors."""
+    if calibration is None:
+        return "calibration: the log records no usage, so there is nothing to fit on"
+    lines = [f"calibration: {calibration.calls} calls with recorded usage"]
+    for fit in calibration.fits.values():
+        lines.append(
+            f"  {fit.model or 'model not named'}: the API counted {fit.ratio:.2f} "
+            f"tokens a token of the lab's count, plus {fit.overhead:,} a call "
+            f"(thinking: {THINKING_RULES[fit.thinking]})"
+        )
+    lines.append(
+        "  error a call, |predicted - recorded| / recorded: "
+        + _error_words(calibration.in_sample, "fitted on all the calls, measured on them")
+    )
+    lines.append(
+        "  "
+        + _error_words(
+            calibration.held_out,
+            f"fitted on the first {calibration.fitted_calls}, measured on the other "
+            f"{calibration.held_out.get('calls', 0)} (held out)",
+        )
+    )
+    return "\n".join(lines)
+
+
+def _error_words(errors: dict, how: str) -> str:
+    if not errors.get("calls"):
+        return f"{how}: no calls to measure"
+    return (
+        f"{how}: median {errors['median_abs_error']:.1%}, p90 "
+        f"{errors['p90_abs_error']:.1%}"
+    )

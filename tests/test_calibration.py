@@ -1,0 +1,148 @@
+"""The count calibrated to a log's recorded usage, judged on real logs: fitted on the
+first half of the calls, its error on the second half (never seen by the fit)."""
+
+import json
+
+import pytest
+
+from minilib.agents import claude_code as agent
+from minilib.cli.main import main
+from minilib.logs.replay import load_transcript
+from minilib.measure.calibration import (
+    KEPT,
+    TOOL_LOOP,
+    CalibrationError,
+    calibrate,
+    call_points,
+    load_calibration,
+    thinking_rule,
+)
+from minilib.session import DATA_DIR
+
+REAL = DATA_DIR / "real"
+# every real log the project holds that records usage, and the held-out target
+REAL_WITH_USAGE = sorted(REAL.glob("claude-code/entire-*.jsonl")) + [
+    REAL / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"
+]
+HELD_OUT_TARGET = 0.10
+
+
+@pytest.mark.parametrize("path", REAL_WITH_USAGE, ids=lambda p: p.name)
+def test_real_log_held_out_error_within_target(path):
+    log = load_transcript(path, max_bytes=10**8)
+    calibration = calibrate(log)
+    assert calibration.held_out["calls"] == calibration.calls - calibration.fitted_calls
+    assert calibration.held_out["median_abs_error"] <= HELD_OUT_TARGET
+    # the count the lab fits is not the API's: the ratio is learnt, not 1
+    fit = next(iter(calibration.fits.values()))
+    assert 1.1 < fit.ratio < 1.8
+    assert fit.overhead > 1_000  # the system prompt and tool definitions
+
+
+def test_prediction_reads_no_usage(tmp_path):
+    """The same predictions from a copy of the log with every usage record removed."""
+    source = REAL / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    copy = tmp_path / "no-usage.jsonl"
+    lines = []
+    for line in source.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        if isinstance(record.get("message"), dict):
+            record["message"].pop("usage", None)
+        lines.append(json.dumps(record))
+    copy.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    log, stripped = load_transcript(source), load_transcript(copy)
+    assert log.usage and not stripped.usage
+    calibration = calibrate(log)
+    assert calibration.predictions(log) == calibration.predictions(stripped)
+    assert calibration.predictions(log, held_out=True) == calibration.predictions(
+        stripped, held_out=True
+    )
+
+
+def test_resumed_first_call_is_not_the_overhead():
+    """A file whose first call already holds history: the overhead is the median of
+    what the calls counted beyond their messages, not the first call's whole input."""
+    log = load_transcript(REAL / "claude-code" / "entire-4b-7d5121b42a-0.jsonl")
+    calibration = calibrate(log)
+    first = call_points(log)[0]
+    assert first.recorded > 140_000 and first.sent < 100  # history the file lacks
+    assert calibration.fits[log.model].overhead < first.recorded / 2
+
+
+@pytest.mark.parametrize(
+    "model, rule",
+    [
+        ("claude-opus-4-5-20251101", KEPT),
+        ("claude-opus-4-6", KEPT),
+        ("claude-sonnet-4-6", KEPT),
+        ("claude-sonnet-4-5-20250929", TOOL_LOOP),
+        ("claude-sonnet-4-20250514", TOOL_LOOP),
+        ("claude-opus-4-1-20250805", TOOL_LOOP),
+        ("claude-haiku-4-5-20251001", TOOL_LOOP),
+        ("gpt-5.1-codex", TOOL_LOOP),
+    ],
+)
+def test_thinking_rule_by_model(model, rule):
+    assert thinking_rule(model) == rule
+
+
+def test_token_microcompact_keeps_newest_three_and_forty_thousand():
+    results = [(n, "x" * 4 * 15_000) for n in range(6)]  # 15,000 tokens each
+    cleared = agent.token_microcompact(results)
+    # 90,000 in all: clear the oldest until 40,000 or less remain, never the newest 3
+    assert cleared == [0, 1, 2]
+    # 60,000: clearing the one result it may clear saves 15,000, under 20,000
+    assert agent.token_microcompact(results[:4]) == []
+    assert agent.token_microcompact([(0, "x" * 4 * 19_000)] * 5)[:1] == [0]
+
+
+def test_token_microcompact_saves_at_least_twenty_thousand():
+    results = [(n, "x" * 4 * 11_000) for n in range(4)]  # 44,000: clear one, save 11k
+    assert agent.token_microcompact(results) == []
+    five = [(n, "x" * 4 * 11_000) for n in range(5)]  # 55,000: two cleared save 22k
+    assert agent.token_microcompact(five) == [0, 1]
+
+
+def test_calibrate_cli_writes_a_file_compress_reads(tmp_path, capsys):
+    source = REAL / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    out = tmp_path / "calibration.json"
+    assert main(["calibrate", str(source), "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "held out" in printed and f"wrote {out}" in printed
+    data = json.loads(out.read_text())
+    assert set(data["models"]) == {"claude-opus-4-5-20251101"}
+    assert data["held_out"]["median_abs_error"] <= HELD_OUT_TARGET
+    calibration = load_calibration(out)
+    assert (
+        calibration.fits["claude-opus-4-5-20251101"].overhead
+        == (data["models"]["claude-opus-4-5-20251101"]["overhead_tokens"])
+    )
+
+
+def test_calibrate_cli_log_without_usage(capsys):
+    assert main(["calibrate", str(DATA_DIR / "logs" / "openai_chat.json")]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == (
+        "calibration: the log records no usage, so there is nothing to fit on"
+    )
+
+
+@pytest.mark.parametrize(
+    "text, words",
+    [
+        ("not json", "not JSON"),
+        ('{"format": "other"}', "not a calibration file"),
+        (
+            '{"format": "minilib-calibration/1", "models": {"m": {"ratio": -1, '
+            '"overhead_tokens": 3}}}',
+            "ratio must be > 0",
+        ),
+        ('{"format": "minilib-calibration/1", "models": {}}', "at least one model"),
+    ],
+)
+def test_bad_calibration_file_is_named(tmp_path, text, words):
+    path = tmp_path / "c.json"
+    path.write_text(text)
+    with pytest.raises(CalibrationError, match=words) as caught:
+        load_calibration(path)
+    assert str(path) in str(caught.value)
