@@ -146,3 +146,114 @@ def test_bad_calibration_file_is_named(tmp_path, text, words):
     with pytest.raises(CalibrationError, match=words) as caught:
         load_calibration(path)
     assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "name, window, why",
+    [
+        ("claude_code_compacted.jsonl", 200_000, "claude-sonnet-4-5: Claude models'"),
+        ("codex_rollout.jsonl", 272_000, "gpt-5-codex: Codex's current models"),
+        ("gemini_session.json", 1_048_576, "gemini-2.5-pro: Gemini's"),
+        ("pi_session.jsonl", 200_000, "claude-sonnet-4-5: Claude models'"),
+        ("openai_chat.json", 200_000, "a stated default (the log names no model"),
+    ],
+)
+def test_compress_runs_at_the_agents_window_with_no_flag(
+    name, window, why, tmp_path, capsys
+):
+    assert main(["compress", str(DATA_DIR / "logs" / name), "--out", str(tmp_path)]) == 0
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first.startswith(f"window: {window:,} tokens ({why}")
+    settings = json.loads((tmp_path / "rounds.json").read_text())["settings"]
+    assert settings["threshold"] == window
+
+
+def test_the_articles_transcripts_keep_the_articles_threshold(tmp_path, capsys):
+    path = DATA_DIR / "transcripts" / "m3_release_check.json"
+    main(["compress", str(path), "--out", str(tmp_path)])
+    assert capsys.readouterr().out.startswith("window: 1,200 tokens (the article's")
+
+
+def _recorded_beside_predicted(log, rounds):
+    numbers = {
+        index: n
+        for n, index in enumerate(
+            i for i, m in enumerate(log.messages) if m["role"] == "assistant"
+        )
+    }
+    recorded = {numbers[u.message]: u.input_tokens for u in log.usage if u.input_tokens}
+    return [
+        (recorded[row["round"]], row["predicted_input_tokens"])
+        for row in rounds
+        if row["round"] in recorded
+    ]
+
+
+def test_compress_with_a_calibration_predicts_each_calls_input(tmp_path, capsys):
+    source = REAL / "claude-code" / "entire-d7-0360ee0899-0.jsonl"
+    calibration = tmp_path / "calibration.json"
+    main(["calibrate", str(source), "--out", str(calibration)])
+    capsys.readouterr()
+    out = tmp_path / "out"
+    assert (
+        main(
+            ["compress", str(source), "--calibration", str(calibration)]
+            + ["--out", str(out)]
+        )
+        == 0
+    )
+    printed = capsys.readouterr().out
+    assert "threshold: " in printed.splitlines()[1]  # the window less the overhead
+    rounds = json.loads((out / "rounds.json").read_text())["rounds"]
+    assert all("predicted_input_tokens" in row for row in rounds)
+    pairs = _recorded_beside_predicted(load_transcript(source), rounds)
+    errors = sorted(abs(p - r) / r for r, p in pairs)
+    assert errors[len(errors) // 2] <= HELD_OUT_TARGET
+
+
+def test_compress_prediction_is_the_same_without_usage(tmp_path):
+    source = REAL / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    copy = tmp_path / "no-usage.jsonl"
+    records = [json.loads(line) for line in source.read_text().splitlines()]
+    for record in records:
+        if isinstance(record.get("message"), dict):
+            record["message"].pop("usage", None)
+    copy.write_text("".join(json.dumps(r) + "\n" for r in records))
+    calibration = tmp_path / "calibration.json"
+    main(["calibrate", str(source), "--out", str(calibration)])
+    predicted = []
+    for log in (source, copy):
+        out = tmp_path / log.stem
+        main(["compress", str(log), "--calibration", str(calibration), "--out", str(out)])
+        rounds = json.loads((out / "rounds.json").read_text())["rounds"]
+        predicted.append([row["predicted_input_tokens"] for row in rounds])
+    assert predicted[0] == predicted[1] and len(predicted[0]) == 47
+
+
+def test_calibrated_tokenizer_prints_held_out_beside_in_sample(tmp_path, capsys):
+    source = REAL / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    main(["compress", str(source), "--tokenizer", "calibrated", "--out", str(tmp_path)])
+    printed = capsys.readouterr().out
+    assert "fitted on all the calls, measured on them: median" in printed
+    assert "fitted on the first 23, measured on the other 24 (held out)" in printed
+    assert "recorded usage beside the calibrated prediction: 47 calls" in printed
+
+
+def test_a_calibration_of_another_model_says_so(tmp_path, capsys):
+    calibration = tmp_path / "calibration.json"
+    main(
+        [
+            "calibrate",
+            str(REAL / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"),
+            "--out",
+            str(calibration),
+        ]
+    )
+    source = REAL / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    main(
+        ["compress", str(source), "--calibration", str(calibration)]
+        + ["--out", str(tmp_path / "o")]
+    )
+    assert "the log's model is claude-opus-4-5-20251101, so claude-sonnet-4-5's fit" in (
+        capsys.readouterr().out
+    )

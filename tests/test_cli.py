@@ -271,7 +271,7 @@ def test_a_reader_that_stops_reading_is_not_an_internal_error(tmp_path):
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
     )
-    assert done.stdout.readline().startswith(b"shape: codex-rollout")
+    assert done.stdout.readline().startswith(b"window: 272,000 tokens (gpt-5-codex")
     done.stdout.close()  # as `| head -1` does
     _, error = done.communicate()
     assert done.returncode == 0 and b"internal error" not in error

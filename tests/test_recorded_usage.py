@@ -316,6 +316,8 @@ def test_the_usage_page_is_what_the_lab_computes():
 
 def test_compress_report_keeps_the_recorded_usage(tmp_path):
     from minilib.logs import load_log
+    from minilib.measure.calibration import sent_counter
+    from minilib.measure.recorded_usage import counted_usage_rows
 
     path = DATA_DIR / "logs" / "claude_code_compacted.jsonl"
     done = subprocess.run(
@@ -326,7 +328,10 @@ def test_compress_report_keeps_the_recorded_usage(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     document = json.loads((tmp_path / "report" / "report.json").read_text("utf-8"))
-    expected = json.loads(json.dumps(usage_summary(usage_rows(load_log(path)))))
+    # counted as a real log is: what each call sent, arguments and thinking included
+    log = load_log(path)
+    rows = counted_usage_rows(log, sent_counter(log))
+    expected = json.loads(json.dumps(usage_summary(rows)))
     assert document["recorded_usage"] == expected
     assert "after a compaction (round 4)" in done.stdout
 

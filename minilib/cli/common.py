@@ -67,14 +67,23 @@ def summary_budget(text: str) -> int:
     return value
 
 
-def add_settings_arguments(command: argparse.ArgumentParser) -> None:
-    """The window's settings and the output folder (`run` and `compress`)."""
+def add_settings_arguments(
+    command: argparse.ArgumentParser, threshold_default: Optional[int] = -1
+) -> None:
+    """The window's settings and the output folder (`run` and `compress`); a
+    `threshold_default` of None leaves the threshold to the log (its agent's window)."""
     defaults = Settings()
+    if threshold_default is None:
+        threshold_help = (
+            "window budget in tokens (default: the window of the model the log names, "
+            "less the calibrated overhead; the article's "
+            f"{defaults.threshold:,} for the article's own transcripts)"
+        )
+    else:
+        threshold_default = defaults.threshold
+        threshold_help = "window budget in tokens (default %(default)s, the article's)"
     command.add_argument(
-        "--threshold",
-        type=positive,
-        default=defaults.threshold,
-        help="window budget in tokens (default %(default)s, the article's)",
+        "--threshold", type=positive, default=threshold_default, help=threshold_help
     )
     command.add_argument(
         "--head-chars",
@@ -128,6 +137,29 @@ def settings_from(args, fold_user_turns: bool) -> Settings:
     )
 
 
+def add_count_arguments(command: argparse.ArgumentParser) -> None:
+    """How a log's tokens are counted (`compress` and `compare`)."""
+    command.add_argument(
+        "--tokenizer",
+        choices=[*TOKENIZERS, "calibrated"],
+        default="estimate",
+        help="estimate: the article's rule over what each call sent (text, call "
+        "arguments, the thinking the model keeps; the article's own rule for its "
+        "transcripts); o200k / cl100k: a real OpenAI tokenizer (needs the optional "
+        "bpe-openai); calibrated: fitted to this log's recorded usage, its held-out "
+        "error printed (default %(default)s)",
+    )
+    command.add_argument(
+        "--calibration",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="count with a calibration `calibrate --out FILE` wrote (from this log or "
+        "another of the same model); every round of rounds.json then has "
+        "predicted_input_tokens",
+    )
+
+
 def counter(name: str):
     """The counter `--tokenizer name` governs with, and how its figures are labelled."""
     encoding = TOKENIZERS[name]
@@ -148,13 +180,14 @@ def write_outputs(
     grounded: Optional[dict] = None,
     log=None,
     count_tokens=estimate_tokens,
+    predicted: Optional[list] = None,
 ) -> None:
     """trace.jsonl and rounds.json; for a log (`log`, its LoadedLog), rounds.json
     also lists what the reader repaired (kind, count, first place) and whose run it is."""
     run.tracer.write_jsonl(out / "trace.jsonl")
     document = {
         "settings": run.settings.__dict__,
-        "rounds": run.rounds_as_dicts(),
+        "rounds": _with_predictions(run.rounds_as_dicts(), predicted),
         "final_messages": len(run.final_messages),
         "final_tokens": run.final_tokens,
         "overflow": str(run.overflow) if run.overflow else None,
@@ -176,12 +209,22 @@ def write_outputs(
     write_text_safely(out / "rounds.json", text)
 
 
+def _with_predictions(rounds: list, predicted: Optional[list]) -> list:
+    """Each round with `predicted_input_tokens` (None where not predicted)."""
+    if predicted is None:
+        return rounds
+    return [
+        dict(row, predicted_input_tokens=value) for row, value in zip(rounds, predicted)
+    ]
+
+
 def write_and_say(
     run: SessionRun,
     out: Path,
     grounded: Optional[dict] = None,
     log=None,
     count_tokens=estimate_tokens,
+    predicted: Optional[list] = None,
 ) -> None:
-    write_outputs(run, out, grounded, log, count_tokens)
+    write_outputs(run, out, grounded, log, count_tokens, predicted)
     print(f"wrote {out / 'trace.jsonl'} and {out / 'rounds.json'}")

@@ -20,6 +20,11 @@ from ..logs.replay import (
     with_output_ids,
 )
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.calibration import (
+    CalibrationError,
+    format_predicted_calls,
+    predicted_calls,
+)
 from ..measure.compactions import measure_compactions
 from ..measure.costs import measure_replay
 from ..measure.recorded_usage import counted_usage_rows, format_usage, usage_summary
@@ -35,15 +40,15 @@ from .common import (
     DONE,
     OUTPUT_FILES,
     OVERFLOW,
-    TOKENIZERS,
+    add_count_arguments,
     add_max_mb_argument,
     add_settings_arguments,
-    counter,
     fail,
     settings_from,
     summary_budget,
     write_and_say,
 )
+from .counting import counting_for, window_lines
 
 DESCRIPTION = (
     "Replay an agent's log round by round. By default through the production window, "
@@ -66,7 +71,7 @@ def add_parser(commands) -> argparse.ArgumentParser:
         help="transcript: a JSON list of messages, an object with "
         "'messages', or JSONL (.jsonl)",
     )
-    add_settings_arguments(compress)
+    add_settings_arguments(compress, threshold_default=None)
     add_max_mb_argument(compress)
     _add_window_arguments(compress)
     _add_report_arguments(compress)
@@ -111,14 +116,7 @@ def _add_window_arguments(compress: argparse.ArgumentParser) -> None:
         "the production window, off with --article: the article's rule folds "
         "assistant and tool messages only)",
     )
-    compress.add_argument(
-        "--tokenizer",
-        choices=TOKENIZERS,
-        default="estimate",
-        help="count tokens with the article's estimate (default) or a real tokenizer "
-        "(o200k: o200k_base, cl100k: cl100k_base; needs the optional bpe-openai): the "
-        "window is governed with that count, and the report shows the estimate beside it",
-    )
+    add_count_arguments(compress)
 
 
 def _add_report_arguments(compress: argparse.ArgumentParser) -> None:
@@ -147,25 +145,20 @@ def main(args, replay=replay_transcript) -> int:
     fold_user_turns = args.fold_user_turns
     if fold_user_turns is None:  # a real agent session has many user turns
         fold_user_turns = window == PRODUCTION
-    settings = settings_from(args, fold_user_turns)
     if (clash := _writes_over_input(args)) is not None:
         return fail(
             f"error: --out {args.out} would write {clash.name} over the log being "
             "read; choose another folder"
         )
-    try:
-        count_tokens, counted_with = counter(args.tokenizer)
-    except TokenizerUnavailable as error:
-        return fail(f"error: --tokenizer {args.tokenizer}: {error}")
     if window == ARTICLE and args.summary_budget is not None:
         return fail(
             "error: --summary-budget is the production window's; the article's "
             "summary (--article) has no budget"
         )
     try:
-        log = load_transcript(
-            args.file, max_bytes=args.max_mb * 1024 * 1024, strict=args.strict
-        )
+        log, counting = _load_and_count(args)
+        settings = settings_from(args, fold_user_turns)
+        count_tokens, counted_with = counting.count_tokens, counting.counted_with
         run = replay(
             log,
             settings,
@@ -174,12 +167,22 @@ def main(args, replay=replay_transcript) -> int:
             summary_budget=args.summary_budget,
             count_tokens=count_tokens,
         )
-    except TranscriptFileError as error:
+    except TokenizerUnavailable as error:
+        return fail(f"error: --tokenizer {args.tokenizer}: {error}")
+    except (TranscriptFileError, CalibrationError) as error:
         return fail(f"error: {error}")
+    for line in window_lines(counting):
+        print(line)
     if not run.rounds and run.overflow is not None:  # the protected head alone is over
         return fail(f"stopped: {run.overflow}", OVERFLOW)
-    print_replay(log, run, counted_with, count_tokens)
-    write_and_say(run, args.out, log=log, count_tokens=count_tokens)
+    print_replay(log, run, counted_with, count_tokens, counting)
+    write_and_say(
+        run,
+        args.out,
+        log=log,
+        count_tokens=count_tokens,
+        predicted=predicted_inputs(log, run, counting),
+    )
     if args.report is not None:
         print_report(args, log, run, settings, count_tokens, counted_with)
     if run.overflow is not None:
@@ -190,6 +193,21 @@ def main(args, replay=replay_transcript) -> int:
     return DONE
 
 
+def _load_and_count(args):
+    """The log, and how it is counted and at which window; a --threshold given
+    replaces the window (and its overhead) as the budget of the messages."""
+    log = load_transcript(
+        args.file, max_bytes=args.max_mb * 1024 * 1024, strict=args.strict
+    )
+    counting = counting_for(log, args.tokenizer, args.calibration, None)
+    if args.threshold is None:
+        args.threshold = counting.threshold
+    else:
+        counting.window_why = "the threshold given on the command line"
+        counting.window, counting.overhead = args.threshold, 0
+    return log, counting
+
+
 def _writes_over_input(args) -> Optional[Path]:
     """The output file that is the input file, if --out points at the input's folder."""
     source = args.file.resolve()
@@ -198,18 +216,42 @@ def _writes_over_input(args) -> Optional[Path]:
     )
 
 
+def predicted_inputs(log, run: TranscriptRun, counting) -> Optional[list]:
+    """Per round, what the lab predicts the API counted as the call's input: the
+    calibration's prediction of what the agent sent (from the log's messages alone),
+    less what the lab's own window saved that round; None when not calibrated."""
+    if counting is None or counting.calibration is None:
+        return None
+    predictions = counting.calibration.predictions(log)
+    return [
+        predictions.get(r.round, 0) - (r.baseline_tokens - r.tokens_after)
+        if r.round in predictions
+        else None
+        for r in run.rounds
+    ]
+
+
 def print_replay(
-    log: LoadedLog, run: TranscriptRun, counted_with: str, count_tokens=estimate_tokens
+    log: LoadedLog,
+    run: TranscriptRun,
+    counted_with: str,
+    count_tokens=estimate_tokens,
+    counting=None,
 ) -> None:
     """What was read (so a surprise in the table can be traced back), then the table."""
     print(log.describe())
     print(run.window_line())
     print(f"tokens: {counted_with}")
+    for line in counting.lines if counting is not None else ():
+        print(line)
     print()
     print(format_rounds(run))
     print()
     print(format_summary(run))
-    if log.usage:  # what the API counted, where the log records it
+    if log.usage and counting is not None and counting.calibration is not None:
+        print()
+        print(format_predicted_calls(predicted_calls(log, counting.calibration)))
+    elif log.usage:  # what the API counted, where the log records it
         print()
         print(format_usage(counted_usage_rows(log, count_tokens)))
 

@@ -181,6 +181,8 @@ class LoadedLog:
     clearings: List[Clearing] = field(default_factory=list)
     # the model that wrote each assistant message (by index), where the log names it
     model_of: Dict[int, str] = field(default_factory=dict)
+    # the context window the harness says it ran at (Codex's model_context_window)
+    context_window: Optional[int] = None
 
     @property
     def models(self) -> List[str]:
@@ -319,6 +321,7 @@ class Builder:
         self.agent_version = ""
         self.clearings: List[Clearing] = []
         self.model_of: Dict[int, str] = {}
+        self.context_window: Optional[int] = None
         self._deferred: List[dict] = []  # messages that came while calls were open
         self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
@@ -622,6 +625,7 @@ class Builder:
             self.model,
             self.clearings,
             self.model_of,
+            self.context_window,
         )
 
 

@@ -143,6 +143,9 @@ def _token_count(item: dict, where: str, log: Builder, total: int) -> int:
     input_tokens include the cached part), or else the growth of the running total;
     returns the running total's input so far."""
     info = item.get("info") if isinstance(item.get("info"), dict) else {}
+    window = info.get("model_context_window")
+    if isinstance(window, int) and not isinstance(window, bool) and window > 0:
+        log.context_window = window
     last, running = info.get("last_token_usage"), info.get("total_token_usage")
     seen = running.get("input_tokens") if isinstance(running, dict) else None
     if isinstance(last, dict) and isinstance(last.get("input_tokens"), int):

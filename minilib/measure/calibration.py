@@ -48,7 +48,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..agents import claude_code as claude_code_agent
 from ..logs.replay import sent_stretches
@@ -587,3 +587,95 @@ def _error_words(errors: dict, how: str) -> str:
         f"{how}: median {errors['median_abs_error']:.1%}, p90 "
         f"{errors['p90_abs_error']:.1%}"
     )
+
+
+@dataclass(frozen=True)
+class PredictedCall:
+    """One call with usage: the record, the calibrated prediction, and what the log
+    says happened just before it."""
+
+    round: int
+    recorded: int
+    predicted: int
+    held_out: bool  # not among the calls the fit saw
+    events: Tuple[str, ...]
+
+    @property
+    def error(self) -> float:
+        return (self.predicted - self.recorded) / self.recorded
+
+
+GAP = 0.10  # a call this far off, with nothing named before it, is said to be unexplained
+
+
+def predicted_calls(log, calibration: Calibration) -> List[PredictedCall]:
+    """Per call with usage, the prediction of the fit (the held-out fit for the calls
+    it did not see, when the calibration was fitted on this log) and its events."""
+    own = bool(calibration.log) and calibration.log == str(log.path or "")
+    held = call_points(log, calibration.held_out_fits)
+    full = call_points(log, calibration.fits)
+    calls = []
+    previous = None
+    for number, (point, held_point) in enumerate(zip(full, held)):
+        held_out = own and number >= calibration.fitted_calls
+        predicted = (
+            predict(calibration.held_out_fits, held_point)
+            if held_out
+            else predict(calibration.fits, point)
+        )
+        calls.append(
+            PredictedCall(
+                point.round,
+                point.recorded,
+                predicted,
+                held_out or not own,
+                _events(previous, point),
+            )
+        )
+        previous = point
+    return calls
+
+
+def _events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...]:
+    """What the log shows between two calls that moves the count."""
+    if before is None:
+        return ("the first call",)
+    events = []
+    if point.stretch > before.stretch:
+        events.append(
+            f"after a compaction (re-attached: {point.reattached:,} by the lab's count)"
+        )
+    elif point.cleared > before.cleared:
+        events.append(f"microcompact cleared {point.cleared - before.cleared} results")
+    if point.model != before.model:
+        events.append(f"model changed to {point.model}")
+    return tuple(events)
+
+
+def format_predicted_calls(calls: List[PredictedCall]) -> str:
+    """The calibrated prediction beside the record, a line a call, each jump or drop
+    named by what the log shows, or said to be unexplained."""
+    if not calls:
+        return "recorded usage: none in this log"
+    held = [c for c in calls if c.held_out]
+    sizes = sorted(abs(c.error) for c in calls)
+    lines = [
+        f"recorded usage beside the calibrated prediction: {len(calls)} calls, "
+        f"median |error| {median(sizes):.1%}"
+        + (
+            f"; on the {len(held)} calls the fit did not see "
+            f"{median(abs(c.error) for c in held):.1%}"
+            if held
+            else ""
+        ),
+        "round  recorded  predicted  error  fit   what the log shows before the call",
+    ]
+    for call in calls:
+        said = "; ".join(call.events)
+        if not said and abs(call.error) > GAP:
+            said = "not explained by anything the log records"
+        lines.append(
+            f"{call.round:>5}  {call.recorded:>8,}  {call.predicted:>9,}  "
+            f"{call.error:>+5.0%}  {'held' if call.held_out else 'seen':<4}  {said}"
+        )
+    return "\n".join(lines)
