@@ -8,11 +8,13 @@ from minilib.messages import validate_messages
 from minilib.policies.production import build_policy, replay_policy
 from minilib.policies.production.codex import (
     BYTES,
+    MODELS,
     OPAQUE_ITEM,
     PROMPT,
     SUMMARY_PREFIX,
     CodexLocalPolicy,
     CodexPolicy,
+    model_settings,
     truncate_output,
     truncate_text,
 )
@@ -232,3 +234,37 @@ def test_the_documented_defaults_and_the_prompt():
     assert local["compaction"] == "local" and local["user_message_tokens"] == 20_000
     assert policy.stand_in and policy.PROMPT == PROMPT
     assert PROMPT.startswith("You are performing a CONTEXT CHECKPOINT COMPACTION.")
+
+
+def test_shell_output_gets_the_header_other_output_is_kept_to_12000_tokens_without():
+    # core/src/tools/mod.rs format_exec_output_str: the header, at the policy;
+    # context_manager/history.rs process_item: every output at policy * 1.2, no header
+    shell_out = "s" * 44_000  # 11,000 tokens: over 10,000, under 12,000
+    read_out = "r" * 44_000
+    big_read = "b" * 50_000  # 12,500 tokens: over 12,000
+    history = HEAD + [
+        assistant("run", "c1", name="shell_command"),
+        tool("c1", shell_out),
+        assistant("read", "c2", name="read_file"),
+        tool("c2", read_out),
+        assistant("read more", "c3", name="read_file"),
+        tool("c3", big_read),
+    ]
+    window = CodexPolicy(272_000).send(history, 0).messages
+    assert window[3]["content"] == truncate_output(shell_out)
+    assert window[3]["content"].startswith("Warning: truncated output")
+    assert window[5]["content"] == read_out  # within 12,000 tokens: whole
+    assert window[7]["content"] == (
+        big_read[:24_000] + "…500 tokens truncated…" + big_read[-24_000:]
+    )
+
+
+def test_the_models_list_gives_a_272000_window_and_an_auto_compact_limit_of_244800():
+    policy = CodexPolicy(**model_settings("gpt-5.4"))
+    assert policy.window_tokens == 272_000
+    assert policy.auto_compact_token_limit == 244_800
+    assert (policy.truncation, policy.truncation_limit) == ("tokens", 10_000)
+    assert model_settings("gpt-5.2")["truncation"] == BYTES
+    assert {window for window, _, _ in MODELS.values()} == {272_000}
+    with pytest.raises(ValueError, match="unknown Codex model"):
+        model_settings("gpt-4")

@@ -2,14 +2,18 @@
 window a compaction: remote (an opaque item) for OpenAI, a handoff summary otherwise.
 
 What Codex does (openai/codex; the files and commits are in docs/references.md):
-- Output truncation. A tool output over its model's `TruncationPolicy` budget (10,000
-  tokens for current models, `TruncationPolicyConfig::tokens(10_000)`; a few models and
-  the fallback metadata use 10,000 bytes) keeps its head and tail, half the budget
-  each, around a marker `…N tokens truncated…` (`…N chars truncated…` in bytes mode),
-  under the header `Warning: truncated output (original token count: N)` and
-  `Total output lines: L` (`codex-rs/utils/output-truncation/src/lib.rs`,
-  `formatted_truncate_text`; the cut is `codex-rs/utils/string/src/truncate.rs`). A
-  token is 4 bytes there (`approx_token_count`).
+- Output truncation, in two steps. A shell command's output over its model's
+  `TruncationPolicy` budget (10,000 tokens for current models; gpt-5.2 and the fallback
+  metadata use 10,000 bytes: `MODELS`) keeps its head and tail, half the budget each,
+  around a marker `…N tokens truncated…` (`…N chars truncated…` in bytes mode), under
+  the header `Warning: truncated output (original token count: N)` and `Total output
+  lines: L` (`format_exec_output_str` in `core/src/tools/mod.rs` calls
+  `formatted_truncate_text`, `codex-rs/utils/output-truncation/src/lib.rs`; the cut is
+  `codex-rs/utils/string/src/truncate.rs`). Then every function output, shell or not,
+  is recorded in the history cut to 1.2 times the budget (12,000 tokens), with the same
+  marker and no header (`with_serialization_allowance`, `policy * 1.2` in
+  `ContextManager::process_item`, `core/src/context_manager/history.rs`, which calls
+  `truncate_text`). A token is 4 bytes there (`approx_token_count`).
 - Trigger: the auto-compact limit, 90% of the context window (a configured
   `model_auto_compact_token_limit` may only lower it; `ModelInfo::
   auto_compact_token_limit`), compared with the tokens the API counted.
@@ -31,23 +35,27 @@ Where the lab differs:
   stand-in summary in the item (`stand_in = True`, at most `summary_tokens`, default
   2.5% of the window), labelled as the opaque item it stands for. The handoff summary
   of the local path is the same stand-in.
-- environment output recorded as a user message (an observation) is cut like a tool
-  output; user messages are the non-observation ones, and the leading system messages
-  and session-context user messages (`<environment_context>`, `<user_instructions>`,
+- a shell output is a tool message answering a call of one of `SHELL_TOOLS`, or
+  environment output recorded as a user message (an observation); user messages are
+  the non-observation ones, and the leading system messages and session-context user
+  messages (`<environment_context>`, `<user_instructions>`,
   `# AGENTS.md instructions`) are the initial context a compaction keeps.
 - 64,000 and 20,000 are numbers for a 200k window and are scaled with the window below
-  it; the 10,000 of the truncation policy is per output and is not scaled.
+  it; the 10,000 of the truncation policy is per output and is not scaled. Current
+  Codex models report a 272,000-token window (`MODELS`): `model_settings(slug)` gives
+  the window and truncation policy of one to build the policy with.
 - before a remote compaction Codex trims old function-call history that no longer
   fits the window; the lab's trigger fires before that can happen.
 Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
+import math
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
-from ...tokens import TokenCounter, estimate_tokens
+from ...tokens import TokenCounter, estimate_tokens, tool_call_name
 from .base import KeptHistory, Policy, Sent, scaled, stand_in_summarizer, system_head
 
 SUMMARY_PREFIX = (
@@ -83,7 +91,33 @@ TOKENS, BYTES = "tokens", "bytes"
 RETAINED_MESSAGE_TOKEN_BUDGET = 64_000  # remote: compact_remote_v2.rs
 COMPACT_USER_MESSAGE_MAX_TOKENS = 20_000  # local: compact.rs
 TRUNCATION_LIMIT = 10_000  # TruncationPolicyConfig::tokens(10_000)
+SERIALIZATION_ALLOWANCE = 1.2  # with_serialization_allowance: policy * 1.2
 BYTES_PER_TOKEN = 4
+# tools whose output Codex formats as a command's (format_exec_output_str)
+SHELL_TOOLS = frozenset(
+    ("shell", "shell_command", "local_shell", "container.exec", "exec_command")
+)
+# Codex's bundled model list, codex-rs/models-manager/models.json at commit
+# 0dcb02e06fdc76ac90471de72b4bcf90d5145753: slug -> (context_window, its
+# truncation_policy mode and limit); gpt-5.4 and codex-auto-review also report a
+# max_context_window of 1,000,000, which the lab does not use
+MODELS = {
+    "gpt-5.4": (272_000, TOKENS, 10_000),
+    "gpt-5.4-mini": (272_000, TOKENS, 10_000),
+    "gpt-5.3-codex": (272_000, TOKENS, 10_000),
+    "gpt-5.2": (272_000, BYTES, 10_000),
+    "codex-auto-review": (272_000, TOKENS, 10_000),
+}
+
+
+def model_settings(slug: str) -> dict:
+    """The window and truncation policy Codex's model list gives `slug`, as keywords
+    for `CodexPolicy` (`CodexPolicy(**model_settings("gpt-5.4"))`: 90% of 272,000
+    is an auto-compact limit of 244,800)."""
+    if slug not in MODELS:
+        raise ValueError(f"unknown Codex model {slug!r}; known: {', '.join(MODELS)}")
+    window, mode, limit = MODELS[slug]
+    return {"window_tokens": window, "truncation": mode, "truncation_limit": limit}
 
 
 def approx_token_count(text: str) -> int:
@@ -143,6 +177,20 @@ def truncate_output(content: str, mode: str = TOKENS, limit: int = TRUNCATION_LI
     )
 
 
+def allowance(limit: int) -> int:
+    """`TruncationPolicy * 1.2`: the budget a recorded function output is kept to."""
+    return math.ceil(limit * SERIALIZATION_ALLOWANCE)
+
+
+def record_output(content: str, mode: str, limit: int, shell: bool) -> str:
+    """A tool output as Codex records it in the history: a shell command's output
+    formatted and cut to the policy (`truncate_output`), then every output cut to
+    1.2 times the policy, with no header."""
+    if shell:
+        content = truncate_output(content, mode, limit)
+    return truncate_text(content, mode, allowance(limit))
+
+
 def is_context(message: Mapping) -> bool:
     """Initial context Codex injects again after a compaction."""
     if message.get("role") == "system":
@@ -155,7 +203,8 @@ class CodexPolicy(Policy):
     key = "codex"
     title = "Codex CLI: output cut, remote compaction at 90%"
     summary = (
-        "Cuts each tool output to 10,000 tokens (head + tail); at 90% of the window "
+        "Cuts shell output to 10,000 tokens and other tool output to 12,000 (head + "
+        "tail); at 90% of the window "
         "keeps the user's newest messages (64k tokens) and one opaque compaction item."
     )
     source = (
@@ -220,6 +269,7 @@ class CodexPolicy(Policy):
         self.tokens = 0
         self.summary_message: Optional[Mapping] = None
         self.earlier = ""
+        self.names: dict = {}  # call id -> tool name, of the latest assistant message
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         messages = self.kept.messages
@@ -227,9 +277,17 @@ class CodexPolicy(Policy):
         self.kept.take_new(history)
         for place in range(start, len(messages)):
             message = messages[place]
-            if message.get("role") == "tool" or is_observation(message):
+            if message.get("role") == "assistant":
+                calls = message.get("tool_calls") or ()
+                self.names = {call.get("id"): tool_call_name(call) for call in calls}
+            elif message.get("role") == "tool" or is_observation(message):
                 content = message.get("content") or ""
-                cut = truncate_output(content, self.truncation, self.truncation_limit)
+                shell = is_observation(message) or (
+                    self.names.get(message.get("tool_call_id")) in SHELL_TOOLS
+                )
+                cut = record_output(
+                    content, self.truncation, self.truncation_limit, shell
+                )
                 if cut != content:
                     message = messages[place] = dict(message, content=cut)
             self.tokens += self.count_tokens([message])
@@ -303,7 +361,8 @@ class CodexLocalPolicy(CodexPolicy):
     key = "codex-local"
     title = "Codex CLI (other providers): output cut, handoff summary at 90%"
     summary = (
-        "Cuts each tool output to 10,000 tokens; at 90% of the window replaces the "
+        "Cuts shell output to 10,000 tokens, other tool output to 12,000; at 90% of "
+        "the window replaces the "
         "history with the user's messages (20k tokens) and a handoff summary."
     )
     source = (

@@ -9,7 +9,9 @@ What Gemini CLI does (google-gemini/gemini-cli at commit
   latest turn is skipped), function responses are counted; the newest 50,000 tokens
   of them are protected; the one that crosses that line and every older one are
   prunable; only when the prunable ones add up to at least 30,000 tokens are they all
-  masked: the output is saved to a file and the model reads
+  masked (outputs of `EXEMPT_TOOLS`, `activate_skill`, `ask_user`, `enter_plan_mode`
+  and `exit_plan_mode`, are never counted nor masked): the output is saved to a file
+  and the model reads
   `<tool_output_masked>`, a preview (a shell output's first and last 10 lines, another
   tool's first and last 250 characters) and `Output too large. Full output available
   at: <file>`. An output masked before is not counted again.
@@ -65,6 +67,10 @@ MASKING_TAG = "tool_output_masked"
 PROTECTION_TOKENS = 50_000  # DEFAULT_TOOL_PROTECTION_THRESHOLD
 MIN_PRUNABLE_TOKENS = 30_000  # DEFAULT_MIN_PRUNABLE_TOKENS_THRESHOLD
 TRUNCATE_CHARS = 40_000  # DEFAULT_TRUNCATE_TOOL_OUTPUT_THRESHOLD
+# toolOutputMaskingService.ts EXEMPT_TOOLS (names: tools/definitions/base-declarations.ts)
+EXEMPT_TOOLS = frozenset(
+    ("activate_skill", "ask_user", "enter_plan_mode", "exit_plan_mode")
+)
 SHELL_TOOLS = frozenset(
     "run_shell_command shell bash run_shell run_command execute_bash "
     "execute_command terminal run_tests local_shell shell_command".split()
@@ -284,6 +290,8 @@ class GeminiCliPolicy(Policy):
             content = message.get("content") or ""
             if not is_function_response(message) or f"<{MASKING_TAG}" in content:
                 continue
+            if self.names.get(message.get("tool_call_id")) in EXEMPT_TOOLS:
+                continue  # always high-signal: never masked
             tokens = self.tokens_of(message)
             if protected <= self.protection_tokens:
                 protected += tokens
