@@ -273,6 +273,9 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
         "autocompact_pct_override": None,
         "summary_tokens": 5_000,
         "overhead_tokens": 20_000,
+        "version": None,  # no log's version: the newest rule, nothing re-attached
+        "reattach": False,
+        "missing_history_tokens": 0,
     }
     gated = build_policy("claude-code-cache-editing", 200_000).parameters()
     assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5

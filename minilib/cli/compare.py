@@ -8,10 +8,12 @@ from typing import Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
+from ..measure.calibration import CalibrationError, calibrate
 from ..measure.recorded_usage import counted_usage_rows
 from ..measure.tokenizers import TokenizerUnavailable
 from ..trace import write_text_safely
-from .common import DONE, TOKENIZERS, add_max_mb_argument, counter, fail, positive
+from .common import DONE, add_count_arguments, add_max_mb_argument, fail, positive
+from .counting import counting_for, window_lines
 
 DESCRIPTION = (
     "Replay an agent's log under the compression policies production agents run (the "
@@ -40,15 +42,17 @@ def add_parser(commands) -> argparse.ArgumentParser:
     compare.add_argument(
         "--window",
         type=positive,
-        default=200_000,
+        default=None,
         help="the model's context window in tokens; each policy derives its own "
-        "trigger from it (default %(default)s)",
+        "trigger from it (default: the window of the model the log names)",
     )
+    add_count_arguments(compare)
     compare.add_argument(
-        "--tokenizer",
-        choices=TOKENIZERS,
-        default="estimate",
-        help="count tokens with the article's estimate (default) or a real tokenizer",
+        "--agent-version",
+        default=None,
+        metavar="VERSION",
+        help="replay the log's own agent as this version of it behaved (default: the "
+        "version the log names)",
     )
     compare.add_argument(
         "--cache-prices",
@@ -107,36 +111,47 @@ def main(args) -> int:
     from ..policies.production.compare import compare_policies, format_comparison
 
     try:
-        count_tokens, counted_with = counter(args.tokenizer)
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-        overhead = measured_overhead(log, count_tokens)
-        if overhead is not None and overhead >= args.window:
+        counting = counting_for(log, args.tokenizer, args.calibration, args.window)
+        count_tokens, counted_with = counting.count_tokens, counting.counted_with
+        overhead = counting.overhead or measured_overhead(log, count_tokens)
+        if overhead is not None and overhead >= counting.window:
             return fail(
-                f"error: --window {args.window:,}: the log's first call counted "
-                f"{overhead:,} tokens beyond its messages (system prompt and tool "
+                f"error: --window {counting.window:,}: the log's "
+                f"{'calls' if counting.overhead else 'first call'} counted "
+                f"{overhead:,} tokens beyond their messages (system prompt and tool "
                 "definitions), so no window that small could hold a call; give a "
                 "larger --window"
             )
+        agent_count, agent_overhead, agent_lines, missing = own_agent_count(log, counting)
         rows = compare_policies(
             log.messages,
             args.policies,
-            args.window,
+            counting.window,
             count_tokens,
             counted_with=counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
             overhead_tokens=overhead,
             agent_log=log,  # its own compactions, beside its policy's replay
+            agent_count=agent_count,
+            agent_parameters=own_agent_parameters(
+                log, args.agent_version, agent_overhead, missing
+            ),
         )
     except TokenizerUnavailable as error:
         return fail(f"error: --tokenizer {args.tokenizer}: {error}")
-    except TranscriptFileError as error:
+    except (TranscriptFileError, CalibrationError) as error:
         return fail(f"error: {error}")
     except ImportError as error:  # a policy's optional package (langchain-core)
         return fail(f"error: {error}")
+    for line in window_lines(counting):
+        print(line)
     print(log.describe())
-    print(f"window: {args.window:,} tokens; tokens {counted_with}")
-    if overhead is not None:
+    print(f"tokens {counted_with}")
+    for line in counting.lines + agent_lines:
+        print(line)
+    if overhead is not None and not counting.overhead:
         print(
             f"overhead: {overhead:,} tokens a call, measured from the first call's "
             "recorded usage beyond its messages (each policy's default otherwise)"
@@ -150,3 +165,51 @@ def main(args) -> int:
     if args.out is not None:
         print(f"wrote {len(rows)} traces under {args.out}")
     return DONE
+
+
+def own_agent_count(log, counting):
+    """The count of the row of the log's own agent: fitted to the log's recorded usage
+    on the first half of its calls (so the second half is a test of it), unless a
+    count was chosen; with its overhead, the lines that say so and the history the
+    file lacks (a file that begins mid-session)."""
+    if counting.calibration is not None or not log.usage or not log.agent:
+        return None, None, [], 0
+    calibration = calibrate(log)
+    if calibration is None:
+        return None, None, [], 0
+    fit = next(iter(calibration.held_out_fits.values()))
+    count = calibration.counter(log, held_out=True)
+    overhead = calibration.overhead(log, held_out=True)
+    lines = [
+        f"{log.agent}'s own row: counted as calibrated on the log's first "
+        f"{calibration.fitted_calls} calls ({fit.ratio:.2f} x, {overhead:,} "
+        "overhead a call)"
+    ]
+    missing = calibration.missing_history(log)
+    if missing:
+        lines.append(
+            f"the file begins mid-session: its first call counted {missing:,} tokens "
+            "more than the file holds; the row carries them as history until it "
+            "compacts"
+        )
+    return count, overhead, lines, missing
+
+
+def own_agent_parameters(log, version, overhead, missing: int = 0) -> dict:
+    """What the row of the log's own agent replays: the version that wrote the log
+    (or `version`), the clearings it recorded, its calibrated overhead."""
+    parameters = {} if overhead is None else {"overhead_tokens": overhead}
+    if log.agent == "claude-code":
+        parameters["version"] = version or log.agent_version or None
+        parameters["recorded_clearings"] = recorded_clearing_rounds(log)
+        parameters["missing_history_tokens"] = missing
+    return parameters
+
+
+def recorded_clearing_rounds(log) -> list:
+    """(round, call ids) of each clearing the log records, by the round it came
+    before (the log's assistant messages before it)."""
+    before = [0]
+    for message in log.messages:
+        before.append(before[-1] + (message["role"] == "assistant"))
+    return [(before[c.at], c.call_ids) for c in log.clearings]

@@ -68,6 +68,7 @@ THINKING_RULES = {
     "is dropped",
 }
 MIN_GROWTH = 20  # lab tokens: a smaller step is mostly the rounding of one message
+MISSING_SHARE = 0.10  # a first call this much over its prediction began mid-session
 MIN_CALLS = 4  # fewer calls of a model than this: its fit borrows the log's
 
 
@@ -423,6 +424,16 @@ class Calibration:
             point.round: fit_for(fits, point.model).predict(point)
             for point in call_points(log, fits, every_call=True)
         }
+
+    def missing_history(self, log) -> int:
+        """What the log's first call counted beyond the held-out prediction of it, when
+        that is more than a tenth of it: history the file does not hold (it begins
+        mid-session). One recorded number, the first call's, is read for it."""
+        points = call_points(log, self.held_out_fits)
+        if not points or points[0].round != 0:
+            return 0
+        gap = points[0].recorded - predict(self.held_out_fits, points[0])
+        return gap if gap > MISSING_SHARE * points[0].recorded else 0
 
     def model_note(self, log) -> Optional[str]:
         """A line when `log`'s model is not one this calibration was fitted on."""

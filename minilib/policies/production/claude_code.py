@@ -53,6 +53,7 @@ from collections import deque
 from datetime import datetime
 from typing import List, Mapping, Optional, Sequence
 
+from ...agents import claude_code as agent
 from ...messages import check_int, is_observation
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
@@ -84,7 +85,8 @@ CONTINUATION = (  # as public transcripts of Claude Code 2.1 quote it
 )
 WINDOW_OF_THE_NUMBERS = 200_000  # the window the documented token numbers are for
 TIME_BASED, CACHE_EDITING, OFF = "time-based", "cache-editing", "off"
-MICROCOMPACT = (TIME_BASED, CACHE_EDITING, OFF)
+TOKEN_RULE = "token-rule"  # 2.0.x to 2.1.11 (minilib.agents.claude_code)
+MICROCOMPACT = (TIME_BASED, CACHE_EDITING, OFF, TOKEN_RULE)
 INFERRED, DOCS = "inferred", "docs"
 IDLE_MINUTES = 60
 DOCS_SHARE = 0.95  # "approximately 95%"
@@ -152,10 +154,30 @@ class ClaudeCodePolicy(Policy):
         autocompact_pct_override: Optional[float] = None,
         summary_tokens: Optional[int] = None,
         overhead_tokens: Optional[int] = None,
+        version: Optional[str] = None,
+        recorded_clearings: Sequence = (),
+        reattach: Optional[bool] = None,
+        missing_history_tokens: int = 0,
     ):
         super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.keep_recent = check_int("keep_recent", keep_recent, minimum=1)
+        # the client version that wrote the log: its trigger, its microcompact, its
+        # re-attachment after a compaction (minilib.agents.claude_code)
+        self.version = version
+        if microcompact is None and version is not None:
+            if agent.token_microcompact_applies(version):
+                microcompact = TOKEN_RULE
         self.microcompact = self.MICROCOMPACT if microcompact is None else microcompact
+        self.reattach = version is not None if reattach is None else bool(reattach)
+        # a file that begins mid-session: what its first call held that the file does
+        # not, carried as history until the replay compacts it away
+        self.missing_history_tokens = check_int(
+            "missing_history_tokens", missing_history_tokens, minimum=0
+        )
+        # (round, call ids) of the clearings the log records (microcompact_boundary)
+        self.recorded_clearings = {}
+        for round_number, call_ids in recorded_clearings:
+            self.recorded_clearings.setdefault(round_number, set()).update(call_ids)
         if self.microcompact not in MICROCOMPACT:
             raise ValueError(
                 f"microcompact must be one of {', '.join(MICROCOMPACT)}, "
@@ -192,7 +214,8 @@ class ClaudeCodePolicy(Policy):
             else check_int("summary_tokens", summary_tokens, minimum=MIN_BUDGET)
         )
         scale = min(1.0, window_tokens / WINDOW_OF_THE_NUMBERS)
-        self.output_reserve = min(max_output_tokens, round(20_000 * scale))
+        reserve = agent.output_reserve(version) if version is not None else 20_000
+        self.output_reserve = min(max_output_tokens, round(reserve * scale))
         self.buffer = round(13_000 * scale)
         effective = window_tokens - self.output_reserve
         if auto_compact == DOCS:
@@ -201,6 +224,9 @@ class ClaudeCodePolicy(Policy):
             self.trigger_tokens = effective - self.buffer
         if pct is not None:
             self.trigger_tokens = min(int(effective * pct / 100), self.trigger_tokens)
+        self.warning_tokens = self.trigger_tokens - round(
+            agent.WARNING_BELOW_TRIGGER * scale
+        )
         self.summarize = stand_in_summarizer(self.summary_tokens)
         self.kept = KeptHistory()
         self.tokens = 0  # of the kept history
@@ -210,14 +236,20 @@ class ClaudeCodePolicy(Policy):
         self.continuation: Optional[Mapping] = None  # the summary message, if any
         self.earlier = ""  # the stand-in text it carries
         self.microcompactions: List[int] = []  # rounds where microcompact cleared
+        self.last_call_tokens: Optional[int] = None  # the window of the last call
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         start = len(self.kept.messages)
         idle = False
+        # what the last response's usage counted (its input and its reply): what the
+        # client compares with its thresholds before the next call
+        last_usage = self.last_call_tokens
         for place, message in enumerate(self.kept.take_new(history), start):
-            self.tokens += self.count_tokens([message])
+            tokens = self.count_tokens([message])
+            self.tokens += tokens
             when = timestamp_seconds(message)
             if message.get("role") == "assistant":
+                last_usage = None if last_usage is None else last_usage + tokens
                 calls = message.get("tool_calls") or ()
                 self.names = {call.get("id"): tool_call_name(call) for call in calls}
                 self.last_reply = when
@@ -228,6 +260,8 @@ class ClaudeCodePolicy(Policy):
                 if when is not None and self.last_reply is not None:
                     gap = when - self.last_reply
                 idle = idle or (gap is not None and gap >= self.idle_minutes * 60)
+        if step in self.recorded_clearings:  # the log records what it cleared here
+            self.clear_recorded(self.recorded_clearings[step], step)
         if self.microcompact == CACHE_EDITING or (
             self.microcompact == TIME_BASED and idle
         ):
@@ -235,11 +269,52 @@ class ClaudeCodePolicy(Policy):
                 self.microcompactions.append(step)
             while len(self.recent) > self.keep_recent:
                 self.clear(self.recent.popleft())
-        counted = self.tokens + self.overhead_tokens
-        compacted = counted >= self.trigger_tokens and self.compact()
+        unseen = self.missing_history_tokens
+        # a version's client decides on the last usage; the lab's default on the window
+        decided = (
+            self.tokens if last_usage is None or self.version is None else last_usage
+        )
+        if (
+            self.microcompact == TOKEN_RULE
+            and decided + self.overhead_tokens + unseen >= self.warning_tokens
+        ):
+            self.token_microcompact(step)
+        counted = self.tokens + self.overhead_tokens + unseen
+        over = decided + self.overhead_tokens + unseen >= self.trigger_tokens
+        compacted = over and self.compact()
         if compacted:
             self.compacted(step, counted)
+        self.last_call_tokens = self.tokens
         return Sent(list(self.kept.messages), 1 if compacted else 0)
+
+    def clear_recorded(self, call_ids, step: int) -> None:
+        """Clear the results the log says the agent cleared before this round."""
+        places = [
+            place
+            for place, message in enumerate(self.kept.messages)
+            if message.get("role") == "tool"
+            and message.get("tool_call_id") in call_ids
+            and message.get("content") != PLACEHOLDER
+        ]
+        for place in places:
+            self.clear(place)
+        self.recent = deque(p for p in self.recent if p not in places)
+        if places:
+            self.microcompactions.append(step)
+
+    def token_microcompact(self, step: int) -> None:
+        """2.0.x's rule: the oldest compactable results, the newest 3 kept, while
+        over 40,000 estimated tokens, when it saves at least 20,000."""
+        whole = [
+            (place, self.kept.messages[place].get("content") or "")
+            for place in self.recent
+        ]
+        cleared = agent.token_microcompact(whole)
+        for place in cleared:
+            self.clear(place)
+        if cleared:
+            self.recent = deque(p for p in self.recent if p not in cleared)
+            self.microcompactions.append(step)
 
     def compactable(self, message: Mapping) -> bool:
         if message.get("content") == PLACEHOLDER:
@@ -269,7 +344,9 @@ class ClaudeCodePolicy(Policy):
         self.earlier = self.summarize(folded)
         text = CONTINUATION.format(summary=self.earlier, path=TRANSCRIPT_PATH)
         self.continuation = {"role": "user", "content": text}
-        messages[head:] = [self.continuation]
+        attached = agent.reattached_messages(folded) if self.reattach else []
+        messages[head:] = [self.continuation, *attached]
+        self.missing_history_tokens = 0  # summarised with the rest
         self.tokens = sum(self.count_tokens([m]) for m in messages)
         self.recent.clear()
         return True
@@ -284,6 +361,9 @@ class ClaudeCodePolicy(Policy):
             "autocompact_pct_override": self.autocompact_pct_override,
             "summary_tokens": self.summary_tokens,
             "overhead_tokens": self.overhead_tokens,
+            "version": self.version,
+            "reattach": self.reattach,
+            "missing_history_tokens": self.missing_history_tokens,
         }
 
 

@@ -135,13 +135,73 @@ def with_recorded(row: dict, log: Optional[LoadedLog]) -> dict:
         sent = round_tokens[at] if at < len(round_tokens) else None
         entry["replay_tokens"] = before.get(at, sent)
     row["recorded_compaction_rounds"] = recorded
+    row["tokens_per_round"] = round_tokens
     if log.usage:  # what the API counted for the agent's own calls, beside the replay
         row["recorded_usage"] = {
             "calls": len(log.usage),
             "input_tokens": sum(usage.input_tokens for usage in log.usage),
             "replay_input_tokens": sum(round_tokens),
+            **per_call_error(log, round_tokens),
         }
+    row["first_disagreement"] = first_disagreement(
+        row["compaction_rounds"], recorded, len(round_tokens)
+    )
     return row
+
+
+NEAR = 10  # rounds: a replayed compaction this close to a recorded one reproduces it
+
+
+def per_call_error(log: LoadedLog, round_tokens: Sequence[int]) -> dict:
+    """(replay - API) / API over the calls the log records usage for and the replay
+    reached: the median and the p90 of its size."""
+    numbers = {}
+    for index, message in enumerate(log.messages):
+        if message["role"] == "assistant":
+            numbers[index] = len(numbers)
+    errors = sorted(
+        abs(round_tokens[numbers[u.message]] - u.input_tokens) / u.input_tokens
+        for u in log.usage
+        if u.input_tokens > 0
+        and u.message in numbers
+        and numbers[u.message] < len(round_tokens)
+    )
+    if not errors:
+        return {}
+    return {
+        "median_abs_error": errors[len(errors) // 2],
+        "p90_abs_error": errors[min(len(errors) - 1, int(0.9 * len(errors)))],
+    }
+
+
+def first_disagreement(
+    replayed: Sequence[Mapping], recorded: Sequence[Mapping], rounds: int
+) -> Optional[str]:
+    """Where the replay first parts from what the agent recorded: a recorded
+    compaction with no replayed one within `NEAR` rounds, or a replayed one with no
+    recorded one near it; None when every one is matched."""
+    events = []
+    for entry in recorded:
+        if entry["round"] >= rounds:
+            continue  # the replay stopped before it
+        if not any(abs(c["round"] - entry["round"]) <= NEAR for c in replayed):
+            events.append(
+                (
+                    entry["round"],
+                    f"the agent compacted before round {entry['round']}; "
+                    f"the replay did not within {NEAR} rounds",
+                )
+            )
+    for entry in replayed:
+        if not any(abs(c["round"] - entry["round"]) <= NEAR for c in recorded):
+            events.append(
+                (
+                    entry["round"],
+                    f"the replay compacted before round {entry['round']}; "
+                    f"the agent did not within {NEAR} rounds",
+                )
+            )
+    return min(events)[1] if events else None
 
 
 def measure_policy(
@@ -200,6 +260,8 @@ def compare_policies(
     trace_folder: Optional[Path] = None,
     overhead_tokens: Optional[int] = None,
     agent_log: Optional[LoadedLog] = None,
+    agent_count: Optional[TokenCounter] = None,
+    agent_parameters: Optional[dict] = None,
 ) -> List[dict]:
     """One row a policy (all of them unless `keys`), in the order given.
     `overhead_tokens` (a value measured from the log) replaces every policy's default
@@ -213,25 +275,27 @@ def compare_policies(
         )
     prepared = with_output_ids(messages)
     used = used_facts(prepared)
+    own = AGENT_POLICY.get(agent_log.shape) if agent_log is not None else None
     rows = []
     for key in keys:
         tracer = Tracer() if trace_folder is not None else None
+        parameters = (
+            {} if overhead_tokens is None else {"overhead_tokens": overhead_tokens}
+        )
+        if key == own:  # the agent's own row: its count and its version's behaviour
+            parameters.update(agent_parameters or {})
         rows.append(
             measure_policy(
                 prepared,
                 key,
                 window_tokens,
-                count_tokens,
+                agent_count if key == own and agent_count is not None else count_tokens,
                 counted_with=counted_with,
                 prices=prices,
                 used=used,
                 tracer=tracer,
                 agent_log=agent_log,
-                **(
-                    {}
-                    if overhead_tokens is None
-                    else {"overhead_tokens": overhead_tokens}
-                ),
+                **parameters,
             )
         )
         if tracer is not None:
@@ -346,6 +410,18 @@ def compaction_lines(rows: Sequence[Mapping]) -> List[str]:
                 f"; the API counted {usage['input_tokens']:,} input tokens over "
                 f"{usage['calls']} calls, the replay {usage['replay_input_tokens']:,} "
                 "over all its rounds"
+            )
+            if "median_abs_error" in usage:
+                line += (
+                    f"; per call the replay is off the record by "
+                    f"{usage['median_abs_error']:.1%} (median), "
+                    f"{usage['p90_abs_error']:.1%} (p90)"
+                )
+        if recorded is not None:
+            line += "; " + (
+                f"it first disagrees where {row['first_disagreement']}"
+                if row.get("first_disagreement")
+                else f"every compaction within {NEAR} rounds of the agent's"
             )
         lines.append(line)
     return lines
