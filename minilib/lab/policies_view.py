@@ -175,7 +175,9 @@ def summaries_cell(row: Mapping) -> str:
 
 
 def policy_catalogue() -> pd.DataFrame:
-    """Each policy in a sentence: what it does, its main parameter, its source."""
+    """Each policy in a sentence: what it does, its main parameter, whether its summary
+    is the stand-in, and the overhead (system prompt and tool definitions) it adds to
+    every window, in tokens at a 200,000-token window (scaled down with a smaller one)."""
     return pd.DataFrame(
         [
             {
@@ -183,6 +185,7 @@ def policy_catalogue() -> pd.DataFrame:
                 "what it does": policy.summary,
                 "slider": policy.main_parameter,
                 "LLM summary": "stand-in" if policy.stand_in else "",
+                "overhead": policy.DEFAULT_OVERHEAD_TOKENS,
             }
             for key, policy in POLICIES.items()
             if key in available_policies()
