@@ -770,12 +770,15 @@ def test_an_overflow_in_the_zoom_is_red_named_and_never_clipped(session, setting
     )
 
 
-def test_the_readouts_show_a_number_as_it_can_be_typed_back(fresh):
-    """A readout typed into is read up to its first non-digit: "1,500" would be 1, the
-    slider's lowest value. So it shows digits only, as a student should type them."""
+def test_each_slider_has_a_number_box_instead_of_its_own_readout(fresh):
+    """A slider's own readout, typed into, is read up to its first non-digit ("1,500"
+    would be 1): it is hidden, and the box beside it reads numbers as every box does."""
     for name, slider in fresh.sliders.items():
-        shown = format(slider.max, slider.readout_format)
-        assert shown == str(slider.max), (name, shown)
+        assert not slider.readout, name
+        box = fresh.boxes[name]
+        assert box.text.value == f"{slider.value:,}"
+        box.accept(f"{slider.max:,}")
+        assert slider.value == slider.max, name
 
 
 def test_the_controls_come_before_the_chart_and_the_readouts_after_it(session):

@@ -203,25 +203,39 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     facts kept), the slider and its line next to each other in the grid; moving the
     slider changes that line to the row computed at the new value, a stopped or
     refused run in red."""
-    from minilib.lab.policies_view import rounds_cell, row_readout, saved_percent
+    from minilib.lab.policies_view import (
+        rounds_cell,
+        row_problems,
+        row_readout,
+        saved_percent,
+    )
 
     lab = PolicyLab(SHORT, 32_000)
     children = list(lab.slider_box.children)
     for key in available_policies():
         at = children.index(lab.sliders[key])
-        assert children[at + 1] is lab.readouts[key]
+        assert children[at + 1] is lab.boxes[key].widget  # the number box, then the line
+        assert children[at + 2] is lab.readouts[key]
     swe = lab.sliders["swe-agent-last-n"]
     swe.value = swe.min
     row = lab.current().row("swe-agent-last-n", 32_000, swe.min)
     line = lab.readouts["swe-agent-last-n"].value
-    assert line == row_readout(row)
-    for part in (rounds_cell(row), f"{row['tokens_sent']:,} sent", saved_percent(row)):
+    assert line == row_readout(row, lab.inert.get("swe-agent-last-n", ""))
+    problems = row_problems(row)
+    parts = [f"{row['tokens_sent']:,} sent"] + (
+        problems if problems else [rounds_cell(row), saved_percent(row) + " saved"]
+    )
+    for part in parts:
         assert part in line.replace("&amp;", "&"), (part, line)
     stopped = [r for r in lab.rows if r["overflow_round"] is not None]
-    finished = [r for r in lab.rows if r["overflow_round"] is None]
-    assert stopped and finished, "pick a log where some policies stop and some finish"
+    clean = [r for r in lab.rows if not row_problems(r)]
+    assert stopped, "pick a log where some policies stop"
     assert "#fdecea" in lab.readouts[stopped[0]["policy"]].value  # PROBLEM_CSS
-    assert "#fdecea" not in lab.readouts[finished[0]["policy"]].value
+    assert (
+        " saved" not in lab.readouts[stopped[0]["policy"]].value
+    )  # a stop saves nothing
+    for r in clean:
+        assert "#fdecea" not in lab.readouts[r["policy"]].value
     compaction = lab.sliders["anthropic-compaction"]
     compaction.min = 800  # refused by the policy, as a too-wide slider offered
     compaction.value = 800
@@ -239,3 +253,39 @@ def test_every_slider_starts_with_its_handle_on_its_default():
             slider = slider_for(key, window)
             positions = (slider.value - slider.min) / slider.step
             assert abs(positions - round(positions)) < 1e-9, (key, window, slider)
+
+
+def test_a_problem_is_never_shown_as_a_saving_and_a_share_never_overstates():
+    from minilib.lab.policies_view import row_readout, share_text
+
+    row = {
+        "policy": "langchain-trim",
+        "rounds": 160,
+        "rounds_total": 160,
+        "overflow_round": None,
+        "tokens_sent": 1_000,
+        "tokens_saved": 1.0,
+        "facts_kept": 3,
+        "facts_lost": 0,
+        "windows_invalid": 25,
+    }
+    line = row_readout(row)
+    assert "25 broken windows" in line and "saved" not in line and "#fdecea" in line
+    stopped = {**row, "windows_invalid": 0, "overflow_round": 80, "tokens_saved": 0.71}
+    line = row_readout(stopped)
+    assert "stopped at round 80" in line and "saved" not in line
+    one = {**row, "windows_invalid": 1, "facts_lost": 1}
+    assert "1 broken window " in row_readout(one) and "1 fact lost" in row_readout(one)
+    assert share_text(0.996) == "99%" and share_text(1.0) == "100%"
+    assert share_text(-0.004) == "0%" and share_text(0.004) == "0%"
+
+
+def test_a_slider_that_cannot_change_the_run_says_why_and_is_checked_per_log():
+    lab = PolicyLab()  # the default log: no timestamps, one long request per turn
+    assert "no timestamps" in lab.inert["claude-code"]
+    assert "changes nothing here" in lab.readouts["claude-code"].value
+    for key in ("openai-agents-trimming", "opencode-prune"):
+        assert "stops at round" in lab.inert[key], key
+    assert "article-bounded" not in lab.inert
+    lab.window.value = 200_000  # another window: every reason is worked out again
+    assert lab.inert.get("claude-code", "").startswith("this log has no timestamps")

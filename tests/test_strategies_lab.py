@@ -120,7 +120,7 @@ def test_a_typed_value_goes_to_the_nearest_choice_and_moves_the_slider():
     value the path offers, and the chart and table follow."""
     explorer = SixPathsExplorer()
     choices = PATHS["truncation"].choices  # 0, 1, 2, 4, 6, 8, 10
-    explorer.typed["truncation"].value = 9  # between 8 and 10: the lower
+    explorer.typed["truncation"].accept("9")  # between 8 and 10: the lower
     assert explorer.sliders["truncation"].value == 8
     assert explorer.typed["truncation"].value == 8 and 8 in choices
     run = run_path("truncation", 8)
@@ -128,9 +128,9 @@ def test_a_typed_value_goes_to_the_nearest_choice_and_moves_the_slider():
         run.final_tokens,
         run.final_count("kept"),
     )
-    explorer.typed["budgeting"].value = 10_000  # past the end: the last choice
+    explorer.typed["budgeting"].accept("10,000")  # past the end: the last choice
     assert explorer.sliders["budgeting"].value == PATHS["budgeting"].choices[-1]
-    explorer.typed["aging"].value = 160  # on the grid: taken as it is
+    explorer.typed["aging"].accept("160")  # on the grid: taken as it is
     assert explorer.sliders["aging"].value == 160
     assert not any(s.readout for s in explorer.sliders.values())  # one readout: the box
 

@@ -93,7 +93,8 @@ def compressed_by(governed) -> str:
 def batching_frame(
     log: str, window: int, keys: Sequence[str] = ("article-bounded", "article-batched")
 ) -> pd.DataFrame:
-    """Policies on one long log: cache breaks, unchanged tokens written again, cost."""
+    """Policies on one long log: cache breaks, the summaries (compactions) among
+    them, unchanged tokens written again, cost."""
     runs = LogRuns(log_messages(log))
     rows = []
     for key in keys:
@@ -104,6 +105,7 @@ def batching_frame(
                 "rounds": f"{row['rounds']} / {row['rounds_total']}",
                 "tokens sent": row["tokens_sent"],
                 "cache breaks": row["cache_breaks"],
+                "summaries": row["summary_calls"],
                 "written again": row["cache_rewritten_tokens"],
                 "cache cost": f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}",
                 "facts lost": row["facts_lost"],

@@ -18,6 +18,7 @@ from ..reports import plural
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
+from .numbers import boxed_slider
 from .shown import ShownAsWidget
 from .style import (
     ANSWER_TEXT_COLOR,
@@ -225,6 +226,12 @@ class LongSessionDashboard(ShownAsWidget):
             spec.name: slider_widget(spec, getattr(settings, spec.name))
             for spec in SLIDERS
         }
+        # the slider's own readout reads "1,500" as 1: a box beside each reads it
+        self.boxes = {
+            name: boxed_slider(slider, width="72px")
+            for name, slider in self.sliders.items()
+        }
+        self.number_boxes = list(self.boxes.values())
         self._add_controls(present)
         self._add_outputs()
         first_run = run_session(self.session, settings)
@@ -299,7 +306,10 @@ class LongSessionDashboard(ShownAsWidget):
         switches; the grounded answer and the tables, read after a change rather than
         during it, go under the figure. The controls are at most `max_width` wide."""
         sliders = widgets.GridBox(
-            list(self.sliders.values()),
+            [
+                widgets.HBox([slider, self.boxes[name].widget])
+                for name, slider in self.sliders.items()
+            ],
             layout=widgets.Layout(
                 grid_template_columns=f"repeat({SLIDER_COLUMNS}, minmax(0, 1fr))",
                 grid_gap="0 8px",

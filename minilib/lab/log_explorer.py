@@ -50,6 +50,7 @@ from ..reports import format_summary, plural
 from ..reports.costs import format_costs
 from ..tokens import estimate_message_tokens
 from ..window import Settings
+from .numbers import boxed_slider
 from .shown import ShownAsWidget
 from .style import (
     LOG_CUT_TABLE,
@@ -466,7 +467,13 @@ class LogExplorer(ShownAsWidget):
             step=100,
             description="threshold",
             disabled=True,
+            layout=widgets.Layout(display="none"),  # the box below shows and takes it
         )
+        # typed as every box of the course reads numbers (1,500, 1 500, 1.5k); 0 or
+        # words are refused beside the box, in words
+        self.threshold_box = boxed_slider(self.threshold, unit="token", snap=False)
+        self.threshold_box.text.description = "threshold"
+        self.number_boxes = [self.threshold_box]
         self.fold = widgets.Checkbox(
             settings.fold_user_turns, indent=False, description="fold later user turns"
         )
@@ -478,7 +485,9 @@ class LogExplorer(ShownAsWidget):
             control.observe(lambda change: self._setting_changed(), "value")
         self.widget = widgets.VBox(
             [
-                widgets.HBox([self.upload, self.threshold, self.fold]),
+                widgets.HBox(
+                    [self.upload, self.threshold, self.threshold_box.widget, self.fold]
+                ),
                 self.output,
             ]
         )

@@ -27,6 +27,7 @@ from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
+from .numbers import boxed_slider
 from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
 from .style import (
@@ -175,7 +176,9 @@ def summaries_cell(row: Mapping) -> str:
 
 
 def policy_catalogue() -> pd.DataFrame:
-    """Each policy in a sentence: what it does, its main parameter, its source."""
+    """Each policy in a sentence: what it does, its main parameter, whether its summary
+    is the stand-in, and the overhead (system prompt and tool definitions) it adds to
+    every window, in tokens at a 200,000-token window (scaled down with a smaller one)."""
     return pd.DataFrame(
         [
             {
@@ -183,6 +186,7 @@ def policy_catalogue() -> pd.DataFrame:
                 "what it does": policy.summary,
                 "slider": policy.main_parameter,
                 "LLM summary": "stand-in" if policy.stand_in else "",
+                "overhead": policy.DEFAULT_OVERHEAD_TOKENS,
             }
             for key, policy in POLICIES.items()
             if key in available_policies()
@@ -196,33 +200,95 @@ def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
     return NumberTable(comparison_frame(rows))
 
 
+def share_text(share: float) -> str:
+    """A share as a whole percent that never says more than it is: "100%" only when it
+    is all, "0%" for nothing or less than a half (never "-0%"), and a share just short
+    of all is "99%"."""
+    if share >= 1:
+        return "100%"
+    percent = round(share * 100)
+    if percent >= 100:
+        return "99%"
+    return f"{percent}%"  # an int: a small negative share rounds to "0%", never "-0%"
+
+
 def saved_percent(row: Mapping) -> str:
-    """Tokens saved as the table and the chart both write it (62.5% is "62%" in both)."""
-    return f"{row['tokens_saved']:.0%}"
+    """Tokens saved as the table and the chart both write it (62.5% is "62%" in both;
+    99.6% is "99%", never "100%" when not all; a saving under 0.5% is "0%")."""
+    return share_text(row["tokens_saved"])
 
 
 def cache_percent(row: Mapping) -> str:
     return f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}"
 
 
-def row_readout(row: Mapping) -> str:
-    """A policy's row in one line, beside its slider: how far it ran, the tokens it
-    sent and saved, the facts it kept (the table under the sliders has every column).
-    A run that stopped or was refused is red; a refusal's reason is cut to the line and
-    whole on hover."""
-    text = rounds_cell(row)
-    if "error" not in row:
-        text += (
-            f" · {row['tokens_sent']:,} sent · {saved_percent(row)} saved"
-            f" · {row['facts_kept']} kept"
+def row_problems(row: Mapping) -> List[str]:
+    """What went wrong in a run, in words: a stop, windows an API would reject, facts
+    lost. Empty for a run with none."""
+    if "error" in row:
+        return [f"not run: {row['error']}"]
+    problems = []
+    if row["overflow_round"] is not None:
+        problems.append(f"stopped at round {row['overflow_round']:,}")
+    if row.get("windows_invalid"):
+        problems.append(plural(row["windows_invalid"], "broken window"))
+    if row.get("facts_lost"):
+        problems.append(plural(row["facts_lost"], "fact") + " lost")
+    return problems
+
+
+def row_readout(row: Mapping, inert: str = "") -> str:
+    """A policy's row in one line, beside its slider. Problems come first and in red (a
+    stop, broken windows, lost facts), and a run with one is never shown as a saving: a
+    stopped run saved nothing, it failed; a run with broken windows sent windows an API
+    rejects. A clean run says how far it ran, tokens sent and saved and facts kept.
+    `inert` says why the slider can change nothing on this log. The whole line is on
+    hover (the table under the sliders has every column)."""
+    problems = row_problems(row)
+    if "error" in row:
+        text = problems[0]
+    elif problems:
+        text = " · ".join(problems) + f" · {row['tokens_sent']:,} sent"
+    else:
+        text = (
+            f"{rounds_cell(row)} · {row['tokens_sent']:,} sent · "
+            f"{saved_percent(row)} saved · {row['facts_kept']} kept"
         )
-    stopped = "error" in row or row["overflow_round"] is not None
-    style = PROBLEM_CSS + "padding:0 4px;" if stopped else ""
+    if inert:
+        text += f" · this slider changes nothing here: {inert}"
+    style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
     return (
         f'<div class="ccl-policy-readout" title="{html.escape(text)}" '
         'style="font-size:13px;white-space:nowrap;overflow:hidden;'
         f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
     )
+
+
+def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
+    """Why `slider` can change nothing of `key`'s run on this log ("" when it can): the
+    run at the slider's two ends is the same run. Checked again for each log and window,
+    not on every move."""
+    if slider.min == slider.max:
+        return "the policy accepts one value at this window"
+    ends = [runs.row(key, window, value) for value in (slider.min, slider.max)]
+    if any("error" in row for row in ends):
+        return ""
+    measured = ("rounds", "tokens_sent", "facts_kept", "facts_lost", "cache_cost")
+    if any(ends[0][name] != ends[1][name] for name in measured):
+        return ""
+    if key.startswith("claude-code") and not any(
+        "timestamp" in message for message in runs.messages
+    ):
+        return (
+            "this log has no timestamps, so the microcompact (after an idle hour) "
+            "never fires"
+        )
+    if ends[0]["overflow_round"] is not None:
+        return (
+            f"the run stops at round {ends[0]['overflow_round']:,} at every value, "
+            "before there is anything this setting would cut"
+        )
+    return "every value gives the same run on this log"
 
 
 def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
@@ -449,7 +515,7 @@ class PolicyLab(ShownAsWidget):
         # what it does on one 1280 x 720 screen (the whole table is under them)
         self.slider_box = widgets.GridBox(
             layout=widgets.Layout(
-                grid_template_columns="max-content minmax(0, 1fr)",
+                grid_template_columns="max-content max-content minmax(0, 1fr)",
                 grid_gap="0 10px",
                 align_items="center",
             )
@@ -519,13 +585,20 @@ class PolicyLab(ShownAsWidget):
             key: slider_for(key, self.window.value) for key in available_policies()
         }
         self.readouts = {key: widgets.HTML() for key in self.sliders}
+        self.boxes = {key: boxed_slider(slider) for key, slider in self.sliders.items()}
+        self.number_boxes = list(self.boxes.values())
         for key, slider in self.sliders.items():
             slider.observe(lambda change, key=key: self.render(), "value")
             self.readouts[key].add_class(f"ccl-policy-readout-{key}")
+        self.inert = {
+            key: reason
+            for key, slider in self.sliders.items()
+            if (reason := inert_reason(self.current(), key, self.window.value, slider))
+        }
         self.slider_box.children = [
             part
             for key in self.sliders
-            for part in (self.sliders[key], self.readouts[key])
+            for part in (self.sliders[key], self.boxes[key].widget, self.readouts[key])
         ]
         return self.render()
 
@@ -544,7 +617,8 @@ class PolicyLab(ShownAsWidget):
         )
         self.table.value = table_html(comparison_frame(rows))
         for row in rows:
-            self.readouts[row["policy"]].value = row_readout(row)
+            key = row["policy"]
+            self.readouts[key].value = row_readout(row, self.inert.get(key, ""))
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):

@@ -29,6 +29,7 @@ from ..scale.fast import FastWindow
 from ..scale.histories import GeneratedConversation, generate_history
 from ..tokens import estimate_message_tokens
 from ..window import ContextOverflowError, Settings, article_window
+from .numbers import boxed_slider
 from .shown import ShownAsWidget
 from .style import (
     COMPRESSED_COLOR,
@@ -229,6 +230,8 @@ class ScaleExplorer(ShownAsWidget):
             continuous_update=False,
             layout=widgets.Layout(width=WIDE_SLIDER_WIDTH),
         )
+        self.budget_box = boxed_slider(self.budget, unit="token")
+        self.number_boxes = [self.budget_box]
         self.unbounded = widgets.Checkbox(
             False, description="the article's unbounded summary", indent=False
         )
@@ -244,7 +247,11 @@ class ScaleExplorer(ShownAsWidget):
         for control in (self.budget, self.unbounded):
             control.observe(lambda change: self.render(), "value")
         self.widget = widgets.VBox(
-            [widgets.HBox([self.budget, self.unbounded]), self.status, self.figure]
+            [
+                widgets.HBox([self.budget, self.budget_box.widget, self.unbounded]),
+                self.status,
+                self.figure,
+            ]
         )
         self.widget.add_class("ccl-scale-explorer")
 

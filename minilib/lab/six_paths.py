@@ -28,6 +28,7 @@ from ..policies.registry import (
     run_path,
 )
 from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
+from .numbers import NumberBox
 from .shown import ShownAsWidget
 from .style import (
     NO_ANSWER_FILL,
@@ -578,22 +579,24 @@ class SixPathsExplorer(ShownAsWidget):
             for key, spec in PATHS.items()
         }
         self.typed = {
-            key: widgets.IntText(
-                value=spec.default,
+            key: NumberBox(
+                spec.default,
+                minimum=min(spec.choices),
+                maximum=max(spec.choices),
+                snap=lambda typed, spec=spec: nearest_choice(spec.choices, typed),
+                on_value=lambda value, key=key: self.type_value(key, value),
                 tooltip=f"type a {spec.parameter}: it goes to the nearest of "
                 + ", ".join(map(str, spec.choices)),
-                layout=widgets.Layout(width=PATH_BOX_WIDTH),
+                width=PATH_BOX_WIDTH,
             )
             for key, spec in PATHS.items()
         }
+        self.number_boxes = list(self.typed.values())
         self._holding = False
         for key, slider in self.sliders.items():
             slider.add_class(f"ccl-slider-{key}")
-            self.typed[key].add_class(f"ccl-typed-{key}")
+            self.typed[key].text.add_class(f"ccl-typed-{key}")
             slider.observe(self._on_change, names="value")
-            self.typed[key].observe(
-                lambda change, key=key: self.type_value(key, change["new"]), names="value"
-            )
         self.reset_button = widgets.Button(
             description="Reset to the article's values",
             icon="undo",
@@ -602,7 +605,9 @@ class SixPathsExplorer(ShownAsWidget):
         self.reset_button.on_click(lambda _: self.reset())
         self.table_html = widgets.HTML()
         self.figure = tradeoff_figure(self.values(), widget=True)
-        pairs = [widgets.HBox([self.sliders[key], self.typed[key]]) for key in PATHS]
+        pairs = [
+            widgets.HBox([self.sliders[key], self.typed[key].widget]) for key in PATHS
+        ]
         grid = widgets.GridBox(
             pairs,
             layout=widgets.Layout(
@@ -623,9 +628,8 @@ class SixPathsExplorer(ShownAsWidget):
         the display changes."""
         values = self.values()
         for key, value in values.items():
-            self.typed[
-                key
-            ].value = value  # a typed value off the grid shows where it went
+            if self.typed[key].value != value:  # a slider moved: the box follows
+                self.typed[key].show(value)
         update_tradeoff_figure(self.figure, values)
         self.table_html.value = table_html(explorer_table(values), wrap=False)
 
@@ -635,7 +639,7 @@ class SixPathsExplorer(ShownAsWidget):
         value = nearest_choice(PATHS[key].choices, typed)
         if value != self.sliders[key].value:
             self.sliders[key].value = value
-        self.typed[key].value = value
+        self.typed[key].value = value  # what the box holds (its note says where it went)
 
     def reset(self) -> None:
         """Every slider back to its default (the article's value), redrawn once."""

@@ -29,6 +29,7 @@ from ..ranges import range_candidates
 from ..session import Session, load_session, run_session, window_before_round
 from ..tokens import estimate_message_tokens
 from ..window import Settings, WindowState
+from .numbers import boxed_slider
 from .shown import ShownAsWidget
 from .style import (
     DIAGRAM_ARROW_COLOR,
@@ -404,7 +405,14 @@ class StateMachineStepper(ShownAsWidget):
             [
                 self.table_style,
                 self.stepper_style,
-                widgets.HBox([self.round_slider, self.back_button, self.next_button]),
+                widgets.HBox(
+                    [
+                        self.round_slider,
+                        self.round_box.widget,
+                        self.back_button,
+                        self.next_button,
+                    ]
+                ),
                 self.title,
                 # what the step did, right under Next: on a projector the table below
                 # the diagram may need a scroll, this never does
@@ -424,6 +432,8 @@ class StateMachineStepper(ShownAsWidget):
             description="round",
             continuous_update=False,
         )
+        self.round_box = boxed_slider(self.round_slider, width="64px")
+        self.number_boxes = [self.round_box]
         self.back_button = widgets.Button(
             description="Back", icon="arrow-left", tooltip="previous state"
         )

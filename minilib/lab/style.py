@@ -271,3 +271,8 @@ LOG_TABLE_CSS = """<style>
 </style>"""
 LOG_CUT_TABLE = "ccl-table ccl-log ccl-log-cut"
 LOG_PATHS_TABLE = "ccl-table ccl-log ccl-log-paths"
+
+# the line beside a number box: what was typed could not be read (red), or was moved to
+# fit the slider's range or grid (amber)
+NOTE_PROBLEM = "color:#b00020"
+NOTE_MOVED = "color:#7a5c00"

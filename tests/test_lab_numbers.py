@@ -1,0 +1,89 @@
+"""Every numeric box of every chapter's widgets reads numbers one way (parse_number):
+1,500, 1 500, 1500 and 1.5k are 1,500; what it cannot read is said beside the box and
+the box keeps its value; a value clamped or moved to the slider's grid is said too."""
+
+import pytest
+
+from minilib.lab.dashboard import LongSessionDashboard
+from minilib.lab.log_explorer import LogExplorer
+from minilib.lab.numbers import NumberBox, counted, parse_number
+from minilib.lab.policies_view import PolicyLab
+from minilib.lab.scale_view import ScaleExplorer
+from minilib.lab.six_paths import SixPathsExplorer
+from minilib.lab.stepper import StateMachineStepper
+from minilib.session import load_session
+from minilib.window import Settings
+
+SAME = ["1,500", "1 500", "1500", "1.5k", " 1\u202f500 ", "1_500", "1.5K"]
+
+
+@pytest.mark.parametrize("typed", SAME)
+def test_every_way_of_writing_fifteen_hundred_reads_as_1500(typed):
+    assert parse_number(typed) == 1_500
+
+
+@pytest.mark.parametrize("typed", ["", "abc", "1,50", "1.5", "1..5", "k", "15 00 0x"])
+def test_what_cannot_be_read_says_why(typed):
+    with pytest.raises(ValueError):
+        parse_number(typed)
+
+
+def test_units_agree_with_the_number():
+    assert counted(1, "message") == "1 message"
+    assert counted(2, "message") == "2 messages"
+    assert counted(1, "token") == "1 token"
+    assert counted(1_500, "token") == "1,500 tokens"
+
+
+def test_a_box_refuses_words_keeps_its_value_and_clamps_with_a_word():
+    seen = []
+    box = NumberBox(1_200, minimum=1, maximum=10**9, unit="token", on_value=seen.append)
+    assert box.accept("1.5k") == 1_500 and seen == [1_500]
+    assert box.note.value == ""
+    assert box.accept("twelve") == 1_500 and seen == [1_500]
+    assert "is not a number: kept 1,500 tokens" in box.note.value
+    assert box.text.value == "1,500"
+    assert box.accept("0") == 1 and seen == [1_500, 1]
+    assert "0 is below the least, 1 token: set to 1 token" in box.note.value
+    assert "1 tokens" not in box.note.value
+
+
+def builders():
+    """Every chapter's widget builder that has a numeric box: (chapter, builder)."""
+    session = load_session()
+    return [
+        ("05 stepper", lambda: StateMachineStepper(session, Settings(), round_number=9)),
+        ("06 dashboard", lambda: LongSessionDashboard(session)),
+        ("07.9 log explorer", LogExplorer),
+        ("08 six paths", SixPathsExplorer),
+        ("09 scale", lambda: ScaleExplorer(threshold=32_000, calls=200)),
+        (
+            "10 policy lab",
+            lambda: PolicyLab("generated session, 200 tool calls, 4 user turns", 32_000),
+        ),
+    ]
+
+
+@pytest.mark.parametrize("chapter, build", builders(), ids=[c for c, _ in builders()])
+def test_every_numeric_box_of_every_chapter_reads_the_same_inputs(chapter, build):
+    explorer = build()
+    boxes = explorer.number_boxes
+    assert boxes, chapter
+    for box in boxes:
+        readings = set()
+        for typed in ("1,500", "1 500", "1500", "1.5k"):
+            value = box.accept(typed)
+            readings.add(value)
+            if box.value == 1_500:
+                assert box.note.value == "", (chapter, typed)
+            else:  # out of range or off the grid: moved, and said so beside the box
+                assert "set to" in box.note.value or "nearest" in box.note.value, (
+                    chapter,
+                    typed,
+                    box.note.value,
+                )
+        assert len(readings) == 1, (chapter, readings)  # the four inputs are one number
+        before = box.value
+        assert box.accept("lots") == before
+        assert "is not a number" in box.note.value and "kept" in box.note.value
+        assert box.text.value.replace(",", "") == str(before).replace(".0", "")
