@@ -1,0 +1,111 @@
+"""The agent's own policy, replayed on its own real log, does what the log says the
+agent did: Claude Code's compactions where it compacted, its 2.0.x microcompact where
+the recorded input drops."""
+
+import json
+
+import pytest
+
+from minilib.cli.main import main
+from minilib.logs.replay import load_transcript
+from minilib.measure.calibration import calibrate, call_points
+from minilib.policies.production import build_policy
+from minilib.policies.production.compare import NEAR
+from minilib.policies.production.run import replay_policy
+from minilib.session import DATA_DIR
+
+REAL = DATA_DIR / "real" / "claude-code"
+COMPACTED = sorted(
+    path
+    for path in REAL.glob("entire-*.jsonl")
+    if '"compact_boundary"' in path.read_text(encoding="utf-8")
+)
+
+
+@pytest.mark.parametrize("path", COMPACTED, ids=lambda p: p.name)
+def test_claude_code_row_compacts_where_the_agent_did(path, tmp_path):
+    out = tmp_path / "rows.json"
+    assert (
+        main(["compare", str(path), "--policies", "claude-code", "--json", str(out)]) == 0
+    )
+    row = json.loads(out.read_text())[0]
+    recorded = [c["round"] for c in row["recorded_compaction_rounds"]]
+    replayed = [c["round"] for c in row["compaction_rounds"]]
+    assert recorded, "a log picked for its compactions records one"
+    for at in recorded:
+        assert any(abs(r - at) <= NEAR for r in replayed), (at, replayed)
+    assert len(replayed) <= 2 * len(recorded)  # at most one extra for each
+    assert row["first_disagreement"] is None
+    assert len(row["tokens_per_round"]) == row["rounds"]
+
+
+def test_a_log_the_agent_never_compacted_is_not_compacted(tmp_path):
+    path = DATA_DIR / "real" / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"
+    out = tmp_path / "rows.json"
+    main(["compare", str(path), "--policies", "claude-code", "--json", str(out)])
+    row = json.loads(out.read_text())[0]
+    assert row["compaction_rounds"] == []
+
+
+def test_version_sets_the_trigger():
+    old = build_policy("claude-code", 200_000, version="2.0.76")
+    new = build_policy("claude-code", 200_000, version="2.1.21")
+    assert (old.trigger_tokens, new.trigger_tokens) == (155_000, 167_000)
+    assert old.microcompact == "token-rule" and new.microcompact == "time-based"
+    assert old.reattach and new.reattach
+
+
+def test_the_2_0_token_rule_clears_where_the_record_drops():
+    """A 2.0.76 session records no clearing, but its input drops by 24,291 tokens at
+    one call with no compaction; the replayed token rule clears there (within a
+    call: it decides on the count the lab predicts, not the record) and nowhere else."""
+    log = load_transcript(REAL / "entire-94-de498254e2-0.jsonl")
+    points = call_points(log)
+    drops = [
+        b.round
+        for a, b in zip(points, points[1:])
+        if b.stretch == a.stretch and b.recorded - a.recorded < -10_000
+    ]
+    assert len(drops) == 1
+    calibration = calibrate(log)
+    policy = build_policy(
+        "claude-code",
+        200_000,
+        calibration.counter(log, held_out=True),
+        overhead_tokens=calibration.overhead(log, held_out=True),
+        version=log.agent_version,
+    )
+    replay_policy(log.messages, policy)
+    assert len(policy.microcompactions) == 1
+    assert abs(policy.microcompactions[0] - drops[0]) <= 1
+
+
+def test_after_a_compaction_the_files_read_last_are_reattached():
+    history = [
+        {"role": "user", "content": "fix it"},
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": f"c{n}",
+                    "type": "function",
+                    "function": {
+                        "name": "Read",
+                        "arguments": json.dumps({"file_path": f"f{n}.py"}),
+                    },
+                }
+                for n in range(7)
+            ],
+        },
+        *[
+            {"role": "tool", "tool_call_id": f"c{n}", "content": f"body {n} " * 10}
+            for n in range(7)
+        ],
+    ]
+    policy = build_policy("claude-code", 200_000, version="2.1.30")
+    policy.kept.take_new(history)
+    policy.compact()
+    attached = [m["content"].splitlines()[0] for m in policy.kept.messages[1:]]
+    # the last 5 files read, newest first
+    assert attached == [f"[re-attached: f{n}.py]" for n in (6, 5, 4, 3, 2)]
