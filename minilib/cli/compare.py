@@ -8,9 +8,10 @@ from typing import Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
-from ..measure.calibration import CalibrationError, calibrate
+from ..measure.calibration import CalibrationError
 from ..measure.recorded_usage import counted_usage_rows
 from ..measure.tokenizers import TokenizerUnavailable
+from ..policies.production.own_agent import own_agent_count, own_agent_parameters
 from ..trace import write_text_safely
 from .common import DONE, add_count_arguments, add_max_mb_argument, fail, positive
 from .counting import counting_for, window_lines
@@ -165,51 +166,3 @@ def main(args) -> int:
     if args.out is not None:
         print(f"wrote {len(rows)} traces under {args.out}")
     return DONE
-
-
-def own_agent_count(log, counting):
-    """The count of the row of the log's own agent: fitted to the log's recorded usage
-    on the first half of its calls (so the second half is a test of it), unless a
-    count was chosen; with its overhead, the lines that say so and the history the
-    file lacks (a file that begins mid-session)."""
-    if counting.calibration is not None or not log.usage or not log.agent:
-        return None, None, [], 0
-    calibration = calibrate(log)
-    if calibration is None:
-        return None, None, [], 0
-    fit = next(iter(calibration.held_out_fits.values()))
-    count = calibration.counter(log, held_out=True)
-    overhead = calibration.overhead(log, held_out=True)
-    lines = [
-        f"{log.agent}'s own row: counted as calibrated on the log's first "
-        f"{calibration.fitted_calls} calls ({fit.ratio:.2f} x, {overhead:,} "
-        "overhead a call)"
-    ]
-    missing = calibration.missing_history(log)
-    if missing:
-        lines.append(
-            f"the file begins mid-session: its first call counted {missing:,} tokens "
-            "more than the file holds; the row carries them as history until it "
-            "compacts"
-        )
-    return count, overhead, lines, missing
-
-
-def own_agent_parameters(log, version, overhead, missing: int = 0) -> dict:
-    """What the row of the log's own agent replays: the version that wrote the log
-    (or `version`), the clearings it recorded, its calibrated overhead."""
-    parameters = {} if overhead is None else {"overhead_tokens": overhead}
-    if log.agent == "claude-code":
-        parameters["version"] = version or log.agent_version or None
-        parameters["recorded_clearings"] = recorded_clearing_rounds(log)
-        parameters["missing_history_tokens"] = missing
-    return parameters
-
-
-def recorded_clearing_rounds(log) -> list:
-    """(round, call ids) of each clearing the log records, by the round it came
-    before (the log's assistant messages before it)."""
-    before = [0]
-    for message in log.messages:
-        before.append(before[-1] + (message["role"] == "assistant"))
-    return [(before[c.at], c.call_ids) for c in log.clearings]

@@ -87,6 +87,8 @@ def policy_row(run: PolicyRun, costs: RunCosts, policy: Optional[Policy] = None)
         ]
         row["recorded_compaction_rounds"] = None
         row["round_tokens"] = [tokens + policy.overhead_tokens for tokens in run.tokens]
+        # results cleared in place (Claude Code's microcompact), by round
+        row["microcompaction_rounds"] = list(getattr(policy, "microcompactions", []))
     return row
 
 

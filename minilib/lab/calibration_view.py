@@ -1,0 +1,230 @@
+"""Chapter 7's "what the API counted", on a real log: the record beside the article's
+estimate and the count calibrated to the record (`minilib.measure.calibration`),
+fitted on the first half of the calls and judged on the second; and an upload that
+shows the same figure and table for your log. `calibration_view(name, bytes)` is a
+pure function of the upload, so tests call it without a browser."""
+
+import html
+from dataclasses import dataclass
+from statistics import median
+from typing import List, Optional
+
+import ipywidgets as widgets
+import pandas as pd
+import plotly.graph_objects as go
+from IPython.display import HTML, display
+
+from ..logs import LogFileError, decoded_text, load_log, parse_log
+from ..measure.calibration import (
+    Calibration,
+    PredictedCall,
+    calibrate,
+    call_points,
+    predict,
+)
+from ..measure.recorded_usage import usage_rows
+from .shown import ShownAsWidget
+from .style import BASELINE_COLOR, BLUE, PROBLEM_CSS, RECORDED_COLOR, REPORT_CSS
+
+FITTED_SHADE = "rgba(31, 119, 180, 0.08)"
+HELD_OUT_SHADE = "rgba(44, 160, 44, 0.10)"
+TABLE_HEIGHT_PX = 320  # the table scrolls inside this: a long log is not a text dump
+
+
+@dataclass
+class CalibratedLog:
+    """A log, its calibration, and per call with usage: the record, the article's
+    estimate of the window, the held-out fit's prediction and what the log shows."""
+
+    name: str
+    calibration: Calibration
+    calls: List[PredictedCall]  # the fit's prediction, held out past the first half
+    estimates: List[int]  # the article's estimate of each call's window
+
+    @property
+    def held_out_words(self) -> str:
+        """The held-out error in words a student follows."""
+        held = self.calibration.held_out
+        fitted = self.calibration.fitted_calls
+        return (
+            f"Fitted on the first {fitted} calls, the calibrated count is off by "
+            f"{held['median_abs_error']:.1%} (median) on the other {held['calls']}, "
+            f"which the fit never saw; on the same calls the article's estimate of "
+            f"the window counts {-self.estimate_error:.0%} less than the API did."
+        )
+
+    @property
+    def estimate_error(self) -> float:
+        held = [
+            (estimate - call.recorded) / call.recorded
+            for call, estimate in zip(self.calls, self.estimates)
+            if call.held_out
+        ]
+        return median(held) if held else 0.0
+
+
+def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
+    """The view of `log`; None when it records no usage."""
+    calibration = calibrate(log)
+    if calibration is None:
+        return None
+    fits = calibration.held_out_fits
+    points = call_points(log, fits)
+    estimates = {row.round: row.counted for row in usage_rows(log)}
+    calls = [
+        PredictedCall(
+            point.round,
+            point.recorded,
+            predict(fits, point),
+            number >= calibration.fitted_calls,
+            (),
+        )
+        for number, point in enumerate(points)
+    ]
+    return CalibratedLog(
+        name, calibration, calls, [estimates.get(c.round, 0) for c in calls]
+    )
+
+
+def calibrated_file(path) -> Optional[CalibratedLog]:
+    return calibrated_log(load_log(path), getattr(path, "name", str(path)))
+
+
+def calibration_figure(view: CalibratedLog) -> go.Figure:
+    """Per call: the record (black), the article's estimate (grey) and the calibrated
+    count (blue), the calls it was fitted on and those held out shaded apart."""
+    rounds = [call.round for call in view.calls]
+    fitted_end = view.calls[view.calibration.fitted_calls - 1].round
+    figure = go.Figure()
+    figure.add_vrect(
+        x0=rounds[0] - 0.5,
+        x1=fitted_end + 0.5,
+        fillcolor=FITTED_SHADE,
+        line_width=0,
+        annotation_text="fitted on these calls",
+        annotation_position="top left",
+    )
+    figure.add_vrect(
+        x0=fitted_end + 0.5,
+        x1=rounds[-1] + 0.5,
+        fillcolor=HELD_OUT_SHADE,
+        line_width=0,
+        annotation_text="held out: the fit never saw these",
+        annotation_position="top left",
+    )
+    lines = (
+        (
+            "API counted (the log's record)",
+            [c.recorded for c in view.calls],
+            RECORDED_COLOR,
+            "solid",
+            3,
+        ),
+        (
+            "the article's estimate of the window",
+            view.estimates,
+            BASELINE_COLOR,
+            "dot",
+            2,
+        ),
+        (
+            "calibrated count (fitted on the first half)",
+            [c.predicted for c in view.calls],
+            BLUE,
+            "solid",
+            2,
+        ),
+    )
+    for name, values, color, dash, width in lines:
+        figure.add_scatter(
+            x=rounds,
+            y=values,
+            name=name,
+            mode="lines",
+            line={"color": color, "dash": dash, "width": width},
+        )
+    figure.update_layout(
+        title=f"{view.name}: input tokens per call",
+        xaxis_title="round (model call)",
+        yaxis_title="input tokens",
+        yaxis_rangemode="tozero",
+        height=400,
+        margin={"l": 60, "r": 20, "t": 50, "b": 40},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    return figure
+
+
+def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
+    """One row a call: the record, the article's estimate, the calibrated count, its
+    error, and whether the fit saw that call."""
+    return pd.DataFrame(
+        {
+            "API counted": [c.recorded for c in view.calls],
+            "article's estimate": view.estimates,
+            "calibrated": [c.predicted for c in view.calls],
+            "error": [f"{c.error:+.1%}" for c in view.calls],
+            "fit": ["held out" if c.held_out else "fitted on" for c in view.calls],
+        },
+        index=pd.Index([c.round for c in view.calls], name="round"),
+    )
+
+
+def scrolling_table(frame: pd.DataFrame) -> HTML:
+    """A long table in a frame that scrolls, its header in view."""
+    return HTML(
+        f'<div style="max-height:{TABLE_HEIGHT_PX}px;overflow:auto">'
+        + frame.to_html()
+        + "</div>"
+    )
+
+
+def calibration_view(name: str, content: bytes):
+    """(words, figure, frame, is_a_problem) of an uploaded log: its calibration, or
+    words saying why there is none (figure and frame None)."""
+    try:
+        log = parse_log(decoded_text(bytes(content), name), name)
+    except LogFileError as error:
+        return str(error), None, None, True
+    view = calibrated_log(log, name)
+    if view is None:
+        return (
+            f"{name}: the log records no usage (no per-call token counts), so there "
+            "is nothing to calibrate on",
+            None,
+            None,
+            True,
+        )
+    return view.held_out_words, calibration_figure(view), calibration_frame(view), False
+
+
+class CalibrationExplorer(ShownAsWidget):
+    """Upload a log: its record, the article's estimate and the calibrated count, as
+    the chapter shows the bundled real session."""
+
+    def __init__(self):
+        self.upload = widgets.FileUpload(
+            accept="", multiple=False, description="Upload a log"
+        )
+        self.output = widgets.Output()
+        self.upload.observe(lambda change: self.render(), "value")
+        self.widget = widgets.VBox([self.upload, self.output])
+
+    def render(self):
+        if not self.upload.value:
+            return None
+        upload = self.upload.value[0]
+        words, figure, frame, problem = calibration_view(
+            upload["name"], bytes(upload["content"])
+        )
+        style = PROBLEM_CSS if problem else REPORT_CSS
+        self.output.clear_output()
+        with self.output:
+            display(HTML(f'<p style="{style}padding:6px 10px">{html.escape(words)}</p>'))
+            if figure is not None:
+                display(figure)
+                display(scrolling_table(frame))
+        return words
+
+    def text_form(self) -> str:
+        return "Calibration explorer (run the notebook, then upload a log)"

@@ -1,0 +1,81 @@
+"""The row of the log's own agent: counted as its API counted (calibrated on the first
+half of the log's calls, so the second half tests it) and replayed as the version that
+wrote the log behaved (`minilib.agents`): what `compare` and chapter 7 set beside the
+agent's own record."""
+
+from typing import Optional
+
+from ...measure.calibration import calibrate
+from .compare import compare_policies
+
+
+def own_agent_row(log, window: int, version: Optional[str] = None):
+    """(row, lines) of the agent's own policy on `log` at `window`; None for a log of
+    an agent the lab does not replay, or one with no usage to count by."""
+    from .compare import AGENT_POLICY
+
+    key = AGENT_POLICY.get(log.shape)
+    count, overhead, lines, missing = own_agent_count(log, None)
+    if key is None or count is None:
+        return None, []
+    row = compare_policies(
+        log.messages,
+        [key],
+        window,
+        count,
+        agent_log=log,
+        agent_count=count,
+        agent_parameters=own_agent_parameters(log, version, overhead, missing),
+        overhead_tokens=overhead,
+    )[0]
+    return row, lines
+
+
+def own_agent_count(log, counting):
+    """The count of the row of the log's own agent: fitted to the log's recorded usage
+    on the first half of its calls (so the second half is a test of it), unless a
+    count was chosen; with its overhead, the lines that say so and the history the
+    file lacks (a file that begins mid-session)."""
+    if (counting is not None and counting.calibration is not None) or not (
+        log.usage and log.agent
+    ):
+        return None, None, [], 0
+    calibration = calibrate(log)
+    if calibration is None:
+        return None, None, [], 0
+    fit = next(iter(calibration.held_out_fits.values()))
+    count = calibration.counter(log, held_out=True)
+    overhead = calibration.overhead(log, held_out=True)
+    lines = [
+        f"{log.agent}'s own row: counted as calibrated on the log's first "
+        f"{calibration.fitted_calls} calls ({fit.ratio:.2f} x, {overhead:,} "
+        "overhead a call)"
+    ]
+    missing = calibration.missing_history(log)
+    if missing:
+        lines.append(
+            f"the file begins mid-session: its first call counted {missing:,} tokens "
+            "more than the file holds; the row carries them as history until it "
+            "compacts"
+        )
+    return count, overhead, lines, missing
+
+
+def own_agent_parameters(log, version, overhead, missing: int = 0) -> dict:
+    """What the row of the log's own agent replays: the version that wrote the log
+    (or `version`), the clearings it recorded, its calibrated overhead."""
+    parameters = {} if overhead is None else {"overhead_tokens": overhead}
+    if log.agent == "claude-code":
+        parameters["version"] = version or log.agent_version or None
+        parameters["recorded_clearings"] = recorded_clearing_rounds(log)
+        parameters["missing_history_tokens"] = missing
+    return parameters
+
+
+def recorded_clearing_rounds(log) -> list:
+    """(round, call ids) of each clearing the log records, by the round it came
+    before (the log's assistant messages before it)."""
+    before = [0]
+    for message in log.messages:
+        before.append(before[-1] + (message["role"] == "assistant"))
+    return [(before[c.at], c.call_ids) for c in log.clearings]
