@@ -56,7 +56,8 @@ def test_compress_completes_a_1000_call_log_at_32k_by_default(long_log, tmp_path
     assert status == 0, err
     assert (
         "window: production (aging, then a summary bounded to 8,000 tokens, behind "
-        "FastWindow); later user turns folded, quoted whole"
+        "FastWindow); later user turns and the system messages between them folded, "
+        "quoted whole"
     ) in out.splitlines()
     assert last_round(out) == 752  # every assistant message of the log
     written = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
