@@ -3,11 +3,17 @@ harness writes beside the model's own turns, each read and replayed through the
 production window with its guarantees (every call answered right after it, the head
 kept, the window under the threshold or a stated stop)."""
 
+import json
+import subprocess
+import sys
+
 import pytest
 from test_logs import check_pairing
 
 from minilib import Settings
-from minilib.logs.replay import load_transcript, replay_transcript
+from minilib.logs import LogFileError, load_log
+from minilib.logs.base import INTERRUPTED_TEXT, REPAIRS, RecordedUsage
+from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
 from minilib.model import scripted_summary
 from minilib.ranges import closed_range, why_not_closed
 from minilib.scale.bounded import BoundedSummarizer, parse_line
@@ -104,3 +110,147 @@ def test_a_log_with_developer_messages_between_turns_replays_to_its_end(threshol
             if c["purpose"] == "summary"
         ]
         assert any("- 系统: <permissions instructions>" in s for s in summaries)
+
+
+# --- Cline as Cline keeps it: a resumed task, and ui_messages.json beside it ---------
+
+CLINE = KEPT / "cline_task"
+HISTORY, UI = CLINE / "api_conversation_history.json", CLINE / "ui_messages.json"
+
+
+def test_a_resumed_plan_gets_an_interrupted_result_and_keeps_the_resumption():
+    log = load_transcript(HISTORY)
+    plan, result, resumed = log.messages[-3:]
+    [call] = plan["tool_calls"]
+    assert call["function"]["name"] == "plan_mode_respond"
+    assert result["tool_call_id"] == call["id"] and result["content"] == INTERRUPTED_TEXT
+    assert resumed["role"] == "user" and resumed["content"].startswith(
+        "[TASK RESUMPTION] This task was interrupted 2 hours ago."
+    )
+    assert "The plan is fine." in resumed["content"]
+    [repair] = log.repairs
+    assert (repair.kind, repair.where) == ("interrupted-call", "messages[5]")
+    assert f"repaired 1 x {REPAIRS['interrupted-call']} (first: messages[5])" in (
+        log.describe()
+    )
+
+
+def test_a_call_left_open_at_the_very_end_gets_no_result():
+    # no message follows it: the next call never came, so nothing is added
+    history = json.loads(HISTORY.read_text(encoding="utf-8"))[:-1]
+    log = parse_transcript(json.dumps(history), "history.json")
+    assert log.messages[-1]["tool_calls"] and not log.repairs
+    last = len(log.messages) - 1
+    noted = (f"messages[{last}] call 'toolu_l03'", "tool call without a recorded result")
+    assert noted in log.notes
+
+
+def test_the_usage_beside_the_history_is_paired_with_its_calls_in_order():
+    log = load_transcript(HISTORY)
+    requests = [
+        (index, json.loads(entry["text"]))
+        for index, entry in enumerate(json.loads(UI.read_text(encoding="utf-8")))
+        if entry.get("say") == "api_req_started"
+    ]
+    replies = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+    assert len(requests) == len(replies) == 3
+    assert log.usage == [
+        RecordedUsage(
+            reply,
+            said["tokensIn"] + said["cacheReads"] + said["cacheWrites"],
+            said["cacheReads"],
+            said["cacheWrites"],
+            f"ui_messages.json[{index}]",
+        )
+        for (index, said), reply in zip(requests, replies)
+    ]
+    assert "usage of 3 API requests read from the file beside it" in log.describe()
+
+
+def test_ui_messages_alone_says_what_it_is_and_holds():
+    entries = json.loads(UI.read_text(encoding="utf-8"))
+    said = [json.loads(e["text"]) for e in entries if e.get("say") == "api_req_started"]
+    prompt = sum(s["tokensIn"] + s["cacheReads"] + s["cacheWrites"] for s in said)
+    with pytest.raises(LogFileError) as error:
+        load_log(UI)
+    message = str(error.value)
+    assert message.startswith(f"{UI}: a Cline ui_messages.json")
+    assert "not a known agent log" not in message and "\n" not in message
+    assert f"{len(said)} API requests" in message
+    assert f"{prompt:,} input tokens" in message
+    assert f"{sum(s['tokensOut'] for s in said):,} output tokens" in message
+    assert f"cost ${sum(s['cost'] for s in said):.4f}" in message
+
+
+def _task_folder(tmp_path, ui_text):
+    (tmp_path / "api_conversation_history.json").write_text(
+        HISTORY.read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    (tmp_path / "ui_messages.json").write_text(ui_text, encoding="utf-8")
+    return tmp_path / "api_conversation_history.json"
+
+
+def test_a_damaged_ui_messages_beside_the_history_is_a_note_not_a_failure(tmp_path):
+    entries = json.loads(UI.read_text(encoding="utf-8"))
+    broken = [dict(e) for e in entries]
+    second = [i for i, e in enumerate(broken) if e.get("say") == "api_req_started"][1]
+    broken[second]["text"] = '{"tokensIn": 3, "tokensOut":'  # cut mid-write
+    log = load_transcript(_task_folder(tmp_path, json.dumps(broken)))
+    assert log.usage == [] and log.rounds == 3
+    [(where, why)] = [note for note in log.notes if note[0] == "ui_messages.json"]
+    assert why == (
+        f"usage record beside it not read: ui_messages.json: [{second}].text is not "
+        "the JSON of an API request"
+    )
+    for text in ("[{", "not json"):  # the file itself cut, or not JSON at all
+        log = load_transcript(_task_folder(tmp_path, text))
+        assert log.usage == [] and "usage record beside it not read: not JSON" in (
+            log.describe()
+        )
+    # alone, the same damage is one clear line, never a trace
+    (tmp_path / "ui_messages.json").write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(LogFileError, match=r"\.text is not the JSON of an API request"):
+        load_log(tmp_path / "ui_messages.json")
+    negative = [dict(e) for e in entries]
+    negative[second]["text"] = json.dumps({"tokensIn": -1, "tokensOut": 2})
+    (tmp_path / "ui_messages.json").write_text(json.dumps(negative), encoding="utf-8")
+    with pytest.raises(LogFileError, match="tokensIn must be a whole number >= 0"):
+        load_log(tmp_path / "ui_messages.json")
+
+
+def test_requests_that_do_not_match_the_replies_are_not_paired(tmp_path):
+    entries = json.loads(UI.read_text(encoding="utf-8"))
+    first = next(e for e in entries if e.get("say") == "api_req_started")
+    log = load_transcript(_task_folder(tmp_path, json.dumps([*entries, first])))
+    assert log.usage == []
+    assert (
+        "ui_messages.json",
+        "usage record beside it not paired: 4 API requests for 3 assistant messages "
+        "(they pair one for one, in order)",
+    ) in log.notes
+
+
+def test_compress_shows_the_recorded_usage_of_a_cline_task(tmp_path):
+    command = ["compress", str(HISTORY), "--out", str(tmp_path)]
+    done = subprocess.run(
+        [sys.executable, "-m", "minilib", *command],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    log = load_transcript(HISTORY)
+    total = sum(usage.input_tokens for usage in log.usage)
+    assert f"recorded usage: 3 calls; the API counted {total:,} input tokens" in (
+        done.stdout
+    )
+    document = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
+    assert document["recorded_usage"]["recorded_total"] == total
+
+
+@pytest.mark.parametrize("threshold", [300, 8000, 32000])
+def test_the_cline_task_replays_within_the_windows_guarantees(threshold):
+    log = load_transcript(HISTORY)
+    run = replayed_within_guarantees(log, threshold)
+    assert run.overflow is None
+    if threshold == 300:
+        assert run.compressions

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import NOT_LOGS
 
 from minilib.cli.main import main
 from minilib.logs import load_transcript, replay_transcript
@@ -160,7 +161,7 @@ def bundled_logs():
     for path in sorted([*LOGS.rglob("*"), *TRANSCRIPTS.iterdir()]):
         if path.is_dir():
             continue
-        if path.name in ("damaged.jsonl", "unknown_shape.json"):  # not readable logs
+        if path.name in NOT_LOGS:  # not readable logs
             continue
         yield path
 

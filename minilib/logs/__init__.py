@@ -89,7 +89,7 @@ def parse_log(text: str, source: str = "<log>", strict: bool = False) -> LoadedL
     step = "detecting its shape"
     try:
         doc = parse_text(text, source, strict)
-        shape = find_shape(doc, list(READERS), source, closest_shape)
+        shape = find_shape(doc, list(READERS), source, unclaimed)
         step = shape.name
         log = Builder(source, shape.name, strict)
         for number, why in doc.bad_lines:
@@ -118,6 +118,8 @@ def load_log(path, max_bytes: int = MAX_LOG_BYTES, strict: bool = False) -> Load
     text = read_log_text(path, max_bytes)
     log = parse_log(text, str(path), strict)
     log.path = Path(path)
+    if log.shape == "cline":  # its usage record is the file beside it
+        cline.read_usage_beside(log, log.path, lambda p: read_log_text(p, max_bytes))
     return log
 
 
@@ -236,6 +238,12 @@ def _read_example_fields() -> Dict[str, frozenset]:
     finally:
         _READING_EXAMPLES.pop()
     return {shape: frozenset(fields) for shape, fields in examples.items()}
+
+
+def unclaimed(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
+    """The error for a JSON file no shape claims: what it is, when it is a file an agent
+    keeps beside its log (Cline's ui_messages.json), else the closest shape."""
+    return cline.describe_ui_messages(doc, source) or closest_shape(doc, source, reasons)
 
 
 def closest_shape(doc: Doc, source: str, reasons: Dict[str, str]) -> str:

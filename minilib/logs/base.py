@@ -486,13 +486,13 @@ class Builder:
     def _flush(self, final: bool = False) -> None:
         """Close the latest assistant message's calls: its results in call order (an
         unanswered call gets an interrupted result before the next message, unless
-        strict; at the end of the log no call follows, so none is added), then what
-        came while they were open."""
+        strict; at the end of the log none is added when no message follows the call,
+        as then no call follows either), then what came while they were open."""
         for position, (call_id, answered) in enumerate(self._calls):
             if answered:
                 continue
             where = f"messages[{self._caller}] call {call_id!r}"
-            if self.strict or final:
+            if self.strict or (final and not self._deferred):
                 self.note(where, "tool call without a recorded result")
                 continue
             origin = self._origins.get(id(self.messages[self._caller]), "")
