@@ -58,6 +58,7 @@ FILES = {
     "opencode_export.json": "opencode",
     "pi_session.jsonl": "pi",
     "gaps/pi_damaged_line.jsonl": "pi",
+    "gaps/pi_compaction_kept_entry_elsewhere.jsonl": "pi",
     # the usage is in ui_messages.json beside the history
     "as_kept/cline_task/api_conversation_history.json": "cline",
 }

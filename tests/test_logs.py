@@ -327,7 +327,6 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
             "on an abandoned branch: not in the window": 2,
             "thinking block: not sent back as content": 1,
             "image block: cannot be measured as text": 1,
-            "compaction: pi's summary; the entries it summarized kept": 1,
             "assistant stopped by aborted: not sent back": 1,
             "result of a call of a stopped assistant: not sent back": 1,
         },

@@ -13,6 +13,7 @@ from test_logs import check_pairing
 from minilib import Settings
 from minilib.logs import LogFileError, load_log
 from minilib.logs.base import INTERRUPTED_TEXT, REPAIRS, RecordedUsage
+from minilib.logs.pi import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
 from minilib.model import scripted_summary
 from minilib.ranges import closed_range, why_not_closed
@@ -254,3 +255,111 @@ def test_the_cline_task_replays_within_the_windows_guarantees(threshold):
     assert run.overflow is None
     if threshold == 300:
         assert run.compressions
+
+
+# --- pi's compactions, followed as the model saw them ----------------------------------
+
+PI = KEPT / "pi_compacted.jsonl"
+
+
+def _pi_entries():
+    return [json.loads(line) for line in PI.read_text(encoding="utf-8").splitlines()]
+
+
+def test_pis_compactions_put_the_summary_and_the_kept_entries_in_place():
+    log = load_transcript(PI)
+    entries = _pi_entries()
+    recorded = [e for e in entries if e.get("type") == "compaction"]
+    assert len(log.compactions) == len(recorded) == 2
+    ids = [e.get("id") for e in entries]
+    for compaction, entry in zip(log.compactions, recorded):
+        summary, *kept = compaction.replacement
+        assert summary == {
+            "role": "user",
+            "content": COMPACTION_PREFIX + entry["summary"] + COMPACTION_SUFFIX,
+        }
+        # the kept entries are the messages from the first kept one to the compaction
+        first = ids.index(entry["firstKeptEntryId"])
+        origin = f"line {first + 1}"
+        start = log.origins.index(origin)
+        assert [m["content"] for m in kept] == [
+            m["content"] for m in log.messages[start : compaction.at]
+        ]
+        assert compaction.kept == 0
+        assert compaction.detail == f"{entry['tokensBefore']:,} tokens before"
+
+
+def test_the_compactions_command_sets_tokens_before_beside_the_labs_count(capsys):
+    from minilib.cli.main import main
+    from minilib.measure.compactions import measure_compactions, replaced_history
+
+    log = load_transcript(PI)
+    reports = measure_compactions(log)
+    for number, (report, entry) in enumerate(
+        zip(reports, [e for e in _pi_entries() if e.get("type") == "compaction"])
+    ):
+        assert report.tokens_before == entry["tokensBefore"]
+        assert report.tokens_before_field == "compaction.tokensBefore"
+        assert report.lab_tokens_before == estimate_tokens(replaced_history(log, number))
+    assert main(["compactions", str(PI)]) == 0
+    out = capsys.readouterr().out
+    assert "the agent's own compactions: 2" in out
+    for report in reports:
+        assert (
+            f"trigger not recorded, {report.tokens_before:,} tokens before "
+            "(compaction.tokensBefore)"
+        ) in out
+        assert (
+            f"the lab's count of the window it replaced: {report.lab_tokens_before:,} "
+            "tokens"
+        ) in out
+
+
+@pytest.mark.parametrize("threshold", [300, 8000, 32000])
+def test_pis_compactions_are_followed_in_the_replay(threshold):
+    log = load_transcript(PI)
+    run = replayed_within_guarantees(log, threshold)
+    assert run.overflow is None
+    assert len(run.tracer.events("agent_compaction")) == 2
+    assert all("the replay went on from them" in line for line in run.compaction_lines())
+
+
+def _pi_mutated(change):
+    entries = _pi_entries()
+    [first, _] = [e for e in entries if e.get("type") == "compaction"]
+    change(first)
+    return "\n".join(json.dumps(e) for e in entries)
+
+
+def test_a_compaction_without_its_first_kept_entry_is_a_named_repair():
+    text = _pi_mutated(lambda entry: entry.pop("firstKeptEntryId"))
+    log = parse_transcript(text, "pi.jsonl")
+    [repair] = log.repairs
+    assert (repair.kind, repair.where) == ("missing-kept-entry", "line 11")
+    assert repair.detail == "has no firstKeptEntryId"
+    first = log.compactions[0]
+    assert len(first.replacement) == 1  # the summary alone, as pi rebuilds it
+    assert f"repaired 1 x {REPAIRS['missing-kept-entry']} (first: line 11)" in (
+        log.describe()
+    )
+    with pytest.raises(LogFileError) as error:
+        parse_transcript(text, "pi.jsonl", strict=True)
+    assert str(error.value) == "pi.jsonl: line 11: compaction has no firstKeptEntryId"
+
+
+@pytest.mark.parametrize(
+    "field, value, said",
+    [
+        ("summary", None, "line 11: compaction summary must be a string"),
+        (
+            "tokensBefore",
+            "31k",
+            "line 11: compaction tokensBefore must be a whole number >= 0",
+        ),
+    ],
+)
+def test_a_damaged_compaction_is_one_clear_line(field, value, said):
+    text = _pi_mutated(lambda entry: entry.update({field: value}))
+    with pytest.raises(LogFileError) as error:
+        parse_transcript(text, "pi.jsonl")
+    assert str(error.value) == f"pi.jsonl: {said}"

@@ -93,6 +93,8 @@ REPAIRS = {
     "written before it",
     "unread-part": "a content part of a type the lab does not read: a placeholder "
     "naming its type",
+    "missing-kept-entry": "a compaction whose first kept entry is not on the path "
+    "before it: its summary alone in place of the history, as the agent rebuilds it",
 }
 INTERRUPTED_TEXT = (
     "[Tool call interrupted: the log records no result for it. This result was added "
