@@ -4,14 +4,16 @@ production window with its guarantees (every call answered right after it, the h
 kept, the window under the threshold or a stated stop)."""
 
 import json
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_logs import check_pairing
 
 from minilib import Settings
-from minilib.logs import LogFileError, load_log
+from minilib.logs import NEEDS, SHAPES, LogFileError, load_log
 from minilib.logs.base import INTERRUPTED_TEXT, REPAIRS, RecordedUsage
 from minilib.logs.pi import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
@@ -363,3 +365,107 @@ def test_a_damaged_compaction_is_one_clear_line(field, value, said):
     with pytest.raises(LogFileError) as error:
         parse_transcript(text, "pi.jsonl")
     assert str(error.value) == f"pi.jsonl: {said}"
+
+
+# --- a log of no known shape: the smallest conversion, and the documented one --------
+
+CONVERT_DOC = Path(__file__).resolve().parent.parent / "docs" / "convert_your_log.md"
+HOMEMADE = {
+    "task": "Find why the build is slow.",
+    "total_steps": 3,
+    "steps": [
+        {
+            "thought": "List the build files and read the Makefile.",
+            "tool_calls": [
+                {"name": "ls", "args": {"path": "build"}},
+                {"name": "read", "args": {"path": "build/Makefile"}},
+            ],
+            "observations": ["Makefile\nrules.mk", "all:\n\tsleep 30 && cc main.c"],
+        },
+        {
+            "thought": "The rule sleeps 30 s before compiling; removing it.",
+            "tool_calls": [{"name": "edit", "args": {"path": "build/Makefile"}}],
+            "observations": ["edited build/Makefile"],
+        },
+        {"thought": "The build waited 30 s for nothing; the sleep is gone."},
+    ],
+}
+
+
+def test_a_homemade_trajectory_is_refused_with_the_smallest_conversion():
+    with pytest.raises(LogFileError) as error:
+        parse_transcript(json.dumps(HOMEMADE), "trajectory.json")
+    message = str(error.value)
+    assert "not a known agent log; closest: harbor-atif" in message
+    assert f"to read it as harbor-atif, it needs {NEEDS['harbor-atif']}" in message
+    assert f"or convert it to openai-chat: {NEEDS['openai-chat']}" in message
+    assert "docs/convert_your_log.md" in message and "\n" not in message
+    assert set(NEEDS) == {name for name in SHAPES if not name.startswith("aider")}
+
+
+def test_the_conversion_the_docs_show_makes_a_readable_log(tmp_path):
+    text = CONVERT_DOC.read_text(encoding="utf-8")
+    [snippet] = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert len(snippet.strip().splitlines()) <= 12  # about ten lines
+    # the example the page shows is itself a trajectory of that shape
+    [example] = re.findall(r"```json\n(.*?)```", text, re.S)
+    for trajectory in (json.loads(example), HOMEMADE):
+        source, converted = tmp_path / "trajectory.json", tmp_path / "converted.json"
+        source.write_text(json.dumps(trajectory), encoding="utf-8")
+        script = tmp_path / "convert.py"
+        script.write_text(snippet, encoding="utf-8")
+        done = subprocess.run(
+            [sys.executable, str(script), str(source), str(converted)],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr
+        log = load_transcript(converted)
+        assert log.shape == "openai-chat" and not log.repairs
+        assert log.rounds == len(trajectory["steps"])
+        calls = [c for s in trajectory["steps"] for c in s.get("tool_calls") or []]
+        results = [o for s in trajectory["steps"] for o in s.get("observations") or []]
+        assert [
+            json.loads(c["function"]["arguments"])
+            for m in log.messages
+            for c in m.get("tool_calls") or ()
+        ] == [c["args"] for c in calls]
+        assert [m["content"] for m in log.messages if m["role"] == "tool"] == results
+        replayed_within_guarantees(log, 300)
+
+
+# --- calls answered after later assistant messages ------------------------------------
+
+LATE = KEPT / "chat_calls_answered_late.json"
+
+
+def test_calls_answered_after_a_run_of_assistant_messages_are_paired_in_place():
+    log = load_transcript(LATE)
+    written = json.loads(LATE.read_text(encoding="utf-8"))
+    calls = [c["id"] for m in written for c in m.get("tool_calls") or ()]
+    pairs = check_pairing(log.messages)
+    assert [call_id for _, call_id, _ in pairs] == calls  # each right after its call
+    late = [r for r in log.repairs if r.kind == "late-result"]
+    assert len(late) == len(log.repairs) == 3  # e1, e2 and e4 came after a later call
+    assert {m["content"] for m in log.messages if m["role"] == "tool"} == {
+        m["content"] for m in written if m["role"] == "tool"
+    }
+
+
+def test_a_call_never_answered_gets_the_interrupted_result_and_folds():
+    written = json.loads(LATE.read_text(encoding="utf-8"))
+    unanswered = [m for m in written if m.get("tool_call_id") != "call_e3"]
+    log = parse_transcript(json.dumps(unanswered), "late.json")
+    [added] = [m for m in log.messages if m.get("synthetic")]
+    assert added["tool_call_id"] == "call_e3" and added["content"] == INTERRUPTED_TEXT
+    run = replayed_within_guarantees(log, 600)
+    assert run.overflow is None and run.compressions
+
+
+@pytest.mark.parametrize("threshold", [600, 8000, 32000])
+def test_late_answered_calls_replay_within_the_windows_guarantees(threshold):
+    run = replayed_within_guarantees(load_transcript(LATE), threshold)
+    assert run.overflow is None
+    # below what the last group and the head need alone, the stop says so
+    stopped = replayed_within_guarantees(load_transcript(LATE), 300)
+    assert "over the threshold on their own" in str(stopped.overflow)
