@@ -51,7 +51,8 @@ def scripted_summary(
 
     Each assistant action is quoted verbatim with the names of the tools it called,
     each tool result (or environment output) by its first line, a later user turn
-    whole; an earlier summary is carried over line for line.
+    or a system message the harness wrote between turns whole; an earlier summary is
+    carried over line for line.
     `more_from_result(content, first_line)` may pick further lines of a result to quote
     (the hierarchical summary's "keep the facts" rule).
     """
@@ -68,6 +69,8 @@ def scripted_summary(
             lines.append(f"- {content}" + (f" → {called}" if called else ""))
         elif message.get("role") == "user" and not is_observation(message):
             lines.append(f"- 用户: {content}")  # a person's words are quoted whole
+        elif message.get("role") == "system":  # the harness's words, quoted whole too
+            lines.append(f"- 系统: {content}")
         elif message.get("role") in ("tool", "user"):
             name = names.get(message.get("tool_call_id"), "环境")
             first = first_line_of_result(content)

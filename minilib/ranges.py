@@ -7,8 +7,9 @@ call from its answer makes the next API call fail:
   message), taking along an earlier fold there (a summary, a store index);
 - it ends before the protected tail (the last `protect_tail` messages);
 - it holds assistant and tool messages only (plus environment output recorded as
-  user messages, and, when a path allows it, later user turns), and every tool call
-  in it is answered in it, by position, parallel calls included.
+  user messages, and, when a path allows it, later user turns and the system or
+  developer messages a harness writes between them), and every tool call in it is
+  answered in it, by position, parallel calls included.
 While the range is not closed its end moves one message earlier: the article's
 narrowing loop.
 
@@ -70,10 +71,13 @@ def why_not_closed(
         if index == start and carried(message):
             continue
         # 2. Only the agent's own work may be folded: assistant and tool messages, and
-        #    user messages that are environment output (or later turns, if allowed).
+        #    user messages that are environment output (or later turns, if allowed,
+        #    with the system messages a harness writes between turns: the head's own
+        #    system messages are never in a range, it starts after them).
         role = message.get("role")
         foldable_user = role == "user" and (fold_user_turns or is_observation(message))
-        if role not in ("assistant", "tool") and not foldable_user:
+        foldable_system = role == "system" and fold_user_turns
+        if role not in ("assistant", "tool") and not (foldable_user or foldable_system):
             return f"message {index} is a {role} message"
         # 3. A tool result must answer a call made inside the range, by position.
         if role == "tool":

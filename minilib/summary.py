@@ -9,8 +9,10 @@ folded into the next one.
 
 Beyond the article: a log with several user turns (Claude Code, Codex) stops
 rolling at the second turn, since the article's range holds assistant and tool
-messages only. `fold_user_turns=True` lets the range hold later user turns too; the
-summarizer quotes them verbatim, and the first task message stays protected.
+messages only. `fold_user_turns=True` lets the range hold later user turns too, and
+the system or developer messages a harness writes between them (Codex Desktop's
+permission messages); the summarizer quotes them verbatim, and the head (the leading
+system messages and the first task message) stays protected.
 
 Example: with the last message protected, the two closed groups fold into one
 summary (a stand-in summarizer that only counts what it folds).

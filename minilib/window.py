@@ -280,7 +280,8 @@ class Settings:
     tail_chars: int = 120
     min_chars: int = 240
     protect_tail: int = 4
-    # beyond the article: let the summary fold later user turns (logs with several)
+    # beyond the article: let the summary fold later user turns (logs with several),
+    # and the system messages a harness writes between them
     fold_user_turns: bool = False
 
     def __post_init__(self):

@@ -42,6 +42,7 @@ OVERHEAD = {
     "gemini": 5_100,
     "pi": 2_180,
     "opencode": 1_140,
+    "cline": 11_200,
 }
 REATTACHED = {"claude-code": 600}  # a recently read file, put back after a compaction
 FILES = {
@@ -57,7 +58,13 @@ FILES = {
     "opencode_export.json": "opencode",
     "pi_session.jsonl": "pi",
     "gaps/pi_damaged_line.jsonl": "pi",
+    "gaps/pi_compaction_kept_entry_elsewhere.jsonl": "pi",
+    # the usage is in ui_messages.json beside the history
+    "as_kept/cline_task/api_conversation_history.json": "cline",
 }
+# Anthropic's prices for Claude Sonnet 4.5 in dollars a token (input, output, cache
+# write, cache read): what Cline's `cost` is made of
+CLINE_PRICES = (3e-6, 15e-6, 3.75e-6, 0.3e-6)
 
 
 def calls_counted(log, agent: str):
@@ -142,6 +149,25 @@ def rewrite_lines(path: Path, log, counted, agent: str) -> str:
     return "\n".join(lines)
 
 
+def rewrite_cline_ui(path: Path, log, counted) -> str:
+    """Cline's ui_messages.json beside the history: each api_req_started entry's
+    tokens as Anthropic splits a prompt (3 uncached, the prefix read, the rest
+    written) and its cost; the output tokens as the file has them."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for usage in log.usage:
+        entry = document[int(usage.where.split("[")[1].rstrip("]"))]
+        said = json.loads(entry["text"])
+        prompt, cached = counted[usage.message]
+        fresh = min(3, prompt - cached)
+        said.update(
+            tokensIn=fresh, cacheReads=cached, cacheWrites=prompt - cached - fresh
+        )
+        parts = (fresh, said.get("tokensOut", 0), said["cacheWrites"], cached)
+        said["cost"] = round(sum(n * p for n, p in zip(parts, CLINE_PRICES)), 6)
+        entry["text"] = json.dumps(said)
+    return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
+
+
 def rewrite_json(path: Path, log, counted, agent: str) -> str:
     """A JSON log (Gemini CLI's session, opencode's export) with each usage record's
     numbers replaced, where the reader found it (`messages[i]...tokens`)."""
@@ -195,7 +221,10 @@ def main(argv=None) -> int:
         path = LOGS / name
         log = load_log(path)
         counted = calls_counted(log, agent)
-        if agent in ("gemini", "opencode"):
+        if agent == "cline":
+            path = path.parent / "ui_messages.json"
+            text = rewrite_cline_ui(path, log, counted)
+        elif agent in ("gemini", "opencode"):
             text = rewrite_json(path, log, counted, agent)
         else:
             text = rewrite_lines(path, log, counted, agent)

@@ -4,6 +4,10 @@ import copy
 import json
 import re
 
+# The bundled files under data/logs/ that are no readable log: a damaged one, one of no
+# known shape, and Cline's ui_messages.json (its usage record, read beside the history)
+NOT_LOGS = ("damaged.jsonl", "unknown_shape.json", "ui_messages.json")
+
 
 def tool_call(call_id, name="read_file", arguments="{}"):
     return {

@@ -16,7 +16,14 @@ from message_builders import (
 )
 
 from minilib import Settings
-from minilib.logs import SHAPES, LogFileError, load_log, parse_log
+from minilib.logs import (
+    NEEDS,
+    SHAPES,
+    LogFileError,
+    conversion_hint,
+    load_log,
+    parse_log,
+)
 from minilib.logs.base import Builder, make_call
 from minilib.logs.replay import (
     TranscriptFileError,
@@ -327,7 +334,6 @@ CASES = {  # file: (shape, roles, system source, skipped reasons, notes reasons)
             "on an abandoned branch: not in the window": 2,
             "thinking block: not sent back as content": 1,
             "image block: cannot be measured as text": 1,
-            "compaction: pi's summary; the entries it summarized kept": 1,
             "assistant stopped by aborted: not sent back": 1,
             "result of a call of a stopped assistant: not sent back": 1,
         },
@@ -732,8 +738,13 @@ def test_an_unknown_shape_names_the_closest_shape_and_the_others_tried():
     others = [n for n in SHAPES if n != "opencode-export" and not n.startswith("aider")]
     assert str(error.value) == (
         f"{path}: not a known agent log; closest: opencode-export (not an object with "
-        "'info'); its example shares 1 field name with this file (title); also tried: "
-        + ", ".join(others)
+        "'info'); its example shares 1 field name with this file (title); "
+        f"{conversion_hint('opencode-export')}; also tried: " + ", ".join(others)
+    )
+    # the smallest conversion: the closest shape's fields, or openai-chat's
+    assert conversion_hint("opencode-export") == (
+        f"to read it as opencode-export, it needs {NEEDS['opencode-export']}; or "
+        f"convert it to openai-chat: {NEEDS['openai-chat']} (docs/convert_your_log.md)"
     )
 
 
@@ -949,8 +960,9 @@ def test_the_unknown_shape_line_names_the_closest_shape_and_what_it_missed(tmp_p
     # a chat list but for its second item: closest by the field names it shares
     assert "\n" not in text and text.startswith(
         f"{path}: not a known agent log; closest: openai-chat (no 'role' in item[1]); "
-        "its example shares 2 field names with this file (content, role); also tried: "
-        "claude-code, "
+        "its example shares 2 field names with this file (content, role); to read it "
+        f"as openai-chat, it needs {NEEDS['openai-chat']} (docs/convert_your_log.md); "
+        "also tried: claude-code, "
     )
     assert all(name in text for name in SHAPES if not name.startswith("aider"))
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from message_builders import NOT_LOGS
 
 from minilib.cli.main import main
 from minilib.logs import load_transcript, replay_transcript
@@ -56,7 +57,8 @@ def test_compress_completes_a_1000_call_log_at_32k_by_default(long_log, tmp_path
     assert status == 0, err
     assert (
         "window: production (aging, then a summary bounded to 8,000 tokens, behind "
-        "FastWindow); later user turns folded, quoted whole"
+        "FastWindow); later user turns and the system messages between them folded, "
+        "quoted whole"
     ) in out.splitlines()
     assert last_round(out) == 752  # every assistant message of the log
     written = json.loads((tmp_path / "rounds.json").read_text(encoding="utf-8"))
@@ -159,7 +161,7 @@ def bundled_logs():
     for path in sorted([*LOGS.rglob("*"), *TRANSCRIPTS.iterdir()]):
         if path.is_dir():
             continue
-        if path.name in ("damaged.jsonl", "unknown_shape.json"):  # not readable logs
+        if path.name in NOT_LOGS:  # not readable logs
             continue
         yield path
 

@@ -31,6 +31,8 @@ EXPECTED = {
     "harbor_unrecorded_observation.json": {"interrupted-call": (1, "steps[3]")},
     # the damaged line held a result: its call is then unanswered, and the next
     # entry names the lost line as its parent
+    # its first kept entry is on the branch left behind, not on the path before it
+    "pi_compaction_kept_entry_elsewhere.jsonl": {"missing-kept-entry": (1, "line 17")},
     "pi_damaged_line.jsonl": {
         "bad-line": (1, "line 7"),
         "missing-parent": (1, "line 8"),

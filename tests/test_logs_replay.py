@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from message_builders import BAD_CONVERSATIONS
+from message_builders import BAD_CONVERSATIONS, NOT_LOGS
 
 from minilib import (
     InvalidMessagesError,
@@ -27,7 +27,7 @@ LOGS = ROOT / "data" / "logs"
 READABLE = sorted(  # with the repaired gaps of data/logs/gaps/
     str(p.relative_to(LOGS))
     for p in LOGS.rglob("*")
-    if p.is_file() and p.name not in ("damaged.jsonl", "unknown_shape.json")
+    if p.is_file() and p.name not in NOT_LOGS
 )
 
 

@@ -17,6 +17,7 @@ from unittest import mock
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from message_builders import NOT_LOGS
 from scale_helpers import SCALE_PROFILE, quick_replay
 from test_properties import PROFILE, cases
 
@@ -37,7 +38,7 @@ from minilib.trace import TRACE_FORMAT, event_records, json_line, read_jsonl
 LOGS = sorted(
     path
     for path in (Path(__file__).resolve().parent.parent / "data" / "logs").rglob("*")
-    if path.is_file() and path.name not in ("damaged.jsonl", "unknown_shape.json")
+    if path.is_file() and path.name not in NOT_LOGS
 )
 
 

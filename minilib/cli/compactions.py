@@ -16,8 +16,9 @@ from .common import DONE, add_max_mb_argument, fail
 
 DESCRIPTION = (
     "Measure the compactions an agent's harness recorded in its log (Claude Code's "
-    "compact boundary and summary, Codex's compacted record): the round, trigger and "
-    "tokens before each as recorded, the summary's size (or that it is opaque), and of "
+    "compact boundary and summary, Codex's compacted record, pi's compaction entry): "
+    "the round, trigger and tokens before each as recorded, beside the lab's count of "
+    "the window it replaced, the summary's size (or that it is opaque), and of "
     "the facts the agent used after it that a tool had shown before it, how many the "
     "summary held, how many a tool re-read before use (and at what cost) and how many "
     "neither. Beside each, what the lab's stand-in summary of the same history keeps."

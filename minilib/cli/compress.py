@@ -112,7 +112,8 @@ def _add_window_arguments(compress: argparse.ArgumentParser) -> None:
         "--fold-user-turns",
         action=argparse.BooleanOptionalAction,
         default=None,
-        help="let the summary fold later user turns too, quoted whole (default: on in "
+        help="let the summary fold later user turns too, and the system messages a "
+        "harness writes between them, quoted whole (default: on in "
         "the production window, off with --article: the article's rule folds "
         "assistant and tool messages only)",
     )

@@ -89,7 +89,7 @@ def parse_log(text: str, source: str = "<log>", strict: bool = False) -> LoadedL
     step = "detecting its shape"
     try:
         doc = parse_text(text, source, strict)
-        shape = find_shape(doc, list(READERS), source, closest_shape)
+        shape = find_shape(doc, list(READERS), source, unclaimed)
         step = shape.name
         log = Builder(source, shape.name, strict)
         for number, why in doc.bad_lines:
@@ -118,6 +118,8 @@ def load_log(path, max_bytes: int = MAX_LOG_BYTES, strict: bool = False) -> Load
     text = read_log_text(path, max_bytes)
     log = parse_log(text, str(path), strict)
     log.path = Path(path)
+    if log.shape == "cline":  # its usage record is the file beside it
+        cline.read_usage_beside(log, log.path, lambda p: read_log_text(p, max_bytes))
     return log
 
 
@@ -238,6 +240,65 @@ def _read_example_fields() -> Dict[str, frozenset]:
     return {shape: frozenset(fields) for shape, fields in examples.items()}
 
 
+# What each JSON shape needs of a file at the least: the smallest conversion that makes
+# a file of no known shape readable as it (the closest one's is named in the refusal)
+NEEDS = {
+    "claude-code": "one JSON object a line, {type: user|assistant, message: {role, "
+    "content}}",
+    "claude-stream-json": "a first line {type: system, subtype: init}, then {type: "
+    "user|assistant, message} lines",
+    "codex-rollout": "one {type: response_item, payload: {type: message|function_call"
+    "|function_call_output, ...}} a line",
+    "gemini-cli": "{sessionId, messages: [{type: user|gemini, content}]}",
+    "pi-session": "a first line {type: session, version: 3, cwd}, then {type: message, "
+    "id, parentId, message: {role, content}} lines",
+    "goose-session": "one {role, content: [{type: text|toolRequest|toolResponse}]} a "
+    "line",
+    "opencode-export": "{info, messages: [{info: {role}, parts: [...]}]}",
+    "langchain-messages": "a list of {type: human|ai|tool|system, data: {content, "
+    "tool_calls?, tool_call_id?}}",
+    "responses-items": "a list of {type: message|function_call|function_call_output, "
+    "...}",
+    "swe-agent": "{history: [{role, content, ...}], trajectory}",
+    "openhands-eval": "{instance_id, history: [events]}",
+    "openhands-events": "a list of {id, source, action|observation, ...}",
+    "openhands-v1": "{history: [{kind: MessageEvent|ActionEvent|ObservationEvent, ...}]}",
+    "harbor-atif": "{schema_version: 'ATIF-v1.x', steps: [{step_id, source: user|agent, "
+    "message, tool_calls: [{tool_call_id, function_name, arguments}], observation: "
+    "{results: [{source_call_id, content}]}}]}",
+    "mini-swe-agent": "{messages: [{role, content}], trajectory_format: "
+    "'mini-swe-agent-1'}",
+    "cline": "a list of {role: user|assistant, content: [blocks], ts}",
+    "anthropic-messages": "a list of {role: user|assistant, content: [text|tool_use|"
+    "tool_result blocks]}",
+    "openai-response": "{choices: [{message: {role: assistant, content}}]}",
+    "openai-request": "{messages: [...], tools?}",
+    "openai-chat": "a list of {role: system|user|assistant|tool, content, tool_calls?: "
+    "[{id, function: {name, arguments}}], tool_call_id?}",
+}
+CONVERT_DOC = "docs/convert_your_log.md"
+
+
+def conversion_hint(best: str) -> str:
+    """The smallest conversion that would make a file readable: as the closest shape,
+    and as openai-chat, the shape any script can write."""
+    said = f"to read it as {best}, it needs {NEEDS[best]}" if best in NEEDS else ""
+    chat = f"or convert it to openai-chat: {NEEDS['openai-chat']} ({CONVERT_DOC})"
+    return (
+        f"{said}; {chat}"
+        if said and best != "openai-chat"
+        else (
+            f"to read it as openai-chat, it needs {NEEDS['openai-chat']} ({CONVERT_DOC})"
+        )
+    )
+
+
+def unclaimed(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
+    """The error for a JSON file no shape claims: what it is, when it is a file an agent
+    keeps beside its log (Cline's ui_messages.json), else the closest shape."""
+    return cline.describe_ui_messages(doc, source) or closest_shape(doc, source, reasons)
+
+
 def closest_shape(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
     """The error for a JSON file no shape claims: the closest shape, what it looked for,
     and the others' names. Closest: the shape whose bundled example shares the most
@@ -261,14 +322,15 @@ def closest_shape(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
     if not common:
         return (
             f"{source}: not a known agent log, and no shape's example shares a field "
-            f"name with it; tried: {', '.join(reasons)}"
+            f"name with it; {conversion_hint('openai-chat')}; tried: "
+            f"{', '.join(reasons)}"
         )
     named = ", ".join(common[:6]) + (", ..." if len(common) > 6 else "")
     others = ", ".join(name for name in reasons if name != best)
     return (
         f"{source}: not a known agent log; closest: {best} ({reasons[best]}); its "
         f"example shares {len(common)} field name{'s' * (len(common) > 1)} with this "
-        f"file ({named}); "
+        f"file ({named}); {conversion_hint(best)}; "
         f"also tried: {others}"
     )
 

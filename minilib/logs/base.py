@@ -94,6 +94,8 @@ REPAIRS = {
     "written before it",
     "unread-part": "a content part of a type the lab does not read: a placeholder "
     "naming its type",
+    "missing-kept-entry": "a compaction whose first kept entry is not on the path "
+    "before it: its summary alone in place of the history, as the agent rebuilds it",
 }
 INTERRUPTED_TEXT = (
     "[Tool call interrupted: the log records no result for it. This result was added "
@@ -530,13 +532,13 @@ class Builder:
     def _flush(self, final: bool = False) -> None:
         """Close the latest assistant message's calls: its results in call order (an
         unanswered call gets an interrupted result before the next message, unless
-        strict; at the end of the log no call follows, so none is added), then what
-        came while they were open."""
+        strict; at the end of the log none is added when no message follows the call,
+        as then no call follows either), then what came while they were open."""
         for position, (call_id, answered) in enumerate(self._calls):
             if answered:
                 continue
             where = f"messages[{self._caller}] call {call_id!r}"
-            if self.strict or final:
+            if self.strict or (final and not self._deferred):
                 self.note(where, "tool call without a recorded result")
                 continue
             origin = self._origins.get(id(self.messages[self._caller]), "")

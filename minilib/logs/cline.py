@@ -18,11 +18,36 @@ notes from the harness) is one user message after the results; a header with no
 open call left (tools written as XML in the text, as early versions did) stays in
 it, and the message is marked as environment output. Images are skipped: they cannot be
 measured as text. The system prompt is rebuilt on every request and not recorded.
+
+A resumed task (`[TASK RESUMPTION]` text blocks in a user message) leaves the call it
+interrupted without a result (a `plan_mode_respond` waiting for the person, say): the
+builder adds the interrupted result before the resumption message, which is kept as
+the user message it is, and says so (a repair).
+
+`ui_messages.json`, beside the history in the task folder, is what Cline's panel
+showed, and Cline's usage record: each `{"type": "say", "say": "api_req_started"}`
+entry's `text` is JSON with `tokensIn`, `tokensOut`, `cacheWrites`, `cacheReads` and
+`cost` for one API request, in request order. When the history is loaded from a file,
+the file beside it is read (`read_usage_beside`): the requests are paired with the
+assistant messages by position (one request, one reply), each a `RecordedUsage` whose
+input is tokensIn + cacheReads + cacheWrites, as Anthropic counts a prompt. Given alone,
+`ui_messages.json` is no conversation: `describe_ui_messages` says what it holds.
 """
 
+import json
 import re
+from pathlib import Path
+from typing import List, Optional, Tuple
 
-from .base import Builder, content_items, first_line, make_call
+from .base import (
+    Builder,
+    LoadedLog,
+    LogFileError,
+    RecordedUsage,
+    content_items,
+    first_line,
+    make_call,
+)
 from .detect import Doc, Shape
 
 HEADER = re.compile(r"\[(?P<what>[^\n]*)\] Result:(?:\n|$)")
@@ -216,3 +241,129 @@ def _read(doc: Doc, log: Builder) -> None:
 
 
 SHAPES = [Shape("cline", _detect, _read)]
+
+
+# --- ui_messages.json: Cline's usage record -------------------------------------------
+
+UI_FILE = "ui_messages.json"
+REQUEST = "api_req_started"
+TOKEN_FIELDS = ("tokensIn", "tokensOut", "cacheWrites", "cacheReads")
+
+
+def is_ui_messages(value) -> bool:
+    """A list of Cline panel entries `{ts, type: say|ask, ...}`, one of them a say."""
+    return (
+        isinstance(value, list)
+        and bool(value)
+        and all(
+            isinstance(item, dict) and "ts" in item and item.get("type") in ("say", "ask")
+            for item in value
+        )
+        and any(item.get("type") == "say" for item in value)
+    )
+
+
+def ui_requests(value, source: str) -> List[Tuple[int, Optional[dict]]]:
+    """(entry index, its counts or None) of each API request of a ui_messages.json
+    list, in request order: the counts the request's JSON text records (None while it
+    records none: a request still under way). Damage is one LogFileError line."""
+    if not is_ui_messages(value):
+        raise LogFileError(
+            f"{source}: not a Cline ui_messages.json (a JSON list of {{ts, type: "
+            "say|ask}} entries)"
+        )
+    requests = []
+    for index, item in enumerate(value):
+        if item.get("say") != REQUEST:
+            continue
+        where = f"{source}: [{index}].text"
+        try:
+            said = json.loads(item.get("text") or "")
+        except (TypeError, ValueError):
+            raise LogFileError(f"{where} is not the JSON of an API request") from None
+        if not isinstance(said, dict):
+            raise LogFileError(f"{where} is not a JSON object")
+        if not any(name in said for name in TOKEN_FIELDS):
+            requests.append((index, None))
+            continue
+        counts = {}
+        for name in TOKEN_FIELDS:
+            number = said.get(name, 0)
+            if isinstance(number, bool) or not isinstance(number, int) or number < 0:
+                raise LogFileError(f"{where}: {name} must be a whole number >= 0")
+            counts[name] = number
+        cost = said.get("cost", 0)
+        if isinstance(cost, bool) or not isinstance(cost, (int, float)) or cost < 0:
+            raise LogFileError(f"{where}: cost must be a number >= 0")
+        counts["cost"] = cost
+        requests.append((index, counts))
+    return requests
+
+
+def describe_ui_messages(doc: Doc, source: str) -> Optional[str]:
+    """What a ui_messages.json given alone is and holds, as the one-line error for it;
+    None when `doc` is not one."""
+    if doc.lines or not is_ui_messages(doc.value):
+        return None
+    requests = ui_requests(doc.value, source)
+    counted = [counts for _, counts in requests if counts is not None]
+    total = {name: sum(c[name] for c in counted) for name in (*TOKEN_FIELDS, "cost")}
+    prompt = total["tokensIn"] + total["cacheReads"] + total["cacheWrites"]
+    return (
+        f"{source}: a Cline ui_messages.json, what Cline's panel showed and its usage "
+        f"record, not the conversation the model saw: {len(doc.value)} entries, "
+        f"{len(requests)} API requests ({len(counted)} with token counts): "
+        f"{prompt:,} input tokens (tokensIn {total['tokensIn']:,} + cacheReads "
+        f"{total['cacheReads']:,} + cacheWrites {total['cacheWrites']:,}), "
+        f"{total['tokensOut']:,} output tokens, cost ${total['cost']:.4f}. Load "
+        f"api_conversation_history.json from the same task folder: its calls are "
+        "paired with these requests"
+    )
+
+
+def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
+    """The usage `ui_messages.json` beside a loaded history records, set on `log`
+    (`text_of(path)` reads a file as the loader does). A request a reply; a file that
+    cannot be read, or whose requests do not match the replies one for one, is a note
+    saying why, and the history is read as it is."""
+    ui = path.parent / UI_FILE
+    if path.name == UI_FILE or not ui.is_file():
+        return
+    try:
+        requests = ui_requests(json.loads(text_of(ui)), UI_FILE)
+    except LogFileError as error:
+        log.notes.append((UI_FILE, f"usage record beside it not read: {error}"))
+        return
+    except ValueError as error:
+        log.notes.append(
+            (UI_FILE, f"usage record beside it not read: not JSON ({error})")
+        )
+        return
+    replies = [
+        i for i, message in enumerate(log.messages) if message["role"] == "assistant"
+    ]
+    if len(requests) != len(replies):
+        log.notes.append(
+            (
+                UI_FILE,
+                f"usage record beside it not paired: {len(requests)} API requests for "
+                f"{len(replies)} assistant messages (they pair one for one, in order)",
+            )
+        )
+        return
+    for (index, counts), reply in zip(requests, replies):
+        if counts is None:
+            continue
+        read, written = counts["cacheReads"], counts["cacheWrites"]
+        log.usage.append(
+            RecordedUsage(
+                reply,
+                counts["tokensIn"] + read + written,
+                read,
+                written,
+                f"{UI_FILE}[{index}]",
+            )
+        )
+    log.notes.append(
+        (UI_FILE, f"usage of {len(log.usage)} API requests read from the file beside it")
+    )

@@ -15,8 +15,12 @@ file has no ids: its entries are one path. Entry types:
 - `custom_message` (an extension's message, sent as a user message) and
   `branch_summary` (the summary of the branch left behind, sent as a user message
   with pi's prefix): kept, with a note.
-- `compaction`: pi's own summary of the entries before it; skipped, and the
-  entries it summarized are kept, so the lab compresses the whole history itself.
+- `compaction` (`summary`, `firstKeptEntryId`, `tokensBefore`): pi's own compaction,
+  followed as the model saw it (`LoadedLog.compactions`): from then on pi sends the
+  summary as a user message (with its prefix), then the entries from the first kept
+  one up to the compaction, then what came after. The history before it stays in
+  the messages. A first kept entry the path does not hold (a lost line, a damaged
+  id) is repaired as pi rebuilds it then: the summary alone, said as a repair.
 - `model_change`, `thinking_level_change`, `custom` (extension state), `label`,
   `session_info`: bookkeeping, skipped.
 Thinking blocks are not sent back as content and images cannot be measured: both
@@ -32,6 +36,12 @@ BRANCH_PREFIX = (
     "The following is a summary of a branch that this conversation came back from:"
     "\n\n<summary>\n"
 )
+COMPACTION_PREFIX = (
+    "The conversation history before this point was compacted into the following "
+    "summary:\n\n<summary>\n"
+)
+COMPACTION_SUFFIX = "\n</summary>"
+KEPT_KINDS = ("message", "custom_message", "branch_summary")  # what a replay re-sends
 
 
 def _blocks(content, at: str, log: Builder, allowed=("text",), thoughts=None):
@@ -165,23 +175,84 @@ def _read(doc: Doc, log: Builder) -> None:
     lines = doc.line_objects()
     log.skip(f"line {lines[0][0]}", "session header: metadata")
     dropped = set()  # call ids of assistant messages pi does not send back
+    before = []  # the (line, entry) pairs of the path read so far
     for number, entry in _path(lines[1:], log):
         where, kind = f"line {number}", entry.get("type")
-        if kind == "message":
-            _message(entry, where, log, dropped)
-        elif kind == "custom_message":
-            at = f"{where}: custom_message"
-            log.user("\n".join(_blocks(entry.get("content"), at, log)[0]))
-            log.note(where, "custom_message: an extension's message, sent as user text")
-        elif kind == "branch_summary":
-            log.user(BRANCH_PREFIX + (entry.get("summary") or "") + "</summary>")
-            log.note(where, "branch_summary: the branch left behind, sent as user text")
+        if kind in KEPT_KINDS:
+            _entry(entry, where, log, dropped)
         elif kind == "compaction":
-            log.skip(where, "compaction: pi's summary; the entries it summarized kept")
+            _compaction(entry, where, log, before, dropped)
         elif kind in BOOKKEEPING:
             log.skip(where, f"{kind}: bookkeeping")
         else:
             raise log.fail(f"{where}: entry type {kind!r} is not a pi session entry")
+        before.append((number, entry))
+
+
+def _entry(entry: dict, where: str, log: Builder, dropped: set) -> None:
+    """An entry pi sends to the model (one of KEPT_KINDS), told to `log`."""
+    kind = entry.get("type")
+    if kind == "message":
+        _message(entry, where, log, dropped)
+    elif kind == "custom_message":
+        at = f"{where}: custom_message"
+        log.user("\n".join(_blocks(entry.get("content"), at, log)[0]))
+        log.note(where, "custom_message: an extension's message, sent as user text")
+    else:
+        log.user(BRANCH_PREFIX + (entry.get("summary") or "") + "</summary>")
+        log.note(where, "branch_summary: the branch left behind, sent as user text")
+
+
+def _compaction(entry: dict, where: str, log: Builder, before: list, dropped) -> None:
+    """A `compaction` entry told to the builder as the agent's own compaction: the
+    summary, then the entries from the first kept one (re-read: the model saw them
+    again after it)."""
+    summary, first = entry.get("summary"), entry.get("firstKeptEntryId")
+    if not isinstance(summary, str):
+        raise log.fail(f"{where}: compaction summary must be a string")
+    tokens = entry.get("tokensBefore")
+    if tokens is not None and (
+        isinstance(tokens, bool) or not isinstance(tokens, int) or tokens < 0
+    ):
+        raise log.fail(f"{where}: compaction tokensBefore must be a whole number >= 0")
+    start = next(
+        (
+            n
+            for n, (_, e) in enumerate(before)
+            if first is not None and e.get("id") == first
+        ),
+        None,
+    )
+    if start is None:
+        said = (
+            "has no firstKeptEntryId"
+            if first is None
+            else (f"firstKeptEntryId {first!r} names no entry before it on the path")
+        )
+        if log.strict:
+            raise log.fail(f"{where}: compaction {said}")
+        log.repaired("missing-kept-entry", where, said)
+        kept = []
+        recorded_by = "compaction summary; no first kept entry on the path before it"
+    else:
+        kept = before[start:]
+        recorded_by = (
+            f"compaction summary, the entries from firstKeptEntryId {first!r} "
+            f"(line {before[start][0]})"
+        )
+    replacement = log.replacement()
+    replacement.user(COMPACTION_PREFIX + summary + COMPACTION_SUFFIX)
+    for number, kept_entry in kept:
+        if kept_entry.get("type") in KEPT_KINDS:
+            _entry(kept_entry, f"line {number}", replacement, set(dropped))
+    # what reading them said was said when they were first read: not twice
+    replacement.skipped, replacement.notes = [], []
+    known = {(r.kind, r.where) for r in log.repairs}
+    replacement.repairs = [
+        r for r in replacement.repairs if (r.kind, r.where) not in known
+    ]
+    detail = "" if tokens is None else f"{tokens:,} tokens before"
+    log.compaction(where, recorded_by, replacement, 0, detail)
 
 
 def _detect(doc: Doc):

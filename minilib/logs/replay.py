@@ -11,9 +11,11 @@ prints the same table and writes the same trace.
 A real agent's log runs to hundreds of rounds and many user turns, so the window
 is by default the production one (`window="production"`): the article's pipeline
 with the bounded summary (`minilib.scale.bounded_window`, its default budget), behind
-`FastWindow`, with later user turns folded, quoted whole. The article's range rule
-(it never folds a later user turn) and its unbounded summary stop such a log at its
-second user turn, or once the summary is the largest message left;
+`FastWindow`, with later user turns folded, quoted whole, and so are the system or
+developer messages a harness writes between them (Codex Desktop's permission and
+instruction messages): nothing the harness wrote stops the summary. The article's
+range rule (it never folds a later user turn) and its unbounded summary stop such a
+log at its second user turn, or once the summary is the largest message left;
 `window="article"` replays the article's exact pipeline.
 
 Where the agent compacted its own history (`LoadedLog.compactions`: Codex's
@@ -162,7 +164,10 @@ class TranscriptRun(SessionRun):
                 f"{self.summary_budget:,} tokens, behind FastWindow)"
             )
         if self.settings.fold_user_turns:
-            return said + "; later user turns folded, quoted whole"
+            return said + (
+                "; later user turns and the system messages between them folded, "
+                "quoted whole"
+            )
         return said + "; later user turns not folded (the article's rule)"
 
     def compaction_lines(self) -> List[str]:

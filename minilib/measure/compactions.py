@@ -6,10 +6,13 @@ in place of the history, and what the agent did next. For each compaction:
 
 - **as recorded**: the round it came before (the log's assistant messages before
   it), its trigger and the tokens before it, read from the record's own fields
-  (Claude Code: `compactMetadata.trigger` and `preTokens`; Codex records no trigger,
-  and the tokens are those of the last `token_count` event before it, the field
-  named), and the summary's size, estimated, or **opaque** when the record holds
-  none to read (Codex compacting remotely keeps an encrypted item);
+  (Claude Code: `compactMetadata.trigger` and `preTokens`; pi: `tokensBefore`, no
+  trigger; Codex records no trigger, and the tokens are those of the last
+  `token_count` event before it, the field named), beside the lab's count of the
+  window it replaced (the article's estimate: without the system prompt and tool
+  definitions a log does not hold), and the summary's size, estimated, or **opaque**
+  when the record holds none to read (Codex compacting remotely keeps an encrypted
+  item);
 - **the facts after it**: the facts (`minilib.measure.fact_rule`) the agent wrote
   after the compaction, before the next one, that a tool had shown before it. Each
   is **held** (the replacement the model saw holds it verbatim), **re-read** (not
@@ -41,7 +44,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..messages import is_observation, output_id
 from ..model import scripted_summary
 from ..scale.bounded import MIN_BUDGET, BoundedSummarizer
-from ..tokens import estimate_message_tokens, estimate_text_tokens
+from ..tokens import estimate_message_tokens, estimate_text_tokens, estimate_tokens
 from .used_facts import UsedFacts, WindowIndex, used_facts, way_back
 
 # The stand-in's room when the real summary cannot be measured: 2.5% of a 200,000-token
@@ -75,6 +78,9 @@ class CompactionReport:
     tokens_before_field: str
     summary_tokens: Optional[int]  # None: opaque
     replaced: int
+    # the lab's count of the window just before it (the head the harness keeps and
+    # the history it replaced), by the article's estimate
+    lab_tokens_before: int = 0
     facts: List[FactAfter] = field(default_factory=list)
     reread_calls: int = 0
     reread_tokens: int = 0
@@ -138,6 +144,14 @@ def recorded_fields(
         record = json.loads(lines[number - 1])
     except (OSError, ValueError, IndexError):
         return None, None, "not recorded"
+    if isinstance(record, dict) and record.get("type") == "compaction":  # pi's
+        tokens = record.get("tokensBefore")
+        tokens = tokens if isinstance(tokens, int) else None
+        return (
+            None,
+            tokens,
+            "compaction.tokensBefore" if tokens is not None else ("not recorded"),
+        )
     meta = record.get("compactMetadata") if isinstance(record, dict) else None
     if isinstance(meta, dict):  # Claude Code's compact boundary
         tokens = meta.get("preTokens")
@@ -200,6 +214,7 @@ def measure_compactions(
             source,
             estimate_text_tokens(summary) if summary.strip() else None,
             compaction.replaced,
+            estimate_tokens(list(log.messages[: compaction.kept]) + history),
         )
         budget = max(MIN_BUDGET, report.summary_tokens or STANDIN_TOKENS)
         standin = BoundedSummarizer(budget, scripted_summary)(history)

@@ -19,6 +19,14 @@ def _recorded(report: CompactionReport) -> str:
     )
 
 
+def _lab_count(report: CompactionReport) -> str:
+    return (
+        f"  the lab's count of the window it replaced: {report.lab_tokens_before:,} "
+        "tokens (estimated; not the system prompt and tool definitions the log does "
+        "not hold)"
+    )
+
+
 def _named(report: CompactionReport, fate: str) -> str:
     facts = [f for f in report.facts if f.fate == fate]
     shown = ", ".join(f"{f.fact} (round {f.round})" for f in facts[:NAMED])
@@ -37,6 +45,7 @@ def format_compaction(report: CompactionReport) -> List[str]:
     lines = [
         f"compaction {report.number}, before round {report.round} ({report.where})",
         f"  recorded: {_recorded(report)}",
+        _lab_count(report),
         f"  summary: {summary}; it replaced {plural(report.replaced, 'message')}",
         f"  facts the agent used after it that a tool showed before it: "
         f"{d['facts_after']}",

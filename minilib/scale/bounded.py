@@ -56,6 +56,7 @@ VERBATIM_SHARE = 0.5  # of the budget, for the newest actions quoted as they wer
 
 CONDENSED_PREFIX = "- ⋯ earlier ("
 USER_TURN_PREFIX = "- 用户: "  # how the scripted summary quotes a person's turn
+SYSTEM_PREFIX = "- 系统: "  # and a system message the harness wrote between turns
 CALLED = " → "  # the scripted summary's "action → tools it called"
 
 # Facts are matched on ASCII word characters: \w would also match CJK text.
@@ -92,6 +93,7 @@ class Condensed:
 
     actions: int = 0
     user_turns: int = 0
+    system_messages: int = 0  # the harness's, written between turns
     tools: Dict[str, int] = field(default_factory=dict)  # tool name -> calls
     facts: Dict[str, str] = field(default_factory=dict)  # fact -> one of FACT_KINDS
     dropped: int = 0
@@ -99,6 +101,8 @@ class Condensed:
     def add(self, block: "Block") -> None:
         if block.kind == "user":
             self.user_turns += 1
+        elif block.kind == "system":
+            self.system_messages += 1
         else:
             self.actions += 1
         for name in block.tools:
@@ -111,10 +115,10 @@ class Condensed:
 @dataclass(frozen=True)
 class Block:
     """One action as the base summarizer wrote it (the action, its results' lines), or
-    one quoted user turn."""
+    one quoted user turn or system message."""
 
     text: str
-    kind: str  # "action" or "user"
+    kind: str  # "action", "user" or "system"
     tools: Tuple[str, ...] = ()
 
 
@@ -194,6 +198,7 @@ class BoundedSummarizer:
             line_state = Condensed(
                 condensed.actions,
                 condensed.user_turns,
+                condensed.system_messages,
                 dict(condensed.tools),
                 dict(condensed.facts),
                 condensed.dropped,
@@ -221,7 +226,7 @@ class BoundedSummarizer:
             role = message.get("role")
             starts_group = (
                 is_summary(message)
-                or role == "assistant"
+                or role in ("assistant", "system")
                 or (role == "user" and not is_observation(message))
                 or not groups
             )
@@ -244,6 +249,8 @@ class BoundedSummarizer:
             head = group[0]
             if head.get("role") == "user" and not is_observation(head):
                 blocks.append(Block(text, "user"))
+            elif head.get("role") == "system":
+                blocks.append(Block(text, "system"))
             else:
                 names = tuple(
                     (call.get("function") or {}).get("name") or ""
@@ -298,6 +305,8 @@ def render_line(
     counts = f"{state.actions} actions"
     if state.user_turns:
         counts += f", {state.user_turns} user turns"
+    if state.system_messages:
+        counts += f", {state.system_messages} system messages"
     parts = []
     if with_tools and state.tools:
         ordered = sorted(state.tools.items(), key=lambda item: (-item[1], item[0]))
@@ -313,7 +322,8 @@ def render_line(
 
 
 _CONDENSED_LINE = re.compile(
-    r"- ⋯ earlier \((\d+) actions(?:, (\d+) user turns)?\)(?:: (.*))?$"
+    r"- ⋯ earlier \((\d+) actions(?:, (\d+) user turns)?(?:, (\d+) system messages)?\)"
+    r"(?:: (.*))?$"
 )
 _TALLY = re.compile(r"([^\s,;×]+)×(\d+)")
 
@@ -327,9 +337,11 @@ def parse_line(line: str) -> Optional[Condensed]:
     match = _CONDENSED_LINE.match(line)
     if match is None:
         return None
-    state = Condensed(int(match.group(1)), int(match.group(2) or 0))
+    state = Condensed(
+        int(match.group(1)), int(match.group(2) or 0), int(match.group(3) or 0)
+    )
     by_kind: Dict[str, List[str]] = {}
-    for part in (match.group(3) or "").split("; "):
+    for part in (match.group(4) or "").split("; "):
         kind, _, listed = part.partition(": ")
         if kind in FACT_KINDS and listed:
             by_kind[kind] = listed.split(", ")
@@ -364,6 +376,9 @@ def split_summary(text: str) -> Tuple[Optional[Condensed], List[Block]]:
         if first.startswith(USER_TURN_PREFIX):
             result.append(Block("\n".join(lines), "user"))
             continue
+        if first.startswith(SYSTEM_PREFIX):
+            result.append(Block("\n".join(lines), "system"))
+            continue
         _, called, names = first.rpartition(CALLED)
         tools = tuple(names.split(", ")) if called else ()
         result.append(Block("\n".join(lines), "action", tools))
@@ -373,6 +388,7 @@ def split_summary(text: str) -> Tuple[Optional[Condensed], List[Block]]:
 def merge(into: Condensed, earlier: Condensed) -> None:
     into.actions += earlier.actions
     into.user_turns += earlier.user_turns
+    into.system_messages += earlier.system_messages
     into.dropped += earlier.dropped
     for name, count in earlier.tools.items():
         into.tools[name] = into.tools.get(name, 0) + count
