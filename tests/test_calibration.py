@@ -21,9 +21,9 @@ from minilib.session import DATA_DIR
 
 REAL = DATA_DIR / "real"
 # every real log the project holds that records usage, and the held-out target
-REAL_WITH_USAGE = sorted(REAL.glob("claude-code/entire-*.jsonl")) + [
-    REAL / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"
-]
+REAL_WITH_USAGE = sorted(REAL.glob("claude-code/entire-*.jsonl")) + sorted(
+    REAL.glob("pi/*.jsonl")
+)
 HELD_OUT_TARGET = 0.10
 
 

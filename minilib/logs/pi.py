@@ -15,7 +15,8 @@ file has no ids: its entries are one path. Entry types:
 - `custom_message` (an extension's message, sent as a user message) and
   `branch_summary` (the summary of the branch left behind, sent as a user message
   with pi's prefix): kept, with a note.
-- `compaction` (`summary`, `firstKeptEntryId`, `tokensBefore`): pi's own compaction,
+- `compaction` (`summary`, `firstKeptEntryId`, or in the early format
+  `firstKeptEntryIndex`, the kept entry's place in the file, `tokensBefore`): pi's own compaction,
   followed as the model saw it (`LoadedLog.compactions`): from then on pi sends the
   summary as a user message (with its prefix), then the entries from the first kept
   one up to the compaction, then what came after. The history before it stays in
@@ -223,6 +224,10 @@ def _compaction(entry: dict, where: str, log: Builder, before: list, dropped) ->
         ),
         None,
     )
+    index = entry.get("firstKeptEntryIndex")  # the early format: the entry's place
+    if first is None and isinstance(index, int) and not isinstance(index, bool):
+        start = next((n for n, (line, _) in enumerate(before) if line - 1 == index), None)
+        first = f"#{index}"
     if start is None:
         said = (
             "has no firstKeptEntryId"
@@ -237,7 +242,7 @@ def _compaction(entry: dict, where: str, log: Builder, before: list, dropped) ->
     else:
         kept = before[start:]
         recorded_by = (
-            f"compaction summary, the entries from firstKeptEntryId {first!r} "
+            f"compaction summary, the entries from first kept entry {first!r} "
             f"(line {before[start][0]})"
         )
     replacement = log.replacement()
@@ -245,6 +250,9 @@ def _compaction(entry: dict, where: str, log: Builder, before: list, dropped) ->
     for number, kept_entry in kept:
         if kept_entry.get("type") in KEPT_KINDS:
             _entry(kept_entry, f"line {number}", replacement, set(dropped))
+    # a call the compaction cut off before its result: interrupted, as the harness
+    # answers it before the next call (the log goes on after the replacement)
+    replacement._flush()
     # what reading them said was said when they were first read: not twice
     replacement.skipped, replacement.notes = [], []
     known = {(r.kind, r.where) for r in log.repairs}
