@@ -15,8 +15,9 @@ file has no ids: its entries are one path. Entry types:
 - `custom_message` (an extension's message, sent as a user message) and
   `branch_summary` (the summary of the branch left behind, sent as a user message
   with pi's prefix): kept, with a note.
-- `compaction` (`summary`, `firstKeptEntryId`, or in the early format
-  `firstKeptEntryIndex`, the kept entry's place in the file, `tokensBefore`): pi's own compaction,
+- `compaction` (`summary`, `firstKeptEntryId` or in the early format
+  `firstKeptEntryIndex`, the kept entry's place in the file; `tokensBefore`): pi's
+  own compaction,
   followed as the model saw it (`LoadedLog.compactions`): from then on pi sends the
   summary as a user message (with its prefix), then the entries from the first kept
   one up to the compaction, then what came after. The history before it stays in
