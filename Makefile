@@ -63,6 +63,7 @@ data: $(STAMP)
 	$(BIN)/python -m minilib.reports six-paths --write docs/six_paths.md
 	$(BIN)/python -m minilib.reports grounded --write docs/grounded.md
 	$(BIN)/python -m minilib.reports usage --write docs/recorded_usage.md
+	$(BIN)/python -m minilib.reports calibration --write docs/calibration.md
 
 notebooks: $(STAMP)
 	$(JUPYTER_ENV) $(BIN)/jupyter nbconvert --execute --to notebook --inplace \

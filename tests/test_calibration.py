@@ -257,3 +257,24 @@ def test_a_calibration_of_another_model_says_so(tmp_path, capsys):
     assert "the log's model is claude-opus-4-5-20251101, so claude-sonnet-4-5's fit" in (
         capsys.readouterr().out
     )
+
+
+def test_the_committed_calibration_page_is_the_code_s():
+    from minilib.reports.calibration_page import build_markdown
+
+    page = DATA_DIR.parent / "docs" / "calibration.md"
+    assert page.read_text(encoding="utf-8") == build_markdown(), (
+        "docs/calibration.md is out of date: python -m minilib.reports calibration "
+        "--write docs/calibration.md"
+    )
+
+
+def test_a_subagent_s_lines_in_the_session_file_are_not_the_session_s():
+    log = load_transcript(
+        REAL
+        / "claude-code"
+        / "claude-code-viewer-v1.0.98-sonnet-4-todo-app-subagents.jsonl"
+    )
+    assert len(log.usage) == 9  # the main chain's calls; 161 were its subagents'
+    assert any("isSidechain" in why for _, why in log.skipped)
+    assert calibrate(log).held_out["median_abs_error"] <= HELD_OUT_TARGET

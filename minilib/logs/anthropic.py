@@ -292,6 +292,11 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         if compacting and line.get("isSidechain") and not log.run_of:
             log.skip(where, "a subagent's compaction: not this conversation's")
             continue
+        if line.get("isSidechain") and not log.run_of and kind in ("user", "assistant"):
+            # older versions wrote a Task subagent's run into the session's file: its
+            # messages went to the subagent's model, not this conversation's
+            log.skip(where, "a subagent's line (isSidechain): not this conversation's")
+            continue
         if kind == "system" and line.get("subtype") == "microcompact_boundary":
             _clearing(line, where, log)
             continue

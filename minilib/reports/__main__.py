@@ -3,6 +3,7 @@
     python -m minilib.reports six-paths --write docs/six_paths.md [--no-tokenizers]
     python -m minilib.reports grounded --write docs/grounded.md
     python -m minilib.reports usage --write docs/recorded_usage.md
+    python -m minilib.reports calibration --write docs/calibration.md
 
 Without --write the page goes to stdout. `make data` rewrites every page; each page's
 first lines name the command that writes it.
@@ -14,13 +15,14 @@ from pathlib import Path
 from typing import Optional, Sequence
 
 from ..measure.tokenizers import INSTALL_HINT, available
-from . import grounded_page, six_paths_page, usage_page
+from . import calibration_page, grounded_page, six_paths_page, usage_page
 
 PROG = "python -m minilib.reports"
 PAGES = {
     "six-paths": "docs/six_paths.md: the six compression paths on the bundled session",
     "grounded": "docs/grounded.md: the grounded replay on the six paths and aging rules",
     "usage": "docs/recorded_usage.md: the lab's count beside the usage the logs record",
+    "calibration": "docs/calibration.md: the calibrated count on the real logs, held out",
 }
 
 
@@ -42,6 +44,8 @@ def page_text(args: argparse.Namespace) -> Optional[str]:
         return grounded_page.build_markdown()
     if args.page == "usage":
         return usage_page.build_markdown()
+    if args.page == "calibration":
+        return calibration_page.build_markdown()
     include_tokenizers = not args.no_tokenizers
     if include_tokenizers and not available():
         print(
