@@ -77,7 +77,7 @@ present: $(STAMP)
 	$(JUPYTER_ENV) JUPYTER_PATH=$(CURDIR)/jupyter $(BIN)/voila notebooks/present/long_session_lab.ipynb \
 		--template=offline --no-browser $(if $(PORT),--port=$(PORT))
 
-# A JupyterHub for a class on this machine (README, "Classroom"), e.g.
+# A JupyterHub for a class on this machine (docs/classroom.md), e.g.
 #   make classroom STUDENTS="ana ben cai" PASSWORD=class-password TEACHER=teacher PORT=8000
 # STUDENTS=30 makes student01..student30; IP=0.0.0.0 lets other machines in; HUB_ARGS
 # passes more flags to jupyterhub. Ctrl-C stops the hub and every server it started.

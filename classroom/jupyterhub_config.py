@@ -1,4 +1,4 @@
-"""JupyterHub for a classroom on one machine: `make classroom` (README, "Classroom").
+"""JupyterHub for a classroom on one machine: `make classroom` (docs/classroom.md).
 
     make classroom STUDENTS="ana ben cai" PASSWORD=a-class-password
     make classroom STUDENTS=30            # student01 ... student30

@@ -7,7 +7,7 @@ investigates a small workspace with 13 tool calls before answering.
 
 The article's own workspace is not published, so this one was written to be
 believable and sized so that replaying it reproduces the article's figures (see
-the fidelity table in README.md). The size knobs are the constants below; nothing
+the fidelity table in docs/fidelity.md). The size knobs are the constants below; nothing
 here knows the figures themselves.
 """
 

@@ -64,8 +64,8 @@ def test_data_is_reproduced_byte_for_byte_by_its_script(tmp_path):
     assert status == "", f"data/ differs from what scripts/ write:\n{status}"
 
 
-def test_readme_six_paths_table_is_the_generated_one():
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+def test_fidelity_pages_six_paths_table_is_the_generated_one():
+    readme = (ROOT / "docs" / "fidelity.md").read_text(encoding="utf-8")
     generated = (ROOT / "docs" / "six_paths.md").read_text(
         encoding="utf-8"
     )  # checked against the code in test_facts
@@ -76,7 +76,7 @@ def test_readme_six_paths_table_is_the_generated_one():
     assert len(rows) >= 8
     for row in rows:
         assert row in generated.splitlines(), (
-            f"README row not in docs/six_paths.md: {row}"
+            f"docs/fidelity.md row not in docs/six_paths.md: {row}"
         )
 
 
