@@ -165,8 +165,11 @@ def test_cli_compress_prints_the_run_table_and_writes_the_trace(tmp_path, name):
     # what was read first (shape, counts, skips), which window replayed it (by default
     # the production one), how tokens are counted, then the same table as `run`
     counted = "tokens: estimated (the article's rule, not a tokenizer)"
+    # the article's transcripts keep the article's threshold, and say so first
+    window = "window: 1,200 tokens (the article's threshold, for the article's session)"
     assert result.stdout.startswith(
-        f"{log.describe()}\n{run.window_line()}\n{counted}\n\n{format_rounds(run)}\n\n"
+        f"{window}\n{log.describe()}\n{run.window_line()}\n{counted}\n\n"
+        f"{format_rounds(run)}\n\n"
     )
     assert run.window_line().startswith("window: production")
     assert (
@@ -190,7 +193,8 @@ def test_cli_compress_matches_cli_run_on_the_bundled_session(tmp_path):
     )
     ran = cli("run", "--out", tmp_path / "b", cwd=tmp_path)
     description, table = compressed.stdout.split("\n\n", 1)
-    assert description.startswith("shape: openai-chat")
+    assert description.startswith("window: 1,200 tokens (the article's threshold")
+    assert "\nshape: openai-chat" in description
     # both say once that the tokens are estimated: a log's report above its table,
     # run's under its summary
     from minilib.measure.costs import ESTIMATED
@@ -222,8 +226,11 @@ def test_cli_compress_reports_an_overflow_and_exits_1(tmp_path):
         "python -m minilib: stopped: context window needs 119 tokens after compression, "
         "over the threshold of 100"
     )
-    # the protected head alone is over: the overflow line and nothing else
-    assert result.stdout == "" and not (tmp_path / "rounds.json").exists()
+    # the protected head alone is over: the window said, the overflow line, no output
+    assert (
+        result.stdout == "window: 100 tokens (the threshold given on the command line)\n"
+    )
+    assert not (tmp_path / "rounds.json").exists()
 
 
 def test_settings_reach_the_replay(tmp_path):

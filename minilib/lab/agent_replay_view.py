@@ -3,13 +3,14 @@ recorded beside the replay of the agent's own policy (`own_agent_row`), the agen
 compactions and clearings and the replay's marked on the same axis; and the real
 summary set beside the lab's stand-in by what each was given and used."""
 
+import textwrap
 from typing import List
 
 import plotly.graph_objects as go
 
 from ..measure.compactions import measure_compactions
 from ..policies.production.own_agent import own_agent_row
-from .style import BLUE, RECORDED_COLOR
+from .style import BLUE, PRINTED_COLUMNS, RECORDED_COLOR
 
 
 def recorded_inputs(log) -> List[tuple]:
@@ -53,42 +54,7 @@ def agent_replay_figure(log, row: dict, title: str = "") -> go.Figure:
         mode="lines",
         line={"color": BLUE, "width": 2},
     )
-    top = max([t for _, t in recorded] + replay + [1])
-    for entry in row["recorded_compaction_rounds"] or ():
-        figure.add_vline(
-            x=entry["round"] - 0.5, line={"color": RECORDED_COLOR, "dash": "dash"}
-        )
-    figure.add_scatter(  # the legend's key for the dashed lines
-        x=[None],
-        y=[None],
-        mode="lines",
-        name="the agent compacted before this round",
-        line={"color": RECORDED_COLOR, "dash": "dash"},
-    )
-    figure.add_scatter(
-        x=[c["round"] for c in row["compaction_rounds"]],
-        y=[top * 1.04] * len(row["compaction_rounds"]),
-        mode="markers",
-        name="the replay compacted before this round",
-        marker={"symbol": "triangle-down", "size": 14, "color": BLUE},
-    )
-    cleared = clearing_rounds(log)
-    if cleared or row.get("microcompaction_rounds"):
-        figure.add_scatter(
-            x=cleared,
-            y=[top * 0.98] * len(cleared),
-            mode="markers",
-            name="the agent cleared old results",
-            marker={"symbol": "x", "size": 10, "color": RECORDED_COLOR},
-        )
-        replayed = row.get("microcompaction_rounds") or []
-        figure.add_scatter(
-            x=replayed,
-            y=[top * 0.94] * len(replayed),
-            mode="markers",
-            name="the replay cleared old results",
-            marker={"symbol": "x", "size": 10, "color": BLUE},
-        )
+    _events(figure, log, row, max([t for _, t in recorded] + replay + [1]))
     figure.update_layout(
         title=title
         or "Input tokens per call: the agent's record and its policy replayed",
@@ -100,6 +66,58 @@ def agent_replay_figure(log, row: dict, title: str = "") -> go.Figure:
         legend={"orientation": "h", "y": -0.2},
     )
     return figure
+
+
+def _events(figure, log, row: dict, top: int) -> None:
+    """The agent's compactions and clearings and the replay's, on the figure."""
+    for entry in row["recorded_compaction_rounds"] or ():
+        figure.add_vline(
+            x=entry["round"] - 0.5, line={"color": RECORDED_COLOR, "dash": "dash"}
+        )
+    figure.add_scatter(  # the legend's key for the dashed lines
+        x=[None],
+        y=[None],
+        mode="lines",
+        name="the agent compacted before this round",
+        line={"color": RECORDED_COLOR, "dash": "dash"},
+    )
+    replayed = [c["round"] for c in row["compaction_rounds"]]
+    _marks(
+        figure,
+        replayed,
+        top * 1.04,
+        "the replay compacted before this round",
+        "triangle-down",
+        BLUE,
+    )
+    cleared, microcompacted = clearing_rounds(log), row.get("microcompaction_rounds")
+    if cleared or microcompacted:
+        _marks(
+            figure,
+            cleared,
+            top * 0.98,
+            "the agent cleared old results",
+            "x",
+            RECORDED_COLOR,
+        )
+        _marks(
+            figure,
+            microcompacted or [],
+            top * 0.94,
+            "the replay cleared old results",
+            "x",
+            BLUE,
+        )
+
+
+def _marks(figure, rounds, height, name, symbol, color) -> None:
+    figure.add_scatter(
+        x=rounds,
+        y=[height] * len(rounds),
+        mode="markers",
+        name=name,
+        marker={"symbol": symbol, "size": 12, "color": color},
+    )
 
 
 def summaries_beside(log) -> List[str]:
@@ -125,4 +143,9 @@ def summaries_beside(log) -> List[str]:
 def agent_replay_of(log, window: int = 200_000):
     """(figure, lines) for `log`: its own agent's row replayed at `window`."""
     row, lines = own_agent_row(log, window)
-    return agent_replay_figure(log, row), lines + summaries_beside(log), row
+    wrapped = [
+        part
+        for line in lines + summaries_beside(log)
+        for part in textwrap.wrap(line, PRINTED_COLUMNS, subsequent_indent="  ")
+    ]
+    return agent_replay_figure(log, row), wrapped, row

@@ -5,6 +5,7 @@ shows the same figure and table for your log. `calibration_view(name, bytes)` is
 pure function of the upload, so tests call it without a browser."""
 
 import html
+import textwrap
 from dataclasses import dataclass
 from statistics import median
 from typing import List, Optional
@@ -24,11 +25,17 @@ from ..measure.calibration import (
 )
 from ..measure.recorded_usage import usage_rows
 from .shown import ShownAsWidget
-from .style import BASELINE_COLOR, BLUE, PROBLEM_CSS, RECORDED_COLOR, REPORT_CSS
-
-FITTED_SHADE = "rgba(31, 119, 180, 0.08)"
-HELD_OUT_SHADE = "rgba(44, 160, 44, 0.10)"
-TABLE_HEIGHT_PX = 320  # the table scrolls inside this: a long log is not a text dump
+from .style import (
+    BASELINE_COLOR,
+    BLUE,
+    FITTED_SHADE,
+    HELD_OUT_SHADE,
+    PRINTED_COLUMNS,
+    PROBLEM_CSS,
+    RECORDED_COLOR,
+    REPORT_CSS,
+    SCROLLING_TABLE_HEIGHT_PX,
+)
 
 
 @dataclass
@@ -46,11 +53,12 @@ class CalibratedLog:
         """The held-out error in words a student follows."""
         held = self.calibration.held_out
         fitted = self.calibration.fitted_calls
-        return (
+        return textwrap.fill(
             f"Fitted on the first {fitted} calls, the calibrated count is off by "
             f"{held['median_abs_error']:.1%} (median) on the other {held['calls']}, "
             f"which the fit never saw; on the same calls the article's estimate of "
-            f"the window counts {-self.estimate_error:.0%} less than the API did."
+            f"the window counts {-self.estimate_error:.0%} less than the API did.",
+            PRINTED_COLUMNS,
         )
 
     @property
@@ -96,30 +104,20 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
     rounds = [call.round for call in view.calls]
     fitted_end = view.calls[view.calibration.fitted_calls - 1].round
     figure = go.Figure()
-    figure.add_vrect(
-        x0=rounds[0] - 0.5,
-        x1=fitted_end + 0.5,
-        fillcolor=FITTED_SHADE,
-        line_width=0,
-        annotation_text="fitted on these calls",
-        annotation_position="top left",
+    _shade(
+        figure, rounds[0] - 0.5, fitted_end + 0.5, FITTED_SHADE, "fitted on these calls"
     )
-    figure.add_vrect(
-        x0=fitted_end + 0.5,
-        x1=rounds[-1] + 0.5,
-        fillcolor=HELD_OUT_SHADE,
-        line_width=0,
-        annotation_text="held out: the fit never saw these",
-        annotation_position="top left",
+    _shade(
+        figure,
+        fitted_end + 0.5,
+        rounds[-1] + 0.5,
+        HELD_OUT_SHADE,
+        "held out: the fit never saw these",
     )
-    lines = (
-        (
-            "API counted (the log's record)",
-            [c.recorded for c in view.calls],
-            RECORDED_COLOR,
-            "solid",
-            3,
-        ),
+    recorded = [c.recorded for c in view.calls]
+    calibrated = [c.predicted for c in view.calls]
+    for name, values, color, dash, width in (
+        ("API counted (the log's record)", recorded, RECORDED_COLOR, "solid", 3),
         (
             "the article's estimate of the window",
             view.estimates,
@@ -127,15 +125,8 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
             "dot",
             2,
         ),
-        (
-            "calibrated count (fitted on the first half)",
-            [c.predicted for c in view.calls],
-            BLUE,
-            "solid",
-            2,
-        ),
-    )
-    for name, values, color, dash, width in lines:
+        ("calibrated count (fitted on the first half)", calibrated, BLUE, "solid", 2),
+    ):
         figure.add_scatter(
             x=rounds,
             y=values,
@@ -153,6 +144,17 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
         legend={"orientation": "h", "y": -0.2},
     )
     return figure
+
+
+def _shade(figure: go.Figure, start: float, end: float, color: str, label: str) -> None:
+    figure.add_vrect(
+        x0=start,
+        x1=end,
+        fillcolor=color,
+        line_width=0,
+        annotation_text=label,
+        annotation_position="top left",
+    )
 
 
 def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
@@ -173,7 +175,7 @@ def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
 def scrolling_table(frame: pd.DataFrame) -> HTML:
     """A long table in a frame that scrolls, its header in view."""
     return HTML(
-        f'<div style="max-height:{TABLE_HEIGHT_PX}px;overflow:auto">'
+        f'<div style="max-height:{SCROLLING_TABLE_HEIGHT_PX}px;overflow:auto">'
         + frame.to_html()
         + "</div>"
     )

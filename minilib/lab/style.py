@@ -49,6 +49,10 @@ PATH_COLORS = {  # chapter 8: one colour per path, the same in every figure
 
 # Boxes of text: a run that stopped (or a file that cannot be read), one that went
 # through, and a plain report.
+# chapter 7.11: the calls a fit saw and those held out from it, shaded apart
+FITTED_SHADE = "rgba(31, 119, 180, 0.08)"
+HELD_OUT_SHADE = "rgba(44, 160, 44, 0.10)"
+SCROLLING_TABLE_HEIGHT_PX = 320  # a long table scrolls inside this, not a text dump
 PROBLEM_CSS = "color:#a61b1b;background:#fdecea;"
 FINE_CSS = "color:#1e4620;background:#edf7ed;"
 REPORT_CSS = "background:#f6f8fa;"
@@ -178,6 +182,8 @@ SLIDER_LABEL_WIDTH = "90px"
 # The dashboard's sliders: three a row, two rows, each a third of the width (280 px
 # beside the file browser, wider on the projector page).
 SLIDER_COLUMNS = 3
+# a printed line wraps before this many characters: the notebook's output area at 1280 px
+PRINTED_COLUMNS = 100
 # In a notebook the figure has a fixed width (LAB_WIDTH): the controls above it no wider,
 # on a wide screen too (on the projector page both follow the page).
 CONTROLS_MAX_WIDTH = "848px"

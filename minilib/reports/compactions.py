@@ -22,8 +22,8 @@ def _recorded(report: CompactionReport) -> str:
 def _lab_count(report: CompactionReport) -> str:
     return (
         f"  the lab's count of the window it replaced: {report.lab_tokens_before:,} "
-        "tokens (estimated; not the system prompt and tool definitions the log does "
-        "not hold)"
+        "tokens\n    (estimated; not the system prompt and tool definitions the log "
+        "does not hold)"
     )
 
 
