@@ -17,9 +17,11 @@ from IPython.display import HTML, display
 
 from ..logs import LogFileError, decoded_text, load_log, parse_log
 from ..measure.calibration import (
+    GAP,
     Calibration,
     PredictedCall,
     calibrate,
+    call_events,
     call_points,
     predict,
 )
@@ -85,7 +87,7 @@ def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
             point.recorded,
             predict(fits, point),
             number >= calibration.fitted_calls,
-            (),
+            call_events(points[number - 1] if number else None, point),
         )
         for number, point in enumerate(points)
     ]
@@ -167,6 +169,15 @@ def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
             "calibrated": [c.predicted for c in view.calls],
             "error": [f"{c.error:+.1%}" for c in view.calls],
             "fit": ["held out" if c.held_out else "fitted on" for c in view.calls],
+            "what the log shows before the call": [
+                "; ".join(c.events)
+                or (
+                    "not explained by anything the log records"
+                    if abs(c.error) > GAP
+                    else ""
+                )
+                for c in view.calls
+            ],
         },
         index=pd.Index([c.round for c in view.calls], name="round"),
     )

@@ -640,14 +640,14 @@ def predicted_calls(log, calibration: Calibration) -> List[PredictedCall]:
                 point.recorded,
                 predicted,
                 held_out or not own,
-                _events(previous, point),
+                call_events(previous, point),
             )
         )
         previous = point
     return calls
 
 
-def _events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...]:
+def call_events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...]:
     """What the log shows between two calls that moves the count."""
     if before is None:
         return ("the first call",)

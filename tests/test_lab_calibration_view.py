@@ -1,0 +1,57 @@
+"""Chapter 7.10 and 7.11's views on a real log, and the upload that shows the same
+for a student's own log, driven without a browser."""
+
+from minilib.lab.agent_replay_view import agent_replay_of
+from minilib.lab.calibration_view import (
+    CalibrationExplorer,
+    calibrated_file,
+    calibration_figure,
+    calibration_frame,
+    calibration_view,
+)
+from minilib.logs import load_log
+from minilib.session import DATA_DIR
+
+SESSION = DATA_DIR / "real" / "claude-code" / "entire-91-b42542f24f-0.jsonl"
+
+
+def test_the_figure_shades_fitted_and_held_out_calls_apart():
+    view = calibrated_file(SESSION)
+    figure = calibration_figure(view)
+    names = [trace.name for trace in figure.data]
+    assert names == [
+        "API counted (the log's record)",
+        "the article's estimate of the window",
+        "calibrated count (fitted on the first half)",
+    ]
+    shapes = figure.layout.shapes
+    fitted_end = view.calls[view.calibration.fitted_calls - 1].round + 0.5
+    assert [s.x1 for s in shapes][0] == fitted_end == shapes[1].x0
+    frame = calibration_frame(view)
+    assert len(frame) == view.calibration.calls
+    assert (frame["fit"] == "held out").sum() == view.calibration.held_out["calls"]
+    # the words quote the held-out error the calibration measured
+    assert f"{view.calibration.held_out['median_abs_error']:.1%}" in view.held_out_words
+
+
+def test_an_upload_gets_the_same_view_or_says_why_not():
+    words, figure, frame, problem = calibration_view(SESSION.name, SESSION.read_bytes())
+    assert not problem and figure is not None and len(frame) == 50
+    no_usage = DATA_DIR / "logs" / "openai_chat.json"
+    words, figure, frame, problem = calibration_view(no_usage.name, no_usage.read_bytes())
+    assert problem and figure is None and "records no usage" in words
+    words, figure, _, problem = calibration_view("x.png", b"\x89PNG\r\n\x1a\n....")
+    assert problem and figure is None and "PNG" in words
+    explorer = CalibrationExplorer()
+    assert explorer.render() is None  # nothing uploaded yet
+
+
+def test_the_agent_replay_figure_marks_both_compactions():
+    figure, lines, row = agent_replay_of(load_log(SESSION))
+    replayed = next(t for t in figure.data if t.name.startswith("the replay compacted"))
+    assert list(replayed.x) == [c["round"] for c in row["compaction_rounds"]]
+    assert [s.x0 for s in figure.layout.shapes] == [
+        c["round"] - 0.5 for c in row["recorded_compaction_rounds"]
+    ]
+    assert any("the real summary used" in line for line in lines)
+    assert all(len(line) <= 100 for line in lines)
