@@ -164,9 +164,9 @@ def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
     error, and whether the fit saw that call."""
     return pd.DataFrame(
         {
-            "API counted": [c.recorded for c in view.calls],
-            "article's estimate": view.estimates,
-            "calibrated": [c.predicted for c in view.calls],
+            "API counted": [f"{c.recorded:,}" for c in view.calls],
+            "article's estimate": [f"{n:,}" for n in view.estimates],
+            "calibrated": [f"{c.predicted:,}" for c in view.calls],
             "error": [f"{c.error:+.1%}" for c in view.calls],
             "fit": ["held out" if c.held_out else "fitted on" for c in view.calls],
             "what the log shows before the call": [
