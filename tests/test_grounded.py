@@ -27,6 +27,7 @@ from minilib.measure.grounded_model import (
     UNKNOWN_RE,
     GroundedModel,
     plan_lookup,
+    ungrounded_arguments,
     unknown_marker,
 )
 from minilib.measure.grounding import (
@@ -61,16 +62,22 @@ def decisions(tracer):
     return [c for c in tracer.events("model_call") if c["purpose"] == "decision"]
 
 
-def places_before(grounding, replies, fact, reply):
-    """The places of `fact` shown by the script's calls before `reply`, newest first."""
-    made = {c["id"] for r in replies[:reply] for c in r.get("tool_calls") or ()}
+def places_before(grounding, replies, fact, reply, rerouted=()):
+    """The places of `fact` shown by the script's calls before `reply`, newest first;
+    not those of calls made as a listing instead (`rerouted`)."""
+    made = {
+        c["id"]
+        for r in replies[:reply]
+        for c in r.get("tool_calls") or ()
+        if c["id"] not in rerouted
+    }
     return tuple(reversed([p for p in grounding.places[fact] if p.call in made]))
 
 
-def window_plan(grounding, replies, fact, reply, window):
+def window_plan(grounding, replies, fact, reply, window, rerouted=()):
     """The look-up the rule allows for `fact` before `reply` in `window`, or None."""
     cites = [u.cite for u in grounding.uses[reply] if u.fact == fact]
-    places = places_before(grounding, replies, fact, reply)
+    places = places_before(grounding, replies, fact, reply, rerouted)
     return plan_lookup(places, cites, window, grounding.recall)
 
 
@@ -84,6 +91,7 @@ def check_grounded_trace(tracer, grounding, replies, threshold=None):
     tool_calls = {c["tool_call_id"]: c for c in tracer.events("tool_call")}
     reply, prepared, looked = 0, False, Counter()
     lookups, markers, final, paired = [], [], None, []
+    rerouted = set()  # scripted calls made as a listing instead
     for step, decision in enumerate(decisions(tracer)):
         sent, answer = decision["input"], decision["reply"]
         assert_pairs_intact(sent)  # no call without its answer in any window sent
@@ -95,7 +103,9 @@ def check_grounded_trace(tracer, grounding, replies, threshold=None):
             dict.fromkeys(u.fact for u in uses if not grounding.shows(u.fact, text))
         )
         due = [f for f in missing if looked[f] < grounding.lookups_per_fact]
-        plans = {f: window_plan(grounding, replies, f, reply, sent) for f in due}
+        plans = {
+            f: window_plan(grounding, replies, f, reply, sent, rerouted) for f in due
+        }
         calls = answer.get("tool_calls") or []
         if calls and all(c["id"].startswith(LOOKUP) for c in calls):
             assert not prepared, "one look-up round per reply"
@@ -129,7 +139,25 @@ def check_grounded_trace(tracer, grounding, replies, threshold=None):
         for use in uses:
             restored = restored.replace(unknown_marker(use.fact), use.cite)
         assert restored == replies[reply]["content"]
-        assert answer.get("tool_calls") == replies[reply].get("tool_calls")
+        for made, scripted in zip(
+            answer.get("tool_calls") or [],
+            replies[reply].get("tool_calls") or [],
+            strict=True,
+        ):
+            assert made["id"] == scripted["id"]
+            if made == scripted:  # made as scripted: its window shows what it names
+                assert not ungrounded_arguments(grounding, scripted, text)
+                continue
+            # made as a listing: the scripted call named a fact its window lacks, and
+            # the listing names a folder of its path that the window names, or the top
+            assert ungrounded_arguments(grounding, scripted, text)
+            rerouted.add(made["id"])
+            folder = json.loads(made["function"]["arguments"])["path"]
+            path = json.loads(scripted["function"]["arguments"]).get("path", ".")
+            assert made["function"]["name"] == "list_dir"
+            assert folder == "." or (
+                path.startswith(folder + "/") and f"{folder}/" in text
+            )
         markers += [(step, fact) for fact in missing]
         prepared = False
         reply += 1

@@ -2,9 +2,10 @@
 
 Read from the trace alone, for every model decision of a grounded run: the text of the
 reply (a look-up round's or a scripted one's) names a planted fact only when the window
-sent to that call holds the fact, or the reply marks it unknown; and every look-up
-call's arguments are built from that window: they hold no planted fact the window does
-not, and every path, id or phrase they name is in the window's text. A fact is named by
+sent to that call holds the fact, or the reply marks it unknown; no tool call, the
+script's own or a look-up, reads with a planted fact (a path, a pattern) the window does
+not hold; and every look-up call's arguments are built from that window: every path, id
+or phrase they name is in the window's text. A fact is named by
 its verbatim text, any other form the grounding declares for it (the configuration
 writes `tool_timeout_s = 30`), or a `#number` in its text (`#58`, `#412`).
 
@@ -77,18 +78,19 @@ def check_window_only(tracer, grounding):
                     f"window does not hold: {content}"
                 )
         for call in reply.get("tool_calls") or ():
-            if not call["id"].startswith(LOOKUP):
-                continue  # the script's own calls are the recorded trajectory
             calls_read += 1
             strings = argument_strings(call)
+            what = "look-up" if call["id"].startswith(LOOKUP) else "scripted call"
             for fact in grounding.texts:
                 if any(form in text for form in fact_forms(grounding, fact)):
                     continue
                 for form in fact_forms(grounding, fact):
                     assert not any(form in s for s in strings), (
-                        f"round {step}: look-up {call['id']} asks with {fact} "
+                        f"round {step}: {what} {call['id']} asks with {fact} "
                         f"({form!r}), which its window does not hold: {strings[0]}"
                     )
+            if not call["id"].startswith(LOOKUP):
+                continue  # a scripted call's other arguments are the script's
             # every value it passes is a string the window shows: an id, a path, a
             # phrase (a search pattern read literally)
             name = call["function"]["name"]
@@ -100,6 +102,27 @@ def check_window_only(tracer, grounding):
                     "which is not in its window"
                 )
     return len(decisions), calls_read
+
+
+def test_every_read_of_the_articles_run_is_grounded(session, grounding):
+    """The walk reads every tool call of the run (the script's 13 and the look-ups);
+    the run itself reports none ungrounded, and the one read the script makes with a
+    fact its window has lost (round 6 reads docs/release_checklist.md, which reply 4
+    marks unknown) is made as a listing of the folder the window still names."""
+    grounded = run_grounded(session)
+    outcome = grounded.outcome
+    decisions, calls = check_window_only(grounded.run.tracer, grounding)
+    made = grounded.run.tracer.events("tool_call")
+    assert calls == len(made) == outcome.tool_calls == 13 + outcome.lookup_calls
+    assert outcome.ungrounded == ()
+    assert outcome.rerouted == (
+        (6, "call_05", "read_file docs/release_checklist.md", "list_dir docs"),
+    )
+    assert (6, "path-checklist") in outcome.unknown
+    listing = next(call for call in made if call["tool_call_id"] == "call_05")
+    assert listing["output"].startswith(
+        session.tools.call("list_dir", '{"path": "docs"}').content
+    )
 
 
 def test_the_declared_names_are_planted_text(grounding):
@@ -174,3 +197,17 @@ def test_the_check_catches_an_oracle(session, grounding):
     }
     with pytest.raises(AssertionError, match="asks with num-nightly-412"):
         check_window_only(Forged(searched), grounding)
+    # the script's own read of a path its window lost is caught the same way
+    window = window_text(final["input"])
+    lost = next(
+        fact
+        for fact in grounding.texts
+        if fact.startswith("path-") and not grounding.shows(fact, window)
+    )
+    read = dict(searched["tool_calls"][0], id="call_05")
+    read["function"] = {
+        "name": "read_file",
+        "arguments": json.dumps({"path": grounding.texts[lost]}),
+    }
+    with pytest.raises(AssertionError, match=f"scripted call call_05 asks with {lost}"):
+        check_window_only(Forged(dict(searched, tool_calls=[read])), grounding)

@@ -823,8 +823,15 @@ def test_the_overflow_label_sits_where_the_run_never_reached_when_it_fits(sessio
     baseline = run_baseline(session)
     last = len(baseline.tokens) - 1
     # pinned at the zoom's top edge (282 tokens at 150): beside the cross; a cross just
-    # over the threshold (819 tokens at 800): above it, off the red dashed line
-    for threshold, side in ((150, "middle right"), (800, "top right")):
+    # over the threshold (819 tokens at 800): above it, off the red dashed line; one
+    # near the zoom's top (135 tokens at 100, 282 at 200): under it, off the title
+    cases = (
+        (150, "middle right"),
+        (800, "top right"),
+        (100, "bottom right"),
+        (200, "bottom right"),
+    )
+    for threshold, side in cases:
         run = run_session(session, Settings(threshold=threshold))
         mark = zoom_traces(run, baseline)["overflow (zoom)"]
         assert mark["x"] == [len(run.rounds)]

@@ -217,8 +217,9 @@ def test_an_error_found_after_reading_names_the_files_own_lines(tmp_path):
     with pytest.raises(LogFileError) as raised:
         load_transcript(path, strict=True)
     assert str(raised.value) == (
-        f"{path}: tool call 't1' of file line 2 (messages[1]) is never answered: "
-        "file line 3 (messages[2]) (assistant) comes where its tool result should be; "
+        f"{path}: tool call 't1' of file line 2 (the lab's messages[1]) is never "
+        "answered: file line 3 (the lab's messages[2]) (assistant) comes where its "
+        "tool result should be; "
         "tool results must directly follow the assistant message that made the calls"
     )
     # unless strict, the call gets a result saying it was interrupted, named by its line

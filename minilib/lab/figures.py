@@ -259,8 +259,10 @@ def zoom_overflow(run: SessionRun, last_round: int) -> dict:
     pinned = share > top
     text = f"overflow: {overflow.tokens:,} tokens" if pinned else "overflow"
     side = label_side(at, last_round, text)
-    if not pinned:  # a cross just over the threshold: its name above the dashed line
-        side = side.replace("middle", "top")
+    if not pinned:  # a cross over the threshold: its name above it, off the dashed
+        # line; in the zoom's upper half under it, off the panel's title (threshold 100:
+        # 135%, and "overflow" above it stood on the title)
+        side = side.replace("middle", "top" if share <= (100 + top) / 2 else "bottom")
     return {
         "x": [at],
         "y": [top * OFF_SCALE_AT if pinned else share],

@@ -170,9 +170,11 @@ def rounds_cell(row: Mapping) -> str:
 
 
 def summaries_cell(row: Mapping) -> str:
-    """Summary calls, marked where the lab's own summary stands in for an LLM."""
+    """Summary calls, marked where the lab's own summary stands in for an LLM (not
+    when there were none: nothing stood in)."""
     calls = f"{row['summary_calls']:,}"
-    return calls + " (stand-in)" if POLICIES[row["policy"]].stand_in else calls
+    stood_in = POLICIES[row["policy"]].stand_in and row["summary_calls"]
+    return calls + " (stand-in)" if stood_in else calls
 
 
 def policy_catalogue() -> pd.DataFrame:
@@ -196,8 +198,9 @@ def policy_catalogue() -> pd.DataFrame:
 
 def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
     """`comparison_frame` as the lab's tables look (a notebook cell's output), its
-    headers and long cells wrapped to fit the notebook."""
-    return NumberTable(comparison_frame(rows))
+    headers and long cells wrapped to fit the notebook; a policy's name and its rounds
+    stay on one line."""
+    return NumberTable(comparison_frame(rows), keep_first=True)
 
 
 def share_text(share: float) -> str:

@@ -35,6 +35,7 @@ from .style import (
     COMPRESSED_COLOR,
     OVERFLOW_COLOR,
     OVERFLOW_SYMBOL,
+    PROBLEM_CSS,
     SCALE_FIGURE_HEIGHT,
     SCALE_FIGURE_WIDTH,
     STATUS_BOX_HEIGHT,
@@ -209,9 +210,11 @@ def scale_traces(run: ScaleRun) -> list:
 
 def status_html(run: ScaleRun) -> str:
     """The status in lines of its own height: an ipywidgets HTML box gives each line a
-    widget's height (28 px) otherwise, and an overflow's three lines outgrew the box."""
+    widget's height (28 px) otherwise, and an overflow's three lines outgrew the box.
+    An overflow is a problem, shown in the problem box of chapter 6's dashboard."""
     text = html.escape(run.status()).replace("\n", "<br>")
-    return f'<div style="line-height:{STATUS_LINE_HEIGHT}"><b>{text}</b></div>'
+    box = "" if run.overflow is None else PROBLEM_CSS + "padding:0 8px;border-radius:4px;"
+    return f'<div style="{box}line-height:{STATUS_LINE_HEIGHT}"><b>{text}</b></div>'
 
 
 class ScaleExplorer(ShownAsWidget):

@@ -31,6 +31,7 @@ from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
 from .numbers import NumberBox
 from .shown import ShownAsWidget
 from .style import (
+    KEEP_FIRST_CSS,
     NO_ANSWER_FILL,
     NO_ANSWER_Y,
     OTHER_PATHS_COLOR,
@@ -54,21 +55,26 @@ from .style import PATH_SHORT_NAMES as SHORT_NAMES
 from .tables import HtmlTable, to_html
 
 
-def table_html(table: pd.DataFrame, wrap: bool = True) -> str:
+def table_html(table: pd.DataFrame, wrap: bool = True, keep_first: bool = False) -> str:
     """A table of this chapter as HTML: thousands separators, an empty cell
-    after an overflow."""
+    after an overflow. `keep_first` keeps the row names and the first column on one
+    line while the rest may wrap."""
     css_class = SIX_PATHS_TABLE if wrap else SIX_PATHS_TABLE + " ccl-nowrap"
-    return TABLE_CSS + SIX_PATHS_CSS + to_html(table, css_class=css_class)
+    css = TABLE_CSS + SIX_PATHS_CSS
+    if keep_first:
+        css_class, css = css_class + " ccl-keep-first", css + KEEP_FIRST_CSS
+    return css + to_html(table, css_class=css_class)
 
 
 class NumberTable(HtmlTable):
     """Shows a DataFrame of this chapter in a cell as `1,085`, not `1085` (HTML and text
     alike); compute with the DataFrame itself, not with this. `wrap=False` keeps every
-    cell on one line (for a table already narrow enough, such as the explorer's)."""
+    cell on one line (for a table already narrow enough, such as the explorer's);
+    `keep_first=True` only the row names and the first column."""
 
-    def __init__(self, table: pd.DataFrame, wrap: bool = True):
+    def __init__(self, table: pd.DataFrame, wrap: bool = True, keep_first: bool = False):
         super().__init__(table)
-        self.html = table_html(table, wrap=wrap)
+        self.html = table_html(table, wrap=wrap, keep_first=keep_first)
 
 
 def completes(run: PathRun) -> str:

@@ -252,7 +252,9 @@ STEPPER_CSS = """<style>
 
 # Chapter 8's tables: numbers right-aligned, and text that may wrap at its spaces, so a
 # wide table narrows before it scrolls. The explorer's cells do not wrap (`ccl-nowrap`):
-# its rows keep their height as the sliders move.
+# its rows keep their height as the sliders move. Chapter 10's comparison keeps its
+# names and its rounds on one line (KEEP_FIRST_CSS, `ccl-keep-first`:
+# `claude-code-cache-editing`, `753 / 753`), and only its headers and other cells wrap.
 SIX_PATHS_CSS = """<style>
 .ccl-table.ccl-six { font-size: 14px; }
 .ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
@@ -263,6 +265,10 @@ SIX_PATHS_CSS = """<style>
 .ccl-table.ccl-six.ccl-nowrap td:nth-child(n) { white-space: nowrap; }
 </style>"""
 SIX_PATHS_TABLE = "ccl-table ccl-six"
+KEEP_FIRST_CSS = """<style>
+.ccl-table.ccl-six.ccl-keep-first tbody th:nth-child(n),
+.ccl-table.ccl-six.ccl-keep-first td:nth-child(2) { white-space: nowrap; }
+</style>"""
 
 # Notebook 07's log report (with TABLE_CSS): headers wrap at their spaces, so its two
 # tables fit the 848-px notebook; the cells stay on one line. Numbers right, text left:

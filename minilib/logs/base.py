@@ -195,14 +195,16 @@ class LoadedLog:
 
     def placed(self, text: str) -> str:
         """`text` with each `messages[i]` named by where message i is in the file first
-        ("file line 243 (messages[9])"): the reader knows the file, not the list."""
+        ("file line 243 (the lab's messages[9])"): the reader knows the file, not the
+        lab's list, and a file whose own places are `messages[j]` too is not mistaken
+        for it."""
 
         def place(match):
             index = int(match.group(1))
             origin = self.origins[index] if index < len(self.origins) else ""
             if not origin or origin == match.group(0):
                 return match.group(0)
-            return f"file {origin} ({match.group(0)})"
+            return f"file {origin} (the lab's {match.group(0)})"
 
         return re.sub(r"messages\[(\d+)\]", place, text)
 

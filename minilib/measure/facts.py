@@ -128,8 +128,9 @@ def probe(
     outputs: Mapping[str, str],
     store=None,
 ) -> Dict[str, str]:
-    """The state of each fact already surfaced (its first_call is in `outputs`); others
-    are left out.
+    """The state of each fact already surfaced (its first_call is in `outputs` and
+    shows it); others are left out. A grounded run may make that call as a listing
+    instead (its window had lost the path it reads): then the fact never surfaced.
 
     `outputs` maps each tool_call_id answered so far to its full output (the trace's
     copy); `store` is the ExternalStore of a run that has one.
@@ -138,7 +139,7 @@ def probe(
     ids = named_ids(window, outputs)
     states = {}
     for fact in facts:
-        if fact.first_call not in outputs:
+        if fact.text not in outputs.get(fact.first_call, ""):
             continue
         if fact.text in text:
             states[fact.id] = "kept"

@@ -38,6 +38,14 @@ still missing when the reply is given is replaced in it by `〔未知:<fact id>�
 grounded replay thus takes at most twice the script's rounds (28 for the bundled 14
 replies; the loop's `max_steps` is 50).
 
+The same rule holds for what the model reads: a scripted call whose arguments state a
+planted fact (a path, a pattern) the window it is sent does not show is not made as
+scripted. The reply has already marked the fact unknown, so the model cannot name it
+either: it lists the deepest folder of that path the window still names (`docs/` in a
+listing, or a path under it), or the workspace's top when it names none
+(`ungrounded_arguments`, `listing_instead`). The call keeps its id, so the replay goes on
+as scripted.
+
 `pointers=True` (off by default: the summary stays the article's) makes the model's
 summary quote, for each call it folds, the call's id and arguments, so the paths, patterns
 and ids of folded calls stay in the window as pointers.
@@ -47,6 +55,7 @@ import copy
 import json
 import re
 from dataclasses import dataclass, field, replace
+from pathlib import PurePosixPath
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import check_int
@@ -57,6 +66,7 @@ UNKNOWN_MARK = "〔未知:{fact}〕"
 UNKNOWN_RE = re.compile(r"〔未知:([^〕]+)〕")
 RECALL = "recall"
 SEARCH = "search_text"
+LISTING = "list_dir"
 LOOKUP_ID = "lookup_{number:02d}"  # ids of the look-up calls, apart from the script's
 # The words of a cite a search may use: ASCII runs with a letter, digit or '#' in them
 # (paths, codes, names, numbers); CJK text, spaces and '=' separate them.
@@ -155,8 +165,9 @@ class GroundedStep:
     `call` is the model call's number (the replay's round), `reply` the scripted reply
     it served or prepared, `missing` the declared facts not in the window it was sent.
     A look-up round has `lookups` ((fact, tool_call_id) pairs); a scripted reply has
-    `unknown`, the facts its text now marks as unknown, and `no_pointer`, those of them
-    its window held no pointer to.
+    `unknown`, the facts its text now marks as unknown, `no_pointer`, those of them
+    its window held no pointer to, and `rerouted`, the ids of its scripted calls made
+    as a listing instead (their arguments named a fact the window does not show).
     """
 
     call: int
@@ -165,6 +176,7 @@ class GroundedStep:
     lookups: Tuple[Tuple[str, str], ...] = ()
     unknown: Tuple[str, ...] = ()
     no_pointer: Tuple[str, ...] = ()
+    rerouted: Tuple[str, ...] = ()
 
     @property
     def is_lookup(self) -> bool:
@@ -245,6 +257,40 @@ def pointer_summary(messages: Sequence[Mapping]) -> str:
     return scripted_summary(marked)
 
 
+def ungrounded_arguments(
+    grounding: Grounding, call: Mapping, text: str
+) -> Tuple[str, ...]:
+    """The planted facts the arguments of tool call `call` state (a path, a pattern)
+    that the window's text `text` does not show: a call that names them cites what its
+    window lacks."""
+    values = [value for value in call_values(call) if isinstance(value, str)]
+    return tuple(
+        fact
+        for fact in grounding.texts
+        if any(grounding.shows(fact, value) for value in values)
+        and not grounding.shows(fact, text)
+    )
+
+
+def listed_folder(path: str, text: str) -> str:
+    """The deepest folder of `path` the window's text names (`docs/` in a listing, or
+    a path under it), or the workspace's top (".") when it names none."""
+    for parent in PurePosixPath(path).parents:
+        folder = str(parent)
+        if folder != "." and re.search(BEFORE + re.escape(folder) + "/", text):
+            return folder
+    return "."
+
+
+def listing_instead(call: Mapping, text: str) -> dict:
+    """`call` made with what the window holds: a listing of the folder of its path the
+    window still names (see `listed_folder`); same id."""
+    values = json.loads(call["function"]["arguments"])
+    folder = listed_folder(str(values.get("path", ".")), text)
+    function = {"name": LISTING, "arguments": call_arguments(path=folder)}
+    return dict(call, function=function)
+
+
 def call_values(call: Mapping) -> List:
     """The argument values of a tool call, in order ([] when they are not JSON)."""
     try:
@@ -273,6 +319,8 @@ class GroundedModel(ScriptedModel):
         self.steps: List[GroundedStep] = []
         self.plans: Dict[str, LookupPlan] = {}  # look-up call id -> its plan
         self.looked_up: Dict[str, int] = {}  # fact id -> look-ups so far
+        # scripted call id -> (its scripted call, the facts its window did not show)
+        self.rerouted: Dict[str, Tuple[Mapping, Tuple[str, ...]]] = {}
         self._prepared = False  # the current reply had its look-up round
         self._no_pointer: Tuple[str, ...] = ()  # due facts its window gave no pointer to
 
@@ -304,19 +352,36 @@ class GroundedModel(ScriptedModel):
         reply = copy.deepcopy(self.replies[index])
         if missing:
             reply["content"] = mark_unknown(reply.get("content") or "", uses, missing)
+        rerouted = self._ground_calls(reply, text)
         no_pointer = tuple(f for f in self._no_pointer if f in missing)
-        step = GroundedStep(len(self.steps), index, missing, (), missing, no_pointer)
+        step = GroundedStep(
+            len(self.steps), index, missing, (), missing, no_pointer, rerouted
+        )
         self.steps.append(step)
         self.calls += 1
         return reply
 
+    def _ground_calls(self, reply: dict, text: str) -> Tuple[str, ...]:
+        """Make each call of `reply` whose arguments name a fact the window's text does
+        not show a listing instead (`listing_instead`); the ids of those calls."""
+        rerouted = []
+        calls = reply.get("tool_calls") or []
+        for number, call in enumerate(calls):
+            unseen = ungrounded_arguments(self.grounding, call, text)
+            if unseen:
+                self.rerouted[call["id"]] = (call, unseen)
+                calls[number] = listing_instead(call, text)
+                rerouted.append(call["id"])
+        return tuple(rerouted)
+
     def places_so_far(self, fact: str, index: int) -> Tuple[Place, ...]:
         """The places of `fact` shown by calls of the replies before `index`, newest
-        first: what the model itself called."""
+        first: what the model itself called (not a call it made as a listing instead)."""
         made = {
             call["id"]
             for reply in self.replies[:index]
             for call in reply.get("tool_calls") or ()
+            if call["id"] not in self.rerouted
         }
         places = [p for p in self.grounding.places.get(fact, ()) if p.call in made]
         return tuple(reversed(places))

@@ -11,9 +11,11 @@ fact's own text), and marks what is still missing as `〔未知:<fact id>〕` in
 This module reads the declarations, runs the article's pipeline in that mode
 (`run_grounded`), and measures the outcome of a run (`grounded_outcome`): the facts the
 final answer got right, the look-up rounds and calls it cost, the facts it marked
-unknown, the extra tokens sent, and whether it finished.
+unknown, the extra tokens sent, whether it finished, and every tool call walked against
+the window it was decided on (`ungrounded_calls`: none names a fact its window lacks).
 """
 
+import json
 from dataclasses import asdict, dataclass, replace
 from functools import lru_cache
 from pathlib import Path
@@ -32,7 +34,7 @@ from ..session import (
 from ..tokens import TokenCounter, estimate_tokens
 from ..trace import Tracer
 from ..window import Settings, article_window
-from .facts import Fact, load_facts
+from .facts import Fact, load_facts, window_text
 from .grounded_model import (
     LOOKUP_ID,
     RECALL,
@@ -43,6 +45,7 @@ from .grounded_model import (
     GroundedStep,
     Grounding,
     Place,
+    ungrounded_arguments,
     unknown_marker,
 )
 
@@ -225,6 +228,13 @@ class GroundedOutcome:
     final_reply: str = ""
     # (round, fact) of the markers written with no pointer to the fact in the window
     no_pointer: Tuple[Tuple[int, str], ...] = ()
+    # every tool call the model made, and (round, call id, fact) of those whose
+    # arguments state a fact the window they were decided on does not show
+    tool_calls: int = 0
+    ungrounded: Tuple[Tuple[int, str, str], ...] = ()
+    # (round, call id, scripted call, the call made) of each scripted call made as a
+    # listing instead, its arguments naming a fact the window did not show
+    rerouted: Tuple[Tuple[int, str, str, str], ...] = ()
 
     @property
     def lookup_calls(self) -> int:
@@ -257,10 +267,32 @@ class GroundedOutcome:
             "lookups": [asdict(lookup) for lookup in self.lookups],
             "unknown": [list(pair) for pair in self.unknown],
             "no_pointer": [list(pair) for pair in self.no_pointer],
+            "tool_calls": self.tool_calls,
+            "ungrounded": [list(item) for item in self.ungrounded],
+            "rerouted": [list(item) for item in self.rerouted],
             "tokens_sent": self.tokens_sent,
             "plain_tokens_sent": self.plain_tokens_sent,
             "extra_tokens": self.extra_tokens,
         }
+
+
+def ungrounded_calls(grounding: Grounding, tracer: Tracer) -> Tuple[Tuple, ...]:
+    """Every tool call of the model's decisions in `tracer`, walked against the window
+    it was decided on: (round, tool_call_id, fact) of each whose arguments state a
+    planted fact (a path, a pattern) that window does not show."""
+    return tuple(
+        (decision["step"], call["id"], fact)
+        for decision in tracer.events("model_call")
+        if decision["purpose"] == "decision"
+        for call in decision["reply"].get("tool_calls") or ()
+        for fact in ungrounded_arguments(grounding, call, window_text(decision["input"]))
+    )
+
+
+def call_text(name: str, arguments: str) -> str:
+    """`read_file docs/x.md`: a call's tool and its argument values."""
+    values = json.loads(arguments) if arguments else {}
+    return " ".join([name, *map(str, values.values())])
 
 
 def grounded_outcome(
@@ -280,6 +312,23 @@ def grounded_outcome(
     uses = grounding.uses[final]
     names = {c["tool_call_id"]: c["name"] for c in tracer.events("tool_call")}
     marked = {(step.reply, fact) for step in model.steps for fact in step.unknown}
+    made = {
+        c["tool_call_id"]: call_text(c["name"], c["arguments"])
+        for c in tracer.events("tool_call")
+    }
+    rerouted = tuple(
+        (
+            step.call,
+            call_id,
+            call_text(
+                model.rerouted[call_id][0]["function"]["name"],
+                model.rerouted[call_id][0]["function"]["arguments"],
+            ),
+            made.get(call_id, ""),
+        )
+        for step in model.steps
+        for call_id in step.rerouted
+    )
     answered = {step.reply for step in model.steps if not step.is_lookup}
     lookups = tuple(
         Lookup(
@@ -306,6 +355,9 @@ def grounded_outcome(
         plain_tokens_sent,
         text,
         tuple((step.call, fact) for step in model.steps for fact in step.no_pointer),
+        len(made),
+        ungrounded_calls(grounding, tracer),
+        rerouted,
     )
 
 

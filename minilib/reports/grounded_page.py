@@ -305,9 +305,17 @@ def _what_grounded_mode_changes(grounding) -> List[str]:
         "ordinary traced tool calls (ids `lookup_NN`) of their own round, paid in "
         "tokens and compressed like any other result: aging cuts a re-read in the "
         "round it arrives, as it cut the first read. What is still missing is "
-        f"replaced in the reply by `{unknown_marker('<fact id>')}`. "
-        "tests/test_grounded_window.py reads every grounded run's trace and fails on a "
-        "reply or a look-up that states a fact its window does not hold.",
+        f"replaced in the reply by `{unknown_marker('<fact id>')}`.",
+        "",
+        "The script's own reads follow the same rule. A scripted call whose arguments "
+        "name a planted fact its window does not show (reply 4 reads "
+        "`docs/release_checklist.md`, the path it has just marked unknown) is made as "
+        "a listing of the deepest folder of that path the window still names "
+        "(`list_dir docs`), or of the workspace's top when it names none; the call "
+        "keeps its id, and a fact only that call would have shown (`NOT_FOUND`) never "
+        "surfaces. tests/test_grounded_window.py reads every grounded run's trace and "
+        "fails on a reply, a look-up or a scripted call that states or reads with a "
+        "fact its window does not hold.",
         "",
         "The facts the final answer states are counted from its text: a declared "
         "fact is *right* when the reply still has the words it backs, not its "

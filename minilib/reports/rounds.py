@@ -104,6 +104,16 @@ def format_grounded(grounded: GroundedSessionRun) -> str:
         f"tool calls; tokens sent over all rounds {outcome.tokens_sent:,} against "
         f"{outcome.plain_tokens_sent:,} not grounded ({outcome.extra_tokens:+,})",
         f"finished: {'yes' if outcome.finished else 'no'}",
+        f"reads: {outcome.tool_calls} tool calls, each against the window it was "
+        f"decided on: {len(outcome.ungrounded)} ungrounded",
+    ]
+    lines += [
+        f"  round {round_}, {call_id}: {scripted}, which its window lacks, made as {made}"
+        for round_, call_id, scripted, made in outcome.rerouted
+    ]
+    lines += [
+        f"  ungrounded: round {round_} {call_id} ({fact})"
+        for round_, call_id, fact in outcome.ungrounded
     ]
     if outcome.unknown:
         lines.append(
