@@ -474,3 +474,24 @@ def test_the_report_takes_the_searchs_replay_at_the_chosen_threshold(monkeypatch
     again = explore_text(text, "mine.jsonl", explorer.settings())  # nothing kept now
     assert [s.threshold for s in replays].count(chosen) == 2
     assert report_outputs(again) == report_outputs(explorer.report)
+
+
+def test_each_path_that_stopped_says_why_under_the_table():
+    from minilib.lab.log_explorer import explore_file, report_tables
+    from minilib.window import Settings
+
+    path = (
+        Path(__file__).resolve().parent.parent
+        / "data"
+        / "transcripts"
+        / "coding_agent_fix.json"
+    )
+    # at a threshold where the paths part: some go through, some stop
+    report = explore_file(path, Settings(threshold=250, fold_user_turns=True))
+    stopped = [
+        p for p, done in report.paths["completes"].items() if "overflow" in str(done)
+    ]
+    assert stopped and sorted(report.stops) == sorted(stopped)
+    html_shown = report_tables(report)["Every path on this log"][1]
+    for name in stopped:
+        assert f"{name} stopped: needed " in html_shown

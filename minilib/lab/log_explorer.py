@@ -26,7 +26,7 @@ report is a function of the three values only.
 import html
 import json
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import List, Mapping, Optional, Sequence
@@ -112,6 +112,8 @@ class LogReport:
     settings: Optional[Settings] = None
     choice: Optional[ThresholdChoice] = None
     costs: str = ""  # facts the agent used, the prompt cache, the outputs cut
+    # why each path that stopped stopped, said under the paths' table
+    stops: dict = field(default_factory=dict)
 
 
 def grid_step(tokens: int) -> int:
@@ -293,6 +295,11 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         settings=settings,
         choice=choice,
         costs=format_costs(costs),
+        stops={
+            row["path"]: row["why_it_stopped"]
+            for row in rows
+            if row.get("why_it_stopped")
+        },
     )
 
 
@@ -373,7 +380,11 @@ def report_tables(report: LogReport) -> dict:
         ),
         "Every path on this log": (
             report.paths,
-            to_html(report.paths, css_class=LOG_PATHS_TABLE),
+            to_html(report.paths, css_class=LOG_PATHS_TABLE)
+            + "".join(
+                f"<br><small>{html.escape(path)} stopped: {html.escape(why)}</small>"
+                for path, why in report.stops.items()
+            ),
         ),
     }
 

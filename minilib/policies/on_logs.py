@@ -111,9 +111,24 @@ def path_rows(messages: Sequence[Mapping], settings: Settings = Settings()) -> L
                     1 for c in tracer.events("model_call") if c["purpose"] != "decision"
                 ),
                 outputs_whole=f"{whole} of {outputs}",
+                why_it_stopped=stop_reason(run.overflow),
             )
         )
     return rows
+
+
+def stop_reason(overflow) -> str:
+    """Why a path stopped, in a table cell: what the window needed against the
+    threshold, and its largest message, which the path could not cut further; "" for
+    a path that went through."""
+    if overflow is None:
+        return ""
+    written = f", written by {overflow.written_by}" if overflow.written_by else ""
+    return (
+        f"needed {overflow.tokens:,} of {overflow.threshold:,}, nothing more it may "
+        f"cut; largest left: a {overflow.largest_role} message of "
+        f"{overflow.largest_tokens:,}{written}"
+    )
 
 
 def baseline_row(messages: Sequence[Mapping]) -> Dict:
