@@ -26,7 +26,7 @@ from ..measure.calibration import (
     predict,
 )
 from ..measure.recorded_usage import usage_rows
-from .shown import ShownAsWidget
+from .shown import TextUploadExplorer
 from .style import (
     BASELINE_COLOR,
     BLUE,
@@ -211,16 +211,15 @@ def calibration_view(name: str, content: bytes):
     return view.held_out_words, calibration_figure(view), calibration_frame(view), False
 
 
-class CalibrationExplorer(ShownAsWidget):
+class CalibrationExplorer(TextUploadExplorer):
     """Upload a log: its record, the article's estimate and the calibrated count, as
-    the chapter shows the bundled real session."""
+    the chapter shows the bundled real session (a figure and a table, not text)."""
 
     def __init__(self):
-        self.upload = widgets.FileUpload(
-            accept="", multiple=False, description="Upload a log"
+        super().__init__(
+            calibration_view, "Calibration explorer (run the notebook, then upload a log)"
         )
         self.output = widgets.Output()
-        self.upload.observe(lambda change: self.render(), "value")
         self.widget = widgets.VBox([self.upload, self.output])
 
     def render(self):
@@ -238,6 +237,3 @@ class CalibrationExplorer(ShownAsWidget):
                 display(figure)
                 display(scrolling_table(frame))
         return words
-
-    def text_form(self) -> str:
-        return "Calibration explorer (run the notebook, then upload a log)"
