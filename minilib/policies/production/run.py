@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...measure.cache import CacheRound, PrefixCache, shared_prefix
+from ...measure.cache import CacheRound, KnownCounts, PrefixCache, shared_prefix
 from ...messages import ConversationChecker, InvalidMessagesError
 from ...tokens import known_per_message
 from ...window import ContextOverflowError
@@ -100,14 +100,17 @@ def replay_policy(
     messages: Sequence[Mapping],
     policy: Policy,
     on_window: Optional[WindowObserver] = None,
+    known: Optional[KnownCounts] = None,
 ) -> PolicyRun:
     """Send every round of `messages` (a log's, chat-completions shape) through
-    `policy`; stop at the first window that does not fit its context window."""
+    `policy`; stop at the first window that does not fit its context window.
+    `known`: the log's messages counted already with the policy's count (a caller
+    replaying the same log under many policies counts them once)."""
     prepared = with_output_ids(messages)
     replies = [i for i, message in enumerate(prepared) if message["role"] == "assistant"]
     run = PolicyRun(policy.key, len(replies))
     count_message = per_message_counter(policy.count_tokens)
-    cache, pairing = PrefixCache(count_message), PairingCheck()
+    cache, pairing = PrefixCache(count_message, known), PairingCheck()
     history: List[Mapping] = []
     for step, index in enumerate(replies):
         arrived = prepared[len(history) : index]
