@@ -67,33 +67,85 @@ def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
 
 
 class PairingCheck:
-    """Whether each window keeps pairing, checking only from where it changed.
+    """Whether each window keeps pairing, checking only where it changed.
 
     Pairing state after a message depends only on the latest assistant message and
     what follows it, and the part a window shares with the last valid one was checked
     then: so the check restarts at the last assistant message before the first change
-    (the window's end, when it only appended)."""
+    (the window's end, when it only appended). It stops again where the window goes
+    on as the last one did: from a message that is not a tool result on (the state
+    after it is its own), the rest of the last window followed by what is new, at the
+    same place (a message changed in the middle) or further up (messages dropped from
+    the front); there the last window's final state carries on."""
 
     def __init__(self):
         self._last: List[Mapping] = []
         self._valid = False
+        self._end: Optional[ConversationChecker] = None  # the state after _last
+        self._places: Optional[dict] = None  # id of each of _last's messages -> place
 
     def valid(self, window: List[Mapping]) -> bool:
-        start = 0
+        last, known = self._last, len(self._last)
+        start, end, tail = 0, len(window), None
         if self._valid:
-            start = shared_prefix(self._last, window)
-            while start > 0 and window[start - 1].get("role") != "assistant":
-                start -= 1
-            start = max(start - 1, 0)  # the assistant message itself opens the state
+            shared = shared_prefix(last, window)
+            if shared == known:  # appended: the last window's state goes on
+                start, end, tail = known, known, known
+            else:
+                start = shared
+                while start > 0 and window[start - 1].get("role") != "assistant":
+                    start -= 1
+                start = max(start - 1, 0)  # the assistant message itself opens it
+                end, tail = self._resumes(window, shared)
         checker = ConversationChecker()
         try:
-            for index in range(start, len(window)):
+            for index in range(start, end):
                 checker.add(window[index], index)
+            if tail is not None:  # the last window's state, after its own end
+                checker = self._end.copy()
+                for index in range(tail, len(window)):
+                    checker.add(window[index], index)
         except InvalidMessagesError:
-            self._last, self._valid = window, False
+            self._last, self._valid, self._places = window, False, None
             return False
-        self._last, self._valid = window, True
+        self._last, self._valid, self._end, self._places = window, True, checker, None
         return True
+
+    def _resumes(self, window: List[Mapping], shared: int):
+        """Where the check of `window` (changed at `shared`) can stop, having checked
+        a message that is not a tool result, and where the rest of the last window
+        ends in it: (stop, end), or (len(window), None) when it does not go on so."""
+        last, known = self._last, len(self._last)
+        # the same place: the shortest end of the last window that window repeats
+        low, high = shared + 1, known
+        if len(window) >= known and high > low:
+            if window[low:known] == last[low:known]:
+                high = low
+            while high - low > 1:
+                middle = (low + high) // 2
+                if window[middle:known] == last[middle:known]:
+                    high = middle
+                else:
+                    low = middle
+            for place in range(high, known):
+                if window[place].get("role") != "tool":
+                    return place + 1, known
+        # further up: the first message not a tool result from the change on, found
+        # in the last window, with the rest of the last window after it
+        if self._places is None:
+            self._places = {id(message): place for place, message in enumerate(last)}
+        for place in range(shared, len(window)):
+            message = window[place]
+            if message.get("role") == "tool":
+                continue
+            was = self._places.get(id(message))
+            if was is None:
+                break
+            rest = known - was
+            if window[place : place + rest] == last[was:]:
+                return place + 1, place + rest
+            break
+        return len(window), None
 
 
 def replay_policy(
