@@ -137,7 +137,7 @@ def test_an_unknown_policy_is_named():
     calls=st.integers(1, 25),
     edits=st.lists(
         st.tuples(
-            st.sampled_from(["append", "drop", "mask", "keep", "trim", "next"]),
+            st.sampled_from(["append", "drop", "mask", "keep", "trim", "next", "fold"]),
             st.integers(0, 99),
         ),
         min_size=1,
@@ -145,9 +145,9 @@ def test_an_unknown_policy_is_named():
     ),
 )
 def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
-    """Checking only from the last assistant message before a change, and only until
-    the window goes on as the last one did, gives the same verdict as checking the
-    whole window."""
+    """Checking only from the last message before a change that is not a tool
+    result, and only until the window goes on as the last one did, gives the same
+    verdict as checking the whole window."""
     history = list(generate_history(calls).messages)
     check, window, taken = PairingCheck(), [], 2
     for how, at in edits:
@@ -163,6 +163,12 @@ def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
                 + [dict(window[index], content="<MASKED>")]
                 + window[index + 1 :]
             )
+        elif how == "fold":  # a reply and its results sent as one user message
+            index = at % len(window)
+            end = index + 1
+            while end < len(window) and window[end].get("role") == "tool":
+                end += 1
+            window = window[:index] + [{"role": "user", "content": "<M>"}] + window[end:]
         elif how == "trim":  # the oldest messages after the first dropped
             cut = 1 + at % len(window)
             window = window[:1] + window[cut:]

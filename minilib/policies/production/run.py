@@ -66,17 +66,21 @@ def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
     return known_per_message(count_tokens) or (lambda message: count_tokens([message]))
 
 
+RESUME_TRIES = 4  # places the pairing check tries to pick the last window up at
+
+
 class PairingCheck:
     """Whether each window keeps pairing, checking only where it changed.
 
-    Pairing state after a message depends only on the latest assistant message and
-    what follows it, and the part a window shares with the last valid one was checked
-    then: so the check restarts at the last assistant message before the first change
-    (the window's end, when it only appended). It stops again where the window goes
-    on as the last one did: from a message that is not a tool result on (the state
-    after it is its own), the rest of the last window followed by what is new, at the
-    same place (a message changed in the middle) or further up (messages dropped from
-    the front); there the last window's final state carries on."""
+    Pairing state after a message that is not a tool result depends only on that
+    message (an assistant message opens its calls; any other leaves none open), and
+    the part a window shares with the last valid one was checked then: so the check
+    restarts at the last such message before the first change (the window's end,
+    when it only appended). It stops again where the window goes on as the last one
+    did: from a message that is not a tool result on, the rest of the last window
+    followed by what is new, at the same place (a message changed in the middle) or
+    elsewhere (messages dropped from the front, or replaced by fewer); there the last
+    window's final state carries on."""
 
     def __init__(self):
         self._last: List[Mapping] = []
@@ -92,10 +96,10 @@ class PairingCheck:
             if shared == known:  # appended: the last window's state goes on
                 start, end, tail = known, known, known
             else:
-                start = shared
-                while start > 0 and window[start - 1].get("role") != "assistant":
+                start = shared  # from the last message before it not a tool result
+                while start > 0 and window[start - 1].get("role") == "tool":
                     start -= 1
-                start = max(start - 1, 0)  # the assistant message itself opens it
+                start = max(start - 1, 0)  # that message itself opens the state
                 end, tail = self._resumes(window, shared)
         checker = ConversationChecker()
         try:
@@ -130,21 +134,25 @@ class PairingCheck:
             for place in range(high, known):
                 if window[place].get("role") != "tool":
                     return place + 1, known
-        # further up: the first message not a tool result from the change on, found
-        # in the last window, with the rest of the last window after it
+        # elsewhere (the front trimmed, messages replaced by fewer or more): a
+        # message not a tool result from the change on, found in the last window,
+        # with the rest of the last window after it (a few tried, the first ones)
         if self._places is None:
             self._places = {id(message): place for place, message in enumerate(last)}
+        tries = RESUME_TRIES
         for place in range(shared, len(window)):
             message = window[place]
             if message.get("role") == "tool":
                 continue
             was = self._places.get(id(message))
             if was is None:
-                break
+                continue  # written this round: not in the last window
             rest = known - was
             if window[place : place + rest] == last[was:]:
                 return place + 1, place + rest
-            break
+            tries -= 1
+            if not tries:
+                break
         return len(window), None
 
 
