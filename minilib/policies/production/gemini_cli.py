@@ -148,6 +148,12 @@ def is_function_response(message: Mapping) -> bool:
     return message.get("role") == "tool" or is_observation(message)
 
 
+def unmasked_output(message: Mapping) -> bool:
+    """A function response that masking has not masked yet."""
+    content = message.get("content") or ""
+    return is_function_response(message) and f"<{MASKING_TAG}" not in content
+
+
 def is_split_point(message: Mapping) -> bool:
     """A user turn that is not a function response."""
     return message.get("role") == "user" and not is_observation(message)
@@ -258,6 +264,7 @@ class GeminiCliPolicy(Policy):
         # tokens): an output too small to gain from masking is offered every round
         self.masked: dict = {}
         self.call_names: dict = {}  # id(assistant message) -> (it, call id -> tool)
+        self.maskable: dict = {}  # id(message) -> (it, an output not masked yet)
         self.maskings: List[int] = []  # rounds where masking masked something
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
@@ -289,10 +296,13 @@ class GeminiCliPolicy(Policy):
         while last >= 0 and messages[last].get("role") != "assistant":
             last -= 1  # what came after the latest reply is the request being sent
         protected, prunable, total = 0, [], 0
+        maskable = self.maskable
         for index in range(last - 1, -1, -1):  # the latest turn itself is skipped
             message = messages[index]
-            content = message.get("content") or ""
-            if not is_function_response(message) or f"<{MASKING_TAG}" in content:
+            held = maskable.get(id(message))
+            if held is None or held[0] is not message:
+                held = maskable[id(message)] = (message, unmasked_output(message))
+            if not held[1]:
                 continue
             if self.names.get(message.get("tool_call_id")) in EXEMPT_TOOLS:
                 continue  # always high-signal: never masked
