@@ -101,9 +101,10 @@ bench-scale: $(STAMP)
 bench-logs: $(STAMP)
 	$(BIN)/python bench/bench_logs.py --markdown docs/benchmark_logs.md
 
-# every production policy on the 1,000-call log, python -m minilib compare as a user runs it
+# every production policy on the 1,000-call log, python -m minilib compare as a user runs it,
+# and chapter 10 run in full; BENCH_ARGS="--against REV" measures that revision beside it
 bench-policies: $(STAMP)
-	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md
+	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md $(BENCH_ARGS)
 
 # make classroom's hub with 1, 5, 10, 20 and 30 students at once (one a real browser, the
 # others through the kernel websocket API): start, memory per student, keypress -> redraw

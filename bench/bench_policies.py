@@ -2,6 +2,7 @@
 
     python bench/bench_policies.py                                       # measure
     python bench/bench_policies.py --markdown docs/benchmark_policies.md  # and write it
+    python bench/bench_policies.py --against HEAD~8   # that revision beside this one
 
 The log is the generated 1,000-call session (`generate_history(1000, user_turns=10)`,
 753 rounds, ten follow-ups from the person), written as an OpenAI chat JSON list under
@@ -11,9 +12,19 @@ The log is the generated 1,000-call session (`generate_history(1000, user_turns=
   window: `python -m minilib compare LOG --window N --json rows.json` (wall time from
   spawn to exit, the interpreter's start included; median of `--repeats`);
 - in this process, each policy alone (`measure_policy`, the facts read once and
-  shared, as `compare` does): the median of `--repeats` runs, so a slow policy shows.
+  shared, as `compare` does): the median of `--repeats` runs, so a slow policy shows;
+- `--against REV`: that git revision's minilib (exported under build/bench_policies/,
+  run from its own PYTHONPATH) beside this checkout's, runs taking turns: the command
+  at 200k as above, and inside it the time `compare` takes (the log read, its facts
+  found, every policy replayed and the table printed; the interpreter's start and the
+  imports left out), with the ratio, and whether both wrote the same rows;
+- chapter 10's Run All, headless: `jupyter nbconvert --execute` of
+  notebooks/10_production_policies.ipynb into build/ (the notebook in the checkout is
+  not touched), wall time, this checkout's and, with `--against`, that revision's
+  own chapter on its own minilib (`--no-notebook` leaves it out).
 
-Target (printed PASS/FAIL): every policy on the 1,000-call log at 200k within 30 s.
+Targets (printed PASS/FAIL): every policy on the 1,000-call log at 200k within 30 s;
+the command's compare within 1 s.
 """
 
 import argparse
@@ -26,6 +37,7 @@ import sys
 import time
 from datetime import date
 from pathlib import Path
+from typing import Optional
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -43,6 +55,18 @@ BUILD = ROOT / "build" / "bench_policies"
 CALLS, USER_TURNS = 1000, 10
 WINDOWS = (200_000, 32_000)
 TARGET_S = 30.0
+TARGET_COMPARE_S = 1.0
+CHAPTER = "notebooks/10_production_policies.ipynb"
+# Run in a child process with a revision's minilib first on its path: the command's
+# own main, timed inside, so the interpreter's start and the imports are left out.
+TIMED_COMPARE = """
+import json, sys, time
+from minilib.cli.main import main
+start = time.perf_counter()
+code = main(["compare", sys.argv[1], "--window", sys.argv[2], "--json", sys.argv[3]])
+sys.stderr.write(json.dumps({"seconds": time.perf_counter() - start, "code": code}))
+"""
+THIS = "this checkout"
 BEGIN = "<!-- measured by bench/bench_policies.py: begin -->"
 END = "<!-- measured by bench/bench_policies.py: end -->"
 
@@ -85,6 +109,107 @@ def time_cli(log: Path, window: int, repeats: int) -> tuple:
     return statistics.median(times), rows
 
 
+def against_code(ref: str) -> Path:
+    """The minilib (with its data, as the package ships it) and the notebooks of git
+    revision `ref`, exported under build/bench_policies/against/<commit>."""
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", ref],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    target = BUILD / "against" / commit
+    if not (target / "notebooks").is_dir():
+        target.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", commit, "minilib", "data", "notebooks"],
+            cwd=ROOT,
+            capture_output=True,
+            check=True,
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
+        (target / "data").rename(target / "minilib" / "data")
+    return target
+
+
+def time_compare(codes: dict, log: Path, window: int, repeats: int) -> dict:
+    """For each code (name -> the folder its minilib is in), the command's wall time
+    and the compare inside it, medians of `repeats`, the codes taking turns; and the
+    rows each wrote."""
+    runs = {name: {"wall": [], "compare": []} for name in codes}
+    rows = {}
+    for _ in range(repeats):
+        for name, code in codes.items():
+            out = BUILD / f"rows_{window}_{name.replace('/', '_')}.json"
+            start = time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", TIMED_COMPARE, str(log), str(window), str(out)],
+                cwd=code,  # `-c` puts the working folder first on the path
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(code)},
+            )
+            runs[name]["wall"].append(time.perf_counter() - start)
+            timed = json.loads(done.stderr.strip().splitlines()[-1])
+            if timed["code"] != 0:
+                raise SystemExit(f"compare failed on {name}: {done.stderr}")
+            runs[name]["compare"].append(timed["seconds"])
+            rows[name] = json.loads(out.read_text(encoding="utf-8"))
+    return {
+        name: {
+            "wall": statistics.median(each["wall"]),
+            "compare": statistics.median(each["compare"]),
+            "each": each["compare"],
+            "rows": rows[name],
+        }
+        for name, each in runs.items()
+    }
+
+
+def time_chapter(codes: dict, repeats: int) -> dict:
+    """Chapter 10 run in full, headless (nbconvert --execute into build/), for each
+    code its own chapter: medians of `repeats`, the codes taking turns."""
+    out = BUILD / "chapter"
+    out.mkdir(parents=True, exist_ok=True)
+    jupyter = {
+        "JUPYTER_CONFIG_DIR": str(ROOT / "build" / "jupyter" / "config"),
+        "JUPYTER_DATA_DIR": str(ROOT / "build" / "jupyter" / "data"),
+        "IPYTHONDIR": str(ROOT / "build" / "jupyter" / "ipython"),
+    }
+    times = {name: [] for name in codes}
+    for _ in range(repeats):
+        for name, code in codes.items():
+            start = time.perf_counter()
+            done = subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "jupyter",
+                    "nbconvert",
+                    "--execute",
+                    "--to",
+                    "notebook",
+                    "--output-dir",
+                    str(out),
+                    "--output",
+                    f"chapter10_{name.replace('/', '_')}",
+                    str(Path(code) / CHAPTER),
+                ],
+                cwd=ROOT,
+                capture_output=True,
+                text=True,
+                env={**os.environ, **jupyter, "PYTHONPATH": str(code)},
+            )
+            times[name].append(time.perf_counter() - start)
+            if done.returncode != 0:
+                raise SystemExit(f"chapter 10 failed on {name}: {done.stderr[-2000:]}")
+    return {
+        name: {"median": statistics.median(each), "each": each}
+        for name, each in times.items()
+    }
+
+
 def time_each(log: Path, window: int, repeats: int) -> dict:
     messages = with_output_ids(json.loads(log.read_text(encoding="utf-8")))
     used = used_facts(messages)
@@ -99,7 +224,53 @@ def time_each(log: Path, window: int, repeats: int) -> dict:
     return seconds
 
 
-def markdown(results, repeats: int, whole_s: float) -> str:
+def side_by_side(compared: dict, chapter: Optional[dict], against: Optional[str]):
+    """The lines of the revisions' comparison and of chapter 10's Run All."""
+    here = compared[THIS]
+    lines = [
+        "",
+        "### compare at 200,000, this checkout"
+        + (f" beside {against}" if against else "")
+        + " (child processes, taking turns)",
+        "",
+        "| code | command wall (median) | compare inside it (median) | each run "
+        "| target | |",
+        "|---|---:|---:|---|---:|---|",
+    ]
+    for name, result in compared.items():
+        each = ", ".join(f"{value:.2f}" for value in result["each"])
+        verdict = "PASS" if result["compare"] <= TARGET_COMPARE_S else "FAIL"
+        lines.append(
+            f"| {name} | {result['wall']:.2f} s | {result['compare']:.2f} s | {each} "
+            f"| {TARGET_COMPARE_S:.0f} s | {verdict} |"
+        )
+    if against:
+        then = compared[against]
+        same = "the same" if then["rows"] == here["rows"] else "DIFFERENT"
+        lines += [
+            "",
+            f"{against} / this checkout: compare {then['compare'] / here['compare']:.1f}x"
+            f", command {then['wall'] / here['wall']:.1f}x; the rows both wrote are "
+            f"{same}.",
+        ]
+    if chapter:
+        lines += [
+            "",
+            "### Chapter 10, Run All (nbconvert --execute, headless)",
+            "",
+            "| code | wall (median) | each run |",
+            "|---|---:|---|",
+        ]
+        for name, result in chapter.items():
+            each = ", ".join(f"{value:.1f}" for value in result["each"])
+            lines.append(f"| {name} | {result['median']:.1f} s | {each} |")
+        if against:
+            ratio = chapter[against]["median"] / chapter[THIS]["median"]
+            lines += ["", f"{against} / this checkout: {ratio:.1f}x."]
+    return lines
+
+
+def markdown(results, repeats: int, whole_s: float, extra=()) -> str:
     load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
     lines = [
         f"Measured on {date.today():%Y-%m-%d}: {os.cpu_count()} cores "
@@ -138,23 +309,40 @@ def markdown(results, repeats: int, whole_s: float) -> str:
             )
             cells += [f"{seconds[key]:.2f}", done]
         lines.append(f"| {key} | " + " | ".join(cells) + " |")
-    return "\n".join(lines)
+    return "\n".join(lines + list(extra))
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--markdown", type=Path, default=None)
+    parser.add_argument(
+        "--against", default=None, help="a git revision to measure beside this one"
+    )
+    parser.add_argument(
+        "--no-notebook", action="store_true", help="leave chapter 10's Run All out"
+    )
     args = parser.parse_args(argv)
     started = time.perf_counter()
     log = write_log()
+    codes = {THIS: ROOT}
+    if args.against:
+        codes[args.against] = against_code(args.against)
+    compared = time_compare(codes, log, 200_000, args.repeats)
+    for name, result in compared.items():
+        print(f"  {name}: compare {result['compare']:.2f} s, wall {result['wall']:.2f} s")
+    chapter = None if args.no_notebook else time_chapter(codes, args.repeats)
+    if chapter:
+        for name, result in chapter.items():
+            print(f"  {name}: chapter 10 Run All {result['median']:.1f} s")
     results = {}
     for window in WINDOWS:
         wall, rows = time_cli(log, window, args.repeats)
         seconds = time_each(log, window, args.repeats)
         results[window] = (wall, rows, seconds)
         print(f"  compare at {window:,}: {wall:.1f} s ({len(rows)} policies)")
-    block = markdown(results, args.repeats, time.perf_counter() - started)
+    extra = side_by_side(compared, chapter, args.against)
+    block = markdown(results, args.repeats, time.perf_counter() - started, extra)
     print(block)
     if args.markdown is not None:
         write_markdown(args.markdown, block, BEGIN, END)

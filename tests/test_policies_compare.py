@@ -137,14 +137,16 @@ def test_an_unknown_policy_is_named():
     calls=st.integers(1, 25),
     edits=st.lists(
         st.tuples(
-            st.sampled_from(["append", "drop", "mask", "keep"]), st.integers(0, 99)
+            st.sampled_from(["append", "drop", "mask", "keep", "trim", "next", "fold"]),
+            st.integers(0, 99),
         ),
         min_size=1,
         max_size=12,
     ),
 )
 def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
-    """Checking only from the last assistant message before a change gives the same
+    """Checking only from the last message before a change that is not a tool
+    result, and only until the window goes on as the last one did, gives the same
     verdict as checking the whole window."""
     history = list(generate_history(calls).messages)
     check, window, taken = PairingCheck(), [], 2
@@ -161,6 +163,18 @@ def test_the_runners_pairing_check_agrees_with_validate_messages(calls, edits):
                 + [dict(window[index], content="<MASKED>")]
                 + window[index + 1 :]
             )
+        elif how == "fold":  # a reply and its results sent as one user message
+            index = at % len(window)
+            end = index + 1
+            while end < len(window) and window[end].get("role") == "tool":
+                end += 1
+            window = window[:index] + [{"role": "user", "content": "<M>"}] + window[end:]
+        elif how == "trim":  # the oldest messages after the first dropped
+            cut = 1 + at % len(window)
+            window = window[:1] + window[cut:]
+        elif how == "next":  # what follows the last message taken, as a trimmer sends
+            more = min(len(history), taken + 1 + at % 4)
+            window, taken = window + history[taken:more], more
         try:
             validate_messages(window)
             expected = True

@@ -105,6 +105,7 @@ class LogRuns:
         self.used = used_facts(self.messages)
         self.baseline = baseline(self.messages)
         self._rows: Dict[tuple, dict] = {}
+        self._counted: dict = {}  # the log's messages counted once for every row
 
     def row(self, key: str, window: int, value=None) -> dict:
         """The row of `key` at `window` (its main parameter at `value`). A setting the
@@ -116,7 +117,12 @@ class LogRuns:
         if found is None:
             try:
                 found = measure_policy(
-                    self.messages, key, window, used=self.used, **settings
+                    self.messages,
+                    key,
+                    window,
+                    used=self.used,
+                    counted=self._counted,
+                    **settings,
                 )
             except Exception as error:  # shown in its row, the other rows go on
                 found = refused_row(key, error)

@@ -39,7 +39,8 @@ message breaks the cache for everything after it.
 """
 
 from dataclasses import dataclass
-from typing import Callable, List, Mapping, Sequence
+from itertools import accumulate, compress
+from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
 MessageCounter = Callable[[Mapping], int]
 
@@ -81,15 +82,52 @@ class CacheRound:
     broke: bool = False  # the window did not begin with the whole last one
 
 
+class KnownCounts:
+    """Each of `messages` counted once, by identity: a replay sends the log's own
+    messages again every round, and a counter need not count them again. It keeps
+    the messages, so no other object can take one's id while it is in use."""
+
+    def __init__(self, count_message: MessageCounter, messages: Sequence[Mapping]):
+        self.count_message = count_message
+        self.messages = list(messages)
+        self.counts: Dict[int, int] = {
+            id(message): count_message(message) for message in self.messages
+        }
+
+    def __call__(self, message: Mapping) -> int:
+        known = self.counts.get(id(message))
+        return self.count_message(message) if known is None else known
+
+    def many(self, messages: Sequence[Mapping]) -> List[int]:
+        """The count of each of `messages`, the known ones looked up."""
+        counts = list(map(self.counts.get, map(id, messages)))
+        if None in counts:
+            count = self.count_message
+            counts = [
+                count(message) if known is None else known
+                for message, known in zip(messages, counts)
+            ]
+        return counts
+
+
 class PrefixCache:
     """Feed it each window sent (`sent`); it measures the cache per round.
 
     It keeps the last window and its messages' running token totals, so a round
     costs what it appended plus, where the prefix changed, one walk to the change.
+    `known` (a `KnownCounts` of the same counter) gives the counts of messages it
+    has counted already.
     """
 
-    def __init__(self, count_message: MessageCounter):
+    def __init__(
+        self, count_message: MessageCounter, known: Optional[KnownCounts] = None
+    ):
         self.count_message = count_message
+        self._many = (
+            known.many
+            if known is not None
+            else lambda messages: list(map(count_message, messages))
+        )
         self._last: List[Mapping] = []
         self._totals: List[int] = [0]  # _totals[k]: tokens of the last window's first k
         self.rounds: List[CacheRound] = []
@@ -99,20 +137,17 @@ class PrefixCache:
         last, window = self._last, list(window)
         shared = shared_prefix(last, window)
         totals = self._totals[: shared + 1]
-        running = totals[-1]
-        for message in window[shared:]:
-            running += self.count_message(message)
-            totals.append(running)
+        new = window[shared:]
+        counts = self._many(new)
+        running = accumulate(counts, initial=totals[-1])
+        next(running)  # the total before the change, already in totals
+        totals.extend(running)
         tokens, reused = totals[-1], totals[shared]
         broke = shared < len(last)
         rewritten = 0
         if broke:  # what the last window held after the change, sent again unchanged
-            held = {id(message) for message in last[shared:]}
-            rewritten = sum(
-                totals[i + 1] - totals[i]
-                for i in range(shared, len(window))
-                if id(window[i]) in held
-            )
+            held = set(map(id, last[shared:]))
+            rewritten = sum(compress(counts, map(held.__contains__, map(id, new))))
         measured = CacheRound(tokens, reused, tokens - reused, rewritten, broke)
         self._last, self._totals = window, totals
         self.rounds.append(measured)

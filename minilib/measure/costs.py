@@ -21,7 +21,15 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..tokens import estimate_message_tokens
 from ..trace import event_records
-from .cache import DEFAULT_PRICES, CacheCost, CacheRound, PrefixCache, cache_cost
+from .cache import (
+    DEFAULT_PRICES,
+    CacheCost,
+    CacheRound,
+    KnownCounts,
+    PrefixCache,
+    cache_cost,
+    shared_prefix,
+)
 from .used_facts import FactFate, FactMeter, UsedFacts, used_facts
 
 WHOLE, CUT, FOLDED = "whole", "cut", "folded"
@@ -106,22 +114,37 @@ class RunCosts:
 class RunMeter:
     """Measures a run window by window (see the module text)."""
 
-    def __init__(self, used: UsedFacts, count_message, prices=DEFAULT_PRICES):
+    def __init__(
+        self,
+        used: UsedFacts,
+        count_message,
+        prices=DEFAULT_PRICES,
+        *,
+        known_estimates: Optional[KnownCounts] = None,
+    ):
         self.facts = FactMeter(used)
         self.cache = PrefixCache(count_message)
         self.cache_rounds: List[CacheRound] = []
-        # The article's estimate of the same windows, beside a real tokenizer's count.
+        # The article's estimate of the same windows, beside a real tokenizer's count
+        # (`known_estimates`: the log's messages estimated already).
         self.estimate = None
         if count_message is not estimate_message_tokens:
-            self.estimate = PrefixCache(estimate_message_tokens)
+            self.estimate = PrefixCache(estimate_message_tokens, known_estimates)
         self.prices = prices
         self.outputs: Dict[str, OutputFate] = {}
         self._texts: Dict[str, str] = {}  # output id -> its whole text
         self.tokens: List[int] = []
+        # The last window, and where in it each output is named: a fate is looked at
+        # again only when a message naming its output left or joined the window.
+        self._window: List[Mapping] = []
+        self._named: List[Optional[str]] = []  # the output each message names
+        self._where: Dict[str, List[int]] = {}  # output id -> its places, in order
+        self._changed: Dict[str, None] = {}  # outputs to look at in the next _fates
 
     def output(self, output_id: str, tool: str, step: int, text) -> None:
         """An output arrived (a tool_call event)."""
         recoverable = isinstance(text, str)
+        self._changed[output_id] = None
         self._texts[output_id] = text if recoverable else ""
         self.outputs[output_id] = OutputFate(
             output_id, tool, step, len(self._texts[output_id]), recoverable=recoverable
@@ -142,26 +165,50 @@ class RunMeter:
         if self.estimate is not None:
             self.estimate.sent(window)
         self.facts.sent(step, window)
+        self._follow(window)
         if measured.broke or len(self.tokens) == 1:
-            self._fates(step, window)  # a window that only appended changes no fate
+            self._fates(step)  # a window that only appended changes no fate
 
-    def _fates(self, step: int, window: Sequence[Mapping]) -> None:
-        present = {}
-        for message in window:
-            named = message.get("tool_call_id") or message.get("output_id")
-            if named in self.outputs:
-                present[named] = message.get("content")
-        for output_id, fate in self.outputs.items():
-            if output_id not in present:
+    def _follow(self, window: Sequence[Mapping]) -> None:
+        """Where each output is named in `window`, from where it left the last one."""
+        window = list(window)
+        shared = shared_prefix(self._window, window)
+        named, where, changed = self._named, self._where, self._changed
+        for output_id in named[shared:]:
+            if output_id:
+                places = where[output_id]
+                while places and places[-1] >= shared:
+                    places.pop()
+                changed[output_id] = None
+        del named[shared:]
+        for place in range(shared, len(window)):
+            message = window[place]
+            output_id = message.get("tool_call_id") or message.get("output_id")
+            named.append(output_id)
+            if output_id:
+                where.setdefault(output_id, []).append(place)
+                changed[output_id] = None
+        self._window = window
+
+    def _fates(self, step: int) -> None:
+        """Each output whose messages changed since the last look: still whole (its
+        last mention holds its text), cut, or folded away (not named at all)."""
+        for output_id in self._changed:
+            fate = self.outputs.get(output_id)
+            if fate is None:
+                continue
+            places = self._where.get(output_id)
+            if not places:
                 state = FOLDED
             else:
-                text = present[output_id]
+                text = self._window[places[-1]].get("content")
                 whole = text is self._texts[output_id] or text == self._texts[output_id]
                 state = WHOLE if whole else CUT
             if state != fate.fate:
                 fate.fate = state
                 if fate.changed_at is None:
                     fate.changed_at = step
+        self._changed.clear()
 
     def costs(self, rounds_total: int, overflow_round: Optional[int], counted_with: str):
         fates = self.facts.fates()

@@ -311,7 +311,7 @@ def facts(text: str) -> List[Tuple[str, str]]:
     """The facts `text` names, as (fact, kind) in the order it names them. Each fact
     is a substring of `text` (a hash is cut to its first `SHORT_HASH` characters); a
     file:line's path and a setting's identifier key follow it as facts of their own."""
-    return [(found.fact, found.kind) for found in find_facts(text)]
+    return [(fact, kind) for _, _, fact, kind in _found(text)]
 
 
 class Found(NamedTuple):
@@ -324,6 +324,12 @@ class Found(NamedTuple):
 
 def find_facts(text: str) -> List[Found]:
     """`facts`, with where each one's match starts in `text`."""
+    return [Found(start, fact, kind) for start, _, fact, kind in _found(text)]
+
+
+def _found(text: str) -> List[Tuple[int, int, str, str]]:
+    """(where its match starts, 0 or 1 for a fact inside another, fact, kind) for
+    each fact of `text`, in order."""
     found = []  # (position, order, fact, kind)
     taken = bytearray(len(text))  # characters a fact already claimed
     for pattern_kind, pattern in _PATTERNS:
@@ -346,7 +352,8 @@ def find_facts(text: str) -> List[Found]:
             inner = _inner_fact(kind, match) if has_inner else None
             if inner is not None:
                 found.append((start, 1) + inner)
-    return [Found(start, fact, kind) for start, _, fact, kind in sorted(found)]
+    found.sort()
+    return found
 
 
 def _inner_fact(kind: str, match: "re.Match") -> Tuple[str, str]:

@@ -183,31 +183,108 @@ def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> Us
 
 class WindowIndex:
     """One window sent, indexed for `classify`: its text (contents and call
-    arguments) and the output ids its messages carry."""
+    arguments, one a line) and the output ids its messages carry.
 
-    def __init__(self, window: Iterable[Mapping]):
-        self.text, self.ids = "", set()
+    It keeps the text as its parts, one list a window, and remembers for each string
+    asked about (`contains`) the first part that holds it or how many parts were
+    looked through without it: a window that appended, or changed only its end
+    (`replace_from`), is searched only where it is new."""
+
+    def __init__(self, window: Iterable[Mapping] = ()):
+        self._parts: List[str] = []
+        self._message_parts: List[int] = []  # parts before each message's first
+        self._message_ids: List[Tuple[str, ...]] = []
+        self._dropped = False  # an empty text was dropped (as the joined text did)
+        self.ids: Dict[str, int] = {}  # output id -> how many messages name it
+        self._first: Dict[str, int] = {}  # string -> the first part holding it
+        self._looked: Dict[str, int] = {}  # string -> parts looked through without it
+        self._text: Optional[str] = None
         self.add(window)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = "\n".join(self._parts)
+        return self._text
 
     def add(self, messages: Iterable[Mapping]) -> "WindowIndex":
         """Index messages appended to the window (a round that only appended costs
         what it appended)."""
-        parts = [self.text] if self.text else []
+        parts, ids = self._parts, self.ids
+        if parts == [""]:  # an empty text is dropped before what is appended
+            parts.clear()
+            self._dropped = True
+            self._looked.clear()  # it held nothing: look again from the start
         for message in messages:
+            self._message_parts.append(len(parts))
             parts.append(message.get("content") or "")
+            named = []
             for call in message.get("tool_calls") or ():
-                self.ids.add(call.get("id"))
+                named.append(call.get("id"))
                 parts.append(arguments_text(call))
-            named = output_id(message)
-            if named:
-                self.ids.add(named)
-        self.text = "\n".join(parts)
+            output = output_id(message)
+            if output:
+                named.append(output)
+            for name in named:
+                ids[name] = ids.get(name, 0) + 1
+            self._message_ids.append(tuple(named))
+        self._text = None
         return self
+
+    def replace_from(self, shared: int, window: Sequence[Mapping]) -> "WindowIndex":
+        """The window is now `window`, whose first `shared` messages are the ones
+        indexed: the same index `WindowIndex(window)` builds, from where it changed."""
+        if self._dropped:  # the parts no longer line up with the messages
+            self.__init__(window)
+            return self
+        ids = self.ids
+        for named in self._message_ids[shared:]:
+            for name in named:
+                left = ids[name] - 1
+                if left:
+                    ids[name] = left
+                else:
+                    del ids[name]
+        del self._message_ids[shared:]
+        if shared < len(self._message_parts):
+            kept = self._message_parts[shared]
+            del self._message_parts[shared:]
+            del self._parts[kept:]
+            self._forget_from(kept)
+        self.add(window[shared:])
+        return self
+
+    def _forget_from(self, kept: int) -> None:
+        """Parts from `kept` on are gone: what was found there is not known now."""
+        first, looked = self._first, self._looked
+        for string in [s for s, at in first.items() if at >= kept]:
+            del first[string]
+            looked[string] = kept
+        for string, count in looked.items():
+            if count > kept:
+                looked[string] = kept
+
+    def contains(self, string: str) -> bool:
+        """Whether `string` is in the window's text."""
+        if "\n" in string or not string:  # may run across two parts: the whole text
+            return string in self.text
+        if string in self._first:
+            return True
+        parts = self._parts
+        for index in range(self._looked.get(string, 0), len(parts)):
+            if string in parts[index]:
+                self._first[string] = index
+                self._looked.pop(string, None)
+                return True
+        self._looked[string] = len(parts)
+        return False
 
     def names(self, source: str) -> bool:
         """Whether the window names an output's id: in a pairing field, or in a text
         (an omission line, a summary) when the id is long enough to mean it."""
-        return source in self.ids or (len(source) >= MIN_POINTER and source in self.text)
+        return source in self.ids or (
+            len(source) >= MIN_POINTER and self.contains(source)
+        )
 
 
 def way_back(
@@ -224,7 +301,7 @@ def way_back(
         if used.recall and window.names(source):
             ways.append((tokens, "recall", source))
         needs = used.rereads.get(source)
-        if needs and all(need in window.text for need in needs):
+        if needs and all(window.contains(need) for need in needs):
             ways.append((tokens, "re-read", source))
     if not ways:
         return None
@@ -235,7 +312,7 @@ def way_back(
 def classify(use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None) -> str:
     """kept, restorable or lost: what `window` (the one sent at the use's round)
     left of the fact, and what `used`'s harness could bring back."""
-    if use.fact in window.text:
+    if window.contains(use.fact):
         return "kept"
     return "lost" if way_back(use, window, used) is None else "restorable"
 
@@ -274,15 +351,18 @@ class FactMeter:
         window = list(window)
         last, index = self._indexed
         known = len(last)
-        if known and shared_prefix(last, window) == known:
+        shared = shared_prefix(last, window) if known else 0
+        if shared == known:
             index.add(window[known:])  # only appended since the last window judged
+        elif shared:
+            index.replace_from(shared, window)  # changed from `shared` on
         else:
             index = WindowIndex(window)
         self._indexed = (window, index)
         judged = []
         for use in uses:
             fate, back = "kept", ("", 0, "")
-            if use.fact not in index.text:
+            if not index.contains(use.fact):
                 back = way_back(use, index, self.used) or ("", 0, "")
                 fate = "restorable" if back[0] else "lost"
             judged.append((use, fate))

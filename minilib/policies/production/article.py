@@ -12,6 +12,7 @@ article's `ContextOverflowError`: the runner ends the replay there.
 from typing import Mapping, Optional, Sequence
 
 from ...logs.replay import ARTICLE, PRODUCTION, log_window
+from ...scale.fast import FastWindow
 from ...tokens import TokenCounter, estimate_tokens
 from ...window import ContextOverflowError, Settings
 from .base import KeptHistory, Policy, Sent
@@ -43,6 +44,11 @@ class ArticlePolicy(Policy):
             threshold=self.threshold, fold_user_turns=self.window_kind == PRODUCTION
         )
         self.window, _ = log_window(self.window_kind, settings, count_tokens)
+        if not isinstance(self.window, FastWindow):  # the article's: same results,
+            # and a round that only appended and still fits costs what it appended
+            self.window = FastWindow(
+                self.window, getattr(count_tokens, "per_message", None)
+            )
         self.kept = KeptHistory()
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:

@@ -29,6 +29,7 @@ What each row adds about the policy itself:
   Every other row has None there.
 """
 
+import operator
 import re
 import textwrap
 from pathlib import Path
@@ -36,12 +37,17 @@ from typing import Dict, List, Mapping, Optional, Sequence
 
 from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
-from ...measure.cache import DEFAULT_PRICES
+from ...measure.cache import DEFAULT_PRICES, KnownCounts
 from ...measure.compactions import measure_compactions
 from ...measure.costs import ESTIMATED, RunCosts, RunMeter
 from ...measure.used_facts import used_facts
 from ...messages import is_observation, output_id
-from ...tokens import TokenCounter, estimate_tokens, tool_call_name
+from ...tokens import (
+    TokenCounter,
+    estimate_message_tokens,
+    estimate_tokens,
+    tool_call_name,
+)
 from ...trace import Tracer
 from . import POLICIES, build_policy
 from .base import Policy
@@ -217,15 +223,25 @@ def measure_policy(
     used=None,
     tracer: Optional[Tracer] = None,
     agent_log: Optional[LoadedLog] = None,
+    counted: Optional[Dict[int, KnownCounts]] = None,
     **parameters,
 ) -> dict:
     """One policy's row on `messages` (a log's); `used` is the log's `used_facts`
     when the caller has it (it is the same for every policy); `agent_log`, the log
-    `messages` came from, adds the agent's recorded compactions to its policy's row."""
+    `messages` came from, adds the agent's recorded compactions to its policy's row;
+    `counted` keeps the log's messages counted once for every policy run with it."""
     prepared = with_output_ids(messages)
     used = used_facts(prepared) if used is None else used
     policy = build_policy(key, window_tokens, count_tokens, **parameters)
-    meter = RunMeter(used, per_message_counter(count_tokens), prices)
+    counted = {} if counted is None else counted
+    count_message = per_message_counter(count_tokens)
+    known = _known(counted, count_tokens, count_message, prepared)
+    estimates = None  # the article's estimate beside another count: once, too
+    if count_message is not estimate_message_tokens:
+        estimates = _known(
+            counted, estimate_message_tokens, estimate_message_tokens, prepared
+        )
+    meter = RunMeter(used, count_message, prices, known_estimates=estimates)
     names: Dict[str, str] = {}
 
     def on_window(step, window, arrived, measured):
@@ -246,9 +262,24 @@ def measure_policy(
             tracer.model_call(step, "decision", window, replies[step])
 
     replies = [m for m in prepared if m["role"] == "assistant"]
-    run = replay_policy(prepared, policy, on_window)
+    run = replay_policy(prepared, policy, on_window, known)
     costs = meter.costs(run.rounds_total, run.overflow_round, counted_with)
     return with_recorded(policy_row(run, costs, policy), agent_log)
+
+
+def _known(counted, counter, count_message, messages) -> KnownCounts:
+    """`messages` counted by `counter` (one message by `count_message`), once: kept in
+    `counted` by the counter, with the counter, for every policy after."""
+    known = counted.get(id(counter))
+    if (
+        known is None
+        or known[0] is not counter
+        or len(known[1].messages) != len(messages)
+        or not all(map(operator.is_, known[1].messages, messages))
+    ):
+        known = (counter, KnownCounts(count_message, messages))
+        counted[id(counter)] = known
+    return known[1]
 
 
 def compare_policies(
@@ -278,6 +309,7 @@ def compare_policies(
     prepared = with_output_ids(messages)
     used = used_facts(prepared)
     own = AGENT_POLICY.get(agent_log.shape) if agent_log is not None else None
+    counted: dict = {}  # each counter's count of the log's messages, made once
     rows = []
     for key in keys:
         tracer = Tracer() if trace_folder is not None else None
@@ -297,6 +329,7 @@ def compare_policies(
                 used=used,
                 tracer=tracer,
                 agent_log=agent_log,
+                counted=counted,
                 **parameters,
             )
         )

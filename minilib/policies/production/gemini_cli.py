@@ -148,6 +148,12 @@ def is_function_response(message: Mapping) -> bool:
     return message.get("role") == "tool" or is_observation(message)
 
 
+def unmasked_output(message: Mapping) -> bool:
+    """A function response that masking has not masked yet."""
+    content = message.get("content") or ""
+    return is_function_response(message) and f"<{MASKING_TAG}" not in content
+
+
 def is_split_point(message: Mapping) -> bool:
     """A user turn that is not a function response."""
     return message.get("role") == "user" and not is_observation(message)
@@ -254,6 +260,11 @@ class GeminiCliPolicy(Policy):
         # round after round, and masking and the cut count them all again each round
         # (the message is held, so its id is never another's)
         self.counted: dict = {}
+        # (id(message), call id, tool) -> (message, its masked copy, that copy's
+        # tokens): an output too small to gain from masking is offered every round
+        self.masked: dict = {}
+        self.call_names: dict = {}  # id(assistant message) -> (it, call id -> tool)
+        self.maskable: dict = {}  # id(message) -> (it, an output not masked yet)
         self.maskings: List[int] = []  # rounds where masking masked something
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
@@ -285,10 +296,13 @@ class GeminiCliPolicy(Policy):
         while last >= 0 and messages[last].get("role") != "assistant":
             last -= 1  # what came after the latest reply is the request being sent
         protected, prunable, total = 0, [], 0
+        maskable = self.maskable
         for index in range(last - 1, -1, -1):  # the latest turn itself is skipped
             message = messages[index]
-            content = message.get("content") or ""
-            if not is_function_response(message) or f"<{MASKING_TAG}" in content:
+            held = maskable.get(id(message))
+            if held is None or held[0] is not message:
+                held = maskable[id(message)] = (message, unmasked_output(message))
+            if not held[1]:
                 continue
             if self.names.get(message.get("tool_call_id")) in EXEMPT_TOOLS:
                 continue  # always high-signal: never masked
@@ -306,10 +320,14 @@ class GeminiCliPolicy(Policy):
             message = messages[index]
             call_id = message.get("tool_call_id") or f"env_{index}"
             name = self.names.get(call_id) or "run_shell_command"
-            shell = is_observation(message) or name in SHELL_TOOLS
-            text = masked_text(message.get("content") or "", name, call_id, shell)
-            new = dict(message, content=text)
-            after = self.tokens_of(new)
+            key = (id(message), call_id, name)
+            held = self.masked.get(key)
+            if held is None or held[0] is not message:
+                shell = is_observation(message) or name in SHELL_TOOLS
+                text = masked_text(message.get("content") or "", name, call_id, shell)
+                new = dict(message, content=text)
+                held = self.masked[key] = (message, new, self.tokens_of(new))
+            _, new, after = held
             if after < tokens:
                 messages[index] = new
                 self.tokens += after - tokens
@@ -357,8 +375,14 @@ class GeminiCliPolicy(Policy):
         names, name_at = {}, {}  # the tool each function response answers
         for index, message in enumerate(contents):
             if message.get("role") == "assistant":
-                calls = message.get("tool_calls") or ()
-                names = {call.get("id"): tool_call_name(call) for call in calls}
+                held = self.call_names.get(id(message))
+                if held is None or held[0] is not message:
+                    calls = message.get("tool_calls") or ()
+                    held = self.call_names[id(message)] = (
+                        message,
+                        {call.get("id"): tool_call_name(call) for call in calls},
+                    )
+                names = held[1]
             elif message.get("role") == "tool":
                 name_at[index] = names.get(message.get("tool_call_id"))
         used, cut = 0, list(contents)
@@ -376,10 +400,12 @@ class GeminiCliPolicy(Policy):
     def truncated(self, message: Mapping, name: Optional[str]) -> Mapping:
         """The output's head and tail, and the file the whole output was saved to."""
         self.files += 1
-        path = OUTPUT_FILE.format(name=name or "unknown_tool", number=self.files)
         left = self.window_tokens - self.tokens - self.overhead_tokens
         max_chars = max(0, min(4 * left, self.truncate_chars))
         content = message.get("content") or ""
+        if len(content) <= max_chars:  # short enough: no file named, nothing cut
+            return message
+        path = OUTPUT_FILE.format(name=name or "unknown_tool", number=self.files)
         text = truncated_text(content, path, max_chars)
         # short enough already (cut in an earlier round): the same message, whose
         # tokens are known, not a copy to count again

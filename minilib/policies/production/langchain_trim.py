@@ -117,6 +117,11 @@ class LangChainTrimPolicy(Policy):
             else check_int("max_tokens", max_tokens, minimum=1)
         )
         self.langchain = load_langchain()
+        # The function itself: its decorator (which also makes a Runnable when called
+        # without messages) imports LangChain's runnables, and LangSmith with them, on
+        # its first call, about a second; given messages, it only calls the function.
+        trim = self.langchain.trim_messages
+        self.trim_messages = getattr(trim, "__wrapped__", trim)
         self.converted: List = []  # the log's messages as LangChain messages
         self.original: Dict[int, Mapping] = {}  # id(LangChain message) -> log message
         self.tokens: Dict[int, int] = {}  # id(LangChain message) -> the lab's count
@@ -127,7 +132,7 @@ class LangChainTrimPolicy(Policy):
             self.converted.append(converted)
             self.original[id(converted)] = message
             self.tokens[id(converted)] = self.count_tokens([message])
-        kept = self.langchain.trim_messages(
+        kept = self.trim_messages(
             self.converted,
             max_tokens=self.max_tokens,
             token_counter=self._count,

@@ -87,6 +87,9 @@ class OpenHandsMaskingPolicy(Policy):
         self.masked_before = 0  # messages before this index were looked at
         self.masks: Dict[int, Mapping] = {}  # index -> the `<MASKED>` message sent
         self.separated: Dict[tuple, Mapping] = {}  # a user message after a user message
+        # Where the last render can resume: messages before `masked_before` are masked
+        # or not for good, so what they render to, and the state after them, stay.
+        self._resume: tuple = (0, [], None)  # (index, sent before it, waiting)
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         for message in history[len(self.history) :]:
@@ -105,10 +108,16 @@ class OpenHandsMaskingPolicy(Policy):
         return Sent(self.render())
 
     def render(self) -> List[Mapping]:
-        """The messages `ConversationMemory` builds from the masked view."""
-        sent: List[Mapping] = []
-        waiting = None  # (assistant message, its call ids, results so far)
-        for index, message in enumerate(self.history):
+        """The messages `ConversationMemory` builds from the masked view (from where
+        the last one left the part that no longer changes)."""
+        start, before, waiting = self._resume
+        sent: List[Mapping] = list(before)
+        waiting = _copied(waiting)  # (assistant message, its call ids, results so far)
+        settled = self.masked_before
+        for index in range(start, len(self.history)):
+            if index == settled:
+                self._resume = (index, list(sent), _copied(waiting))
+            message = self.history[index]
             role = message.get("role")
             if role == "assistant" and message.get("tool_calls"):
                 ids = [call.get("id") for call in message["tool_calls"]]
@@ -128,6 +137,8 @@ class OpenHandsMaskingPolicy(Policy):
                     sent.extend(results)
                 continue
             self.emit(sent, (index, False), message)
+        if settled >= len(self.history):
+            self._resume = (len(self.history), list(sent), _copied(waiting))
         return sent
 
     def emit(self, sent: List[Mapping], key: tuple, message: Mapping) -> None:
@@ -143,3 +154,8 @@ class OpenHandsMaskingPolicy(Policy):
             "attention_window": self.attention_window,
             "overhead_tokens": self.overhead_tokens,
         }
+
+
+def _copied(waiting):
+    """A call waiting for its results, with its own list of them."""
+    return None if waiting is None else waiting[:2] + (list(waiting[2]),) + waiting[3:]

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...measure.cache import CacheRound, PrefixCache, shared_prefix
+from ...measure.cache import CacheRound, KnownCounts, PrefixCache, shared_prefix
 from ...messages import ConversationChecker, InvalidMessagesError
 from ...tokens import known_per_message
 from ...window import ContextOverflowError
@@ -66,48 +66,111 @@ def per_message_counter(count_tokens) -> Callable[[Mapping], int]:
     return known_per_message(count_tokens) or (lambda message: count_tokens([message]))
 
 
-class PairingCheck:
-    """Whether each window keeps pairing, checking only from where it changed.
+RESUME_TRIES = 4  # places the pairing check tries to pick the last window up at
 
-    Pairing state after a message depends only on the latest assistant message and
-    what follows it, and the part a window shares with the last valid one was checked
-    then: so the check restarts at the last assistant message before the first change
-    (the window's end, when it only appended)."""
+
+class PairingCheck:
+    """Whether each window keeps pairing, checking only where it changed.
+
+    Pairing state after a message that is not a tool result depends only on that
+    message (an assistant message opens its calls; any other leaves none open), and
+    the part a window shares with the last valid one was checked then: so the check
+    restarts at the last such message before the first change (the window's end,
+    when it only appended). It stops again where the window goes on as the last one
+    did: from a message that is not a tool result on, the rest of the last window
+    followed by what is new, at the same place (a message changed in the middle) or
+    elsewhere (messages dropped from the front, or replaced by fewer); there the last
+    window's final state carries on."""
 
     def __init__(self):
         self._last: List[Mapping] = []
         self._valid = False
+        self._end: Optional[ConversationChecker] = None  # the state after _last
+        self._places: Optional[dict] = None  # id of each of _last's messages -> place
 
     def valid(self, window: List[Mapping]) -> bool:
-        start = 0
+        last, known = self._last, len(self._last)
+        start, end, tail = 0, len(window), None
         if self._valid:
-            start = shared_prefix(self._last, window)
-            while start > 0 and window[start - 1].get("role") != "assistant":
-                start -= 1
-            start = max(start - 1, 0)  # the assistant message itself opens the state
+            shared = shared_prefix(last, window)
+            if shared == known:  # appended: the last window's state goes on
+                start, end, tail = known, known, known
+            else:
+                start = shared  # from the last message before it not a tool result
+                while start > 0 and window[start - 1].get("role") == "tool":
+                    start -= 1
+                start = max(start - 1, 0)  # that message itself opens the state
+                end, tail = self._resumes(window, shared)
         checker = ConversationChecker()
         try:
-            for index in range(start, len(window)):
+            for index in range(start, end):
                 checker.add(window[index], index)
+            if tail is not None:  # the last window's state, after its own end
+                checker = self._end.copy()
+                for index in range(tail, len(window)):
+                    checker.add(window[index], index)
         except InvalidMessagesError:
-            self._last, self._valid = window, False
+            self._last, self._valid, self._places = window, False, None
             return False
-        self._last, self._valid = window, True
+        self._last, self._valid, self._end, self._places = window, True, checker, None
         return True
+
+    def _resumes(self, window: List[Mapping], shared: int):
+        """Where the check of `window` (changed at `shared`) can stop, having checked
+        a message that is not a tool result, and where the rest of the last window
+        ends in it: (stop, end), or (len(window), None) when it does not go on so."""
+        last, known = self._last, len(self._last)
+        # the same place: the shortest end of the last window that window repeats
+        low, high = shared + 1, known
+        if len(window) >= known and high > low:
+            if window[low:known] == last[low:known]:
+                high = low
+            while high - low > 1:
+                middle = (low + high) // 2
+                if window[middle:known] == last[middle:known]:
+                    high = middle
+                else:
+                    low = middle
+            for place in range(high, known):
+                if window[place].get("role") != "tool":
+                    return place + 1, known
+        # elsewhere (the front trimmed, messages replaced by fewer or more): a
+        # message not a tool result from the change on, found in the last window,
+        # with the rest of the last window after it (a few tried, the first ones)
+        if self._places is None:
+            self._places = {id(message): place for place, message in enumerate(last)}
+        tries = RESUME_TRIES
+        for place in range(shared, len(window)):
+            message = window[place]
+            if message.get("role") == "tool":
+                continue
+            was = self._places.get(id(message))
+            if was is None:
+                continue  # written this round: not in the last window
+            rest = known - was
+            if window[place : place + rest] == last[was:]:
+                return place + 1, place + rest
+            tries -= 1
+            if not tries:
+                break
+        return len(window), None
 
 
 def replay_policy(
     messages: Sequence[Mapping],
     policy: Policy,
     on_window: Optional[WindowObserver] = None,
+    known: Optional[KnownCounts] = None,
 ) -> PolicyRun:
     """Send every round of `messages` (a log's, chat-completions shape) through
-    `policy`; stop at the first window that does not fit its context window."""
+    `policy`; stop at the first window that does not fit its context window.
+    `known`: the log's messages counted already with the policy's count (a caller
+    replaying the same log under many policies counts them once)."""
     prepared = with_output_ids(messages)
     replies = [i for i, message in enumerate(prepared) if message["role"] == "assistant"]
     run = PolicyRun(policy.key, len(replies))
     count_message = per_message_counter(policy.count_tokens)
-    cache, pairing = PrefixCache(count_message), PairingCheck()
+    cache, pairing = PrefixCache(count_message, known), PairingCheck()
     history: List[Mapping] = []
     for step, index in enumerate(replies):
         arrived = prepared[len(history) : index]
