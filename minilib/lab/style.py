@@ -254,7 +254,8 @@ STEPPER_CSS = """<style>
 # wide table narrows before it scrolls. The explorer's cells do not wrap (`ccl-nowrap`):
 # its rows keep their height as the sliders move. Chapter 10's comparison keeps its
 # names and its rounds on one line (KEEP_FIRST_CSS, `ccl-keep-first`:
-# `claude-code-cache-editing`, `753 / 753`), and only its headers and other cells wrap.
+# `claude-code-cache-editing`, `753 / 753`), and only its headers and other cells wrap;
+# a point smaller and narrower padding keep it within the 848-px notebook.
 SIX_PATHS_CSS = """<style>
 .ccl-table.ccl-six { font-size: 14px; }
 .ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
@@ -266,6 +267,9 @@ SIX_PATHS_CSS = """<style>
 </style>"""
 SIX_PATHS_TABLE = "ccl-table ccl-six"
 KEEP_FIRST_CSS = """<style>
+.ccl-table.ccl-six.ccl-keep-first { font-size: 13px; }
+.ccl-table.ccl-six.ccl-keep-first th:nth-child(n),
+.ccl-table.ccl-six.ccl-keep-first td:nth-child(n) { padding: 3px 4px; }
 .ccl-table.ccl-six.ccl-keep-first tbody th:nth-child(n),
 .ccl-table.ccl-six.ccl-keep-first td:nth-child(2) { white-space: nowrap; }
 </style>"""
