@@ -50,6 +50,7 @@ from minilib.scale import generate_history  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scale import write_markdown  # noqa: E402
+from revisions import exported  # noqa: E402
 
 BUILD = ROOT / "build" / "bench_policies"
 CALLS, USER_TURNS = 1000, 10
@@ -112,25 +113,7 @@ def time_cli(log: Path, window: int, repeats: int) -> tuple:
 def against_code(ref: str) -> Path:
     """The minilib (with its data, as the package ships it) and the notebooks of git
     revision `ref`, exported under build/bench_policies/against/<commit>."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", ref],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    target = BUILD / "against" / commit
-    if not (target / "notebooks").is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(
-            ["git", "archive", commit, "minilib", "data", "notebooks"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-        (target / "data").rename(target / "minilib" / "data")
-    return target
+    return exported(ref, BUILD, ["minilib", "data", "notebooks"], data_in_package=True)
 
 
 def time_compare(codes: dict, log: Path, window: int, repeats: int) -> dict:

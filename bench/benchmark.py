@@ -54,6 +54,9 @@ from typing import Optional
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT))  # after PYTHONPATH: --against puts another minilib there
 sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from revisions import exported  # noqa: E402
 
 from minilib import Settings, load_session, run_session  # noqa: E402
 
@@ -449,24 +452,7 @@ def against_code(ref: str) -> Path:
     """The minilib and the notebooks of git revision `ref`, exported under build/bench
     (a kernel run with it on PYTHONPATH imports it instead of this checkout's; its
     pages are that revision's own chapters, which may use what its minilib lacks)."""
-    commit = subprocess.run(
-        ["git", "rev-parse", "--short", ref],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
-    target = BENCH_DIR / "against" / commit
-    if not (target / "notebooks").is_dir():
-        target.mkdir(parents=True, exist_ok=True)
-        archive = subprocess.run(
-            ["git", "archive", commit, "minilib", "notebooks"],
-            cwd=ROOT,
-            capture_output=True,
-            check=True,
-        ).stdout
-        subprocess.run(["tar", "-x", "-C", str(target)], input=archive, check=True)
-    return target
+    return exported(ref, BENCH_DIR, ["minilib", "notebooks"])
 
 
 @contextlib.contextmanager
