@@ -21,7 +21,6 @@ from ..measure.calibration import (
     load_calibration,
     sent_counter,
 )
-from ..measure.costs import ESTIMATED
 from ..session import DATA_DIR
 from .common import counter
 
@@ -123,6 +122,3 @@ def window_lines(counting: Counting) -> List[str]:
             f"less the {counting.overhead:,}-token overhead every call counted)"
         )
     return lines
-
-
-__all__ = ["Counting", "counting_for", "window_lines", "ESTIMATED"]

@@ -10,6 +10,7 @@ import plotly.graph_objects as go
 
 from ..measure.compactions import measure_compactions
 from ..policies.production.own_agent import own_agent_row
+from .calibration_view import per_call_layout
 from .style import BLUE, PRINTED_COLUMNS, RECORDED_COLOR
 
 
@@ -55,17 +56,11 @@ def agent_replay_figure(log, row: dict, title: str = "") -> go.Figure:
         line={"color": BLUE, "width": 2},
     )
     _events(figure, log, row, max([t for _, t in recorded] + replay + [1]))
-    figure.update_layout(
-        title=title
-        or "Input tokens per call: the agent's record and its policy replayed",
-        xaxis_title="round (model call)",
-        yaxis_title="input tokens",
-        yaxis_rangemode="tozero",
-        height=420,
-        margin={"l": 60, "r": 20, "t": 50, "b": 40},
-        legend={"orientation": "h", "y": -0.2},
+    return per_call_layout(
+        figure,
+        title or "Input tokens per call: the agent's record and its policy replayed",
+        420,
     )
-    return figure
 
 
 def _events(figure, log, row: dict, top: int) -> None:

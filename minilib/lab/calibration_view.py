@@ -136,12 +136,18 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
             mode="lines",
             line={"color": color, "dash": dash, "width": width},
         )
+    return per_call_layout(figure, f"{view.name}: input tokens per call", 400)
+
+
+def per_call_layout(figure: go.Figure, title: str, height: int) -> go.Figure:
+    """The layout of a figure of input tokens per model call (chapter 7.10 and 7.11):
+    rounds across, tokens up from zero, the legend under the plot."""
     figure.update_layout(
-        title=f"{view.name}: input tokens per call",
+        title=title,
         xaxis_title="round (model call)",
         yaxis_title="input tokens",
         yaxis_rangemode="tozero",
-        height=400,
+        height=height,
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         legend={"orientation": "h", "y": -0.2},
     )

@@ -6,14 +6,12 @@ agent's own record."""
 from typing import Optional
 
 from ...measure.calibration import calibrate
-from .compare import compare_policies
+from .compare import AGENT_POLICY, compare_policies
 
 
 def own_agent_row(log, window: int, version: Optional[str] = None):
     """(row, lines) of the agent's own policy on `log` at `window`; None for a log of
     an agent the lab does not replay, or one with no usage to count by."""
-    from .compare import AGENT_POLICY
-
     key = AGENT_POLICY.get(log.shape)
     count, overhead, lines, missing = own_agent_count(log, None)
     if key is None or count is None:
@@ -26,7 +24,6 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
         agent_log=log,
         agent_count=count,
         agent_parameters=own_agent_parameters(log, version, overhead, missing),
-        overhead_tokens=overhead,
     )[0]
     return row, lines
 
