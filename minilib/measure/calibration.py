@@ -53,12 +53,12 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..agents import claude_code as claude_code_agent
 from ..logs.replay import sent_stretches
 from ..tokens import (
-    MESSAGE_OVERHEAD,
-    TOOL_CALL_OVERHEAD,
     TokenCounter,
+    estimate_message_tokens,
     estimate_text_tokens,
     tool_call_name,
 )
+from .recorded_usage import arguments_tokens
 
 FORMAT = "minilib-calibration/1"
 KEPT, TOOL_LOOP = "kept", "tool loop"
@@ -109,14 +109,9 @@ def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
     )
 
     def count_message(message: Mapping) -> int:
-        total = MESSAGE_OVERHEAD + estimate_text_tokens(message.get("content") or "")
-        for call in message.get("tool_calls") or ():
-            arguments = str((call.get("function") or {}).get("arguments") or "")
-            total += (
-                TOOL_CALL_OVERHEAD
-                + len(tool_call_name(call))
-                + estimate_text_tokens(arguments)
-            )
+        total = estimate_message_tokens(message) + arguments_tokens(
+            message, estimate_text_tokens
+        )
         if thinking and message.get("role") == "assistant":
             total += estimate_text_tokens(thinking.get(id(message), ""))
         return total

@@ -135,12 +135,12 @@ def calls_sent(
             window += count_message(message)
             if message["role"] == "assistant":
                 if not with_arguments:  # a real tokenizer's count holds them already
-                    arguments += _arguments(message, count_text)
+                    arguments += arguments_tokens(message, count_text)
                 loop_thinking += count_text(thinking.get(id(message), ""))
     return calls
 
 
-def _arguments(message, count_text: Callable[[str], int]) -> int:
+def arguments_tokens(message, count_text: Callable[[str], int]) -> int:
     """The tokens of a message's call arguments (the article's rule counts the name)."""
     return sum(
         count_text(str((call.get("function") or {}).get("arguments") or ""))
