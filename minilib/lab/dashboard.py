@@ -91,7 +91,9 @@ def slider_widget(spec: SliderSpec, value: int) -> widgets.IntSlider:
         tooltip=spec.tooltip,
         continuous_update=True,
         style={"description_width": SLIDER_LABEL_WIDTH},
-        layout=widgets.Layout(width="auto"),
+        # beside its number box the slider takes the rest of its cell: at "auto" alone
+        # a flex row shrinks it to its label, its track gone
+        layout=widgets.Layout(width="auto", flex="1 1 auto", min_width="0"),
     )
     slider.add_class(f"ccl-slider-{spec.name}")
     return slider
