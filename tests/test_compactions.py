@@ -3,6 +3,7 @@ each (held, re-read, neither), and the lab's stand-in beside it. The numbers bel
 worked out by hand from the logs' text; the comments say how."""
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +14,7 @@ from minilib.tokens import estimate_message_tokens, estimate_text_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "data" / "logs"
+REAL_SESSION = ROOT / "data" / "real" / "claude-code" / "entire-91-b42542f24f-0.jsonl"
 JSON_KEYS = {
     "round",
     "trigger",
@@ -299,3 +301,27 @@ def test_the_command_prints_each_compaction_and_writes_json(tmp_path):
     )
     assert (bad.returncode, bad.stdout) == (2, "")
     assert bad.stderr == "python -m minilib: error: missing.jsonl: no such log file\n"
+
+
+def test_a_line_number_a_read_wrote_in_its_margin_is_no_fact_of_a_real_compaction():
+    # Claude Code's Read shows each line as "   930→text": an agent that reads on from
+    # line 930 has used no fact, and the real session does that after its compaction.
+    log = load_transcript(REAL_SESSION)
+    margin = re.compile(r"(?m)^ *(\d+)→")
+    margins, elsewhere = set(), set()
+    for message in log.messages:
+        if message.get("role") == "tool":
+            text = message.get("content") or ""
+            margins.update(margin.findall(text))
+            elsewhere.update(re.findall(r"\b\d+\b", margin.sub("", text)))
+    (report,) = measure_compactions(log)
+    after = {
+        number
+        for message in log.messages[log.compactions[0].at :]
+        if message.get("role") == "assistant"
+        for number in re.findall(r"\b\d+\b", json.dumps(message))
+    }
+    only_margins = (margins - elsewhere) & after
+    numbers = {fact.fact for fact in report.facts if fact.kind == "number"}
+    assert only_margins, "the session reads on from a margin's line number"
+    assert not numbers & only_margins

@@ -67,10 +67,23 @@ def test_each_kind_is_found_where_the_text_names_it(text, expected):
         "read/write and/or e.g. GitHub, JavaScript, SHA256, UTF-8",
         "<uploaded_files> 12 of 45 </uploaded_files>",
         "page=page, key=lambda, site = site",  # code passing a variable along
+        "step 1/4, then 2/3",  # a fraction of one or two digits, like a bare 12
+        "   930→def main():\n   931→    return 1",  # Read's line-number margin
+        "   930\tdef main():",  # cat -n's
     ],
 )
 def test_the_stop_list_and_the_kinds_limits_keep_noise_out(text):
     assert facts(text) == []
+
+
+def test_a_number_the_margin_did_not_write_is_still_a_fact():
+    # the same digits inside a line, or with text before them, say something
+    assert facts("   930→status: 404, retried 930 times") == [
+        ("404", "number"),
+        ("930", "number"),
+    ]
+    assert facts("x 165\tfoo") == [("165", "number")]
+    assert facts("3/10 runs failed") == [("3/10", "number")]
 
 
 def test_every_fact_is_a_substring_of_its_text_but_a_shortened_hash():

@@ -171,6 +171,20 @@ def test_named_facts_are_paths_codes_and_numbers_with_their_units():
     assert "ERROR" not in facts and "7" not in facts  # a log level, a bare digit
 
 
+def test_named_facts_are_whole_facts_not_words_with_a_slash_or_shouting():
+    text = (
+        "owner/repo and/or file/line src/app .../cli/strategy/auto_commit.go step 1/4 "
+        "2026/12/06 FIRST REST MEMBER TIMEOUT EACCES SIGKILL alex/ent-221-fix"
+    )
+    facts = dict(named_facts(text))
+    assert facts == {
+        "src/app": "paths",  # a source folder
+        "alex/ent-221-fix": "paths",  # a branch: not two plain words
+        "EACCES": "ids/codes",  # an errno name
+        "SIGKILL": "ids/codes",  # a signal name
+    }
+
+
 # --- the window ------------------------------------------------------------------------
 
 THRESHOLDS = (8_000, 32_000, 128_000, 200_000)

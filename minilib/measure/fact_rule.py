@@ -19,8 +19,10 @@ of these kinds:
   (`loadSessionData`), PascalCase with an inner capital (`TranscriptRun`,
   `KeyError`), CONSTANT_CASE (`NOT_FOUND`) and dotted names (`os.path.join`);
 - **number**: a number of three or more digits (`404`, `1,342,177`, `2026-11-02`,
-  `0.25`, `1.2.3`), a version (`v2.1`), an issue number (`#58`), a fraction (`3/10`),
-  or any number with a unit after it (`30s`, `12 MB`, `7 passed`, `line 42`);
+  `0.25`, `1.2.3`), a version (`v2.1`), an issue number (`#58`), a fraction of three
+  digits or more (`3/10`, not `1/4`), or any number with a unit after it (`30s`,
+  `12 MB`, `7 passed`, `line 42`); a line number a tool wrote in its margin
+  (`   930→`, `cat -n`'s `   930<tab>`) is not;
 - **hash**: a hexadecimal run of 7 to 64 characters with a digit and a letter (a
   commit, a digest; kept as its first 7 characters, as `git log --oneline` writes
   it), or a UUID whole;
@@ -302,9 +304,20 @@ def _is_number_fact(fact: str) -> bool:
         return False
     if not fact[-1].isdigit() or fact.startswith(("v", "#", "0x", "line")):
         return True  # a unit after it, or a version, issue, hex or line number
-    if "/" in fact:
-        return True  # a fraction: 3/10 runs failed
+    # a bare number or fraction needs three digits: "3/10 runs failed", not a "1/4"
     return sum(character.isdigit() for character in fact) >= 3
+
+
+_MARGIN_AFTER = ("→", "\t")  # Claude Code's Read writes "   930→", cat -n "   930\t"
+
+
+def _is_margin(text: str, start: int, end: int) -> bool:
+    """A line number a tool wrote before each line it shows (only spaces before it on
+    its line, an arrow or a tab after it): where the text is, not what it says."""
+    if not text.startswith(_MARGIN_AFTER, end):
+        return False
+    line_start = text.rfind("\n", 0, start) + 1
+    return not text[line_start:start].strip(" ")
 
 
 def facts(text: str) -> List[Tuple[str, str]]:
@@ -344,6 +357,8 @@ def _found(text: str) -> List[Tuple[int, int, str, str]]:
             if has_inner and kind == "path" and match.group("line"):
                 kind = "file:line"
             if not _kept(kind, fact):
+                continue
+            if kind == "number" and _is_margin(text, start, end):
                 continue
             taken[start:end] = b"\x01" * (end - start)
             if kind == "hash" and "-" not in fact:

@@ -30,7 +30,9 @@ then only happens when that content itself does not fit beside the shortest summ
 and the error says so (`ProtectedContentOverflowError`).
 """
 
+import errno
 import re
+import signal
 from dataclasses import dataclass, field, replace
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
@@ -69,7 +71,7 @@ _ID = re.compile(
     r"#\d+"
     r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # NOT_FOUND, EXIT_2
     r"|\b[A-Z]+\d[A-Z0-9]*\b"  # E2BIG
-    r"|\b[A-Z]{4,}\b"  # TIMEOUT, EACCES (log levels are left out below)
+    r"|\b[A-Z]{4,}\b"  # EACCES, SIGKILL (plain words are left out below)
     r"|\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",  # commit hashes
     re.ASCII,
 )
@@ -79,10 +81,20 @@ _NUMBER = re.compile(
     r"tokens|errors?|files?)))?(?![\w/.:-])",
     re.ASCII,
 )
-_NOT_IDS = frozenset(
-    "ERROR WARN WARNING INFO DEBUG TRACE FATAL NOTE TODO README JSON HTTP HTTPS "
-    "PASS PASSED FAIL FAILED SKIP SKIPPED TRUE FALSE NONE NULL".split()
+# An all-capitals word with no digit or underscore is a keyword, an acronym or
+# shouting (FIRST, REST, MEMBER, TODO) far more often than a code; errno and signal
+# names are the codes such a word can be.
+_CODE_WORDS = frozenset(errno.errorcode.values()) | frozenset(
+    name for name in dir(signal) if name.startswith("SIG") and not name.startswith("SIG_")
 )
+_PLAIN_CAPITALS = re.compile(r"[A-Z]+")
+# "src/app" names a folder; "owner/repo", "and/or", "file/line" are words with a slash.
+_WORD_PAIR = re.compile(r"[A-Za-z-]+/[A-Za-z-]+")
+_SOURCE_FOLDERS = frozenset(
+    "src lib tests test docs app bin pkg cmd scripts config data build dist internal"
+    " include vendor assets static templates examples tools notebooks".split()
+)
+_NO_LETTER = re.compile(r"[^A-Za-z]*")
 FACT_KINDS = ("paths", "ids/codes", "numbers")
 SHORT_HASH = 10  # a commit is named by its first 10 characters, as git log --oneline
 
@@ -135,8 +147,10 @@ def named_facts(text: str) -> List[Tuple[str, str]]:
             if 1 in taken[start:end]:
                 continue
             fact = match.group()
+            if kind == "paths" and not _whole_path(fact):
+                continue
             if kind == "ids/codes":
-                if fact in _NOT_IDS:
+                if _PLAIN_CAPITALS.fullmatch(fact) and fact not in _CODE_WORDS:
                     continue
                 if fact[0].isdigit() or fact[0].islower():  # a commit hash
                     fact = fact[:SHORT_HASH]
@@ -145,6 +159,15 @@ def named_facts(text: str) -> List[Tuple[str, str]]:
             taken[start:end] = b"\x01" * (end - start)
             found.append((start, fact, kind))
     return [(fact, kind) for _, fact, kind in sorted(found)]
+
+
+def _whole_path(fact: str) -> bool:
+    """A path written whole: not one a tool elided (".../cli/x.go"), not digits and
+    slashes (a fraction, a date), not two words with a slash unless the first is a
+    source folder."""
+    if fact.startswith("...") or _NO_LETTER.fullmatch(fact):
+        return False
+    return not _WORD_PAIR.fullmatch(fact) or fact.split("/")[0] in _SOURCE_FOLDERS
 
 
 class BoundedSummarizer:
