@@ -276,6 +276,7 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
         "version": None,  # no log's version: the newest rule, nothing re-attached
         "reattach": False,
         "missing_history_tokens": 0,
+        "recorded_resumes": 0,
     }
     gated = build_policy("claude-code-cache-editing", 200_000).parameters()
     assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5

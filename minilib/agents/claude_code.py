@@ -16,6 +16,9 @@ recorded input.
   (characters / 4) are over 40,000, and only when that saves at least 20,000. From
   2.1.12 a `microcompact_boundary` line names the results cleared: the log is
   followed there, not this rule.
+- **A resumed session** (`/exit`, then `--continue`) was rebuilt along the lines'
+  `parentUuid` links before 2.1.80: the parallel tool calls off that chain, and their
+  results, were not sent again (the reader records them: `LoadedLog.resumes`).
 - **After a compaction** it re-attaches the files read last (up to 5, at most 5,000
   tokens each, 50,000 in all) and the todo list.
 
@@ -24,6 +27,8 @@ recorded input.
 >>> auto_compact_trigger("2.1.30", window=1_000_000)
 967000
 >>> token_microcompact_applies("2.0.76"), token_microcompact_applies("2.1.12")
+(True, False)
+>>> resume_drops_parallel_calls("2.1.7"), resume_drops_parallel_calls("2.1.80")
 (True, False)
 """
 
@@ -41,6 +46,7 @@ OLD_RESERVE, NEW_RESERVE = 32_000, 20_000
 RESERVE_CHANGED = (2, 1, 21)  # "auto-compact triggering too early" fixed
 WARNING_BELOW_TRIGGER = 20_000
 RECORDED_CLEARINGS_FROM = (2, 1, 12)  # microcompact_boundary lines
+RESUME_KEEPS_PARALLEL_RESULTS_FROM = (2, 1, 80)  # CHANGELOG 2.1.80
 MICROCOMPACT_TOOLS = frozenset(
     "Read Bash Grep Glob WebSearch WebFetch Edit Write".split()
 )
@@ -79,6 +85,13 @@ def token_microcompact_applies(version: str) -> bool:
     """True for the versions that cleared by the token rule without recording it."""
     parsed = parse_version(version)
     return parsed is not None and parsed < RECORDED_CLEARINGS_FROM
+
+
+def resume_drops_parallel_calls(version: str) -> bool:
+    """True for the versions whose `--resume` rebuilt the history along the parent
+    links and lost the parallel tool calls off that chain (fixed in 2.1.80)."""
+    parsed = parse_version(version)
+    return parsed is not None and parsed < RESUME_KEEPS_PARALLEL_RESULTS_FROM
 
 
 def token_microcompact(results: Sequence[Tuple[object, str]]) -> List[object]:

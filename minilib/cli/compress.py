@@ -23,6 +23,7 @@ from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.calibration import (
     CalibrationError,
     format_predicted_calls,
+    logged_events,
     predicted_calls,
 )
 from ..measure.compactions import measure_compactions
@@ -254,7 +255,7 @@ def print_replay(
         print(format_predicted_calls(predicted_calls(log, counting.calibration)))
     elif log.usage:  # what the API counted, where the log records it
         print()
-        print(format_usage(counted_usage_rows(log, count_tokens)))
+        print(format_usage(counted_usage_rows(log, count_tokens), logged_events(log)))
 
 
 def print_report(

@@ -26,7 +26,9 @@
   (`LoadedLog.compactions`). A subagent's (`isSidechain`) compaction is skipped.
 """
 
-from .base import Builder, Clearing, content_items, first_line, make_call
+from typing import Dict, List, Tuple
+
+from .base import Builder, Clearing, Resume, content_items, first_line, make_call
 from .detect import Doc, Shape
 
 BLOCKS = {
@@ -279,12 +281,80 @@ def _clearing(line: dict, where: str, log: Builder) -> None:
     log.clearings.append(Clearing(len(log.messages), where, tuple(ids), *numbers))
 
 
+_QUIT = "<command-name>/exit</command-name>"
+_LOCAL_COMMAND = ("<local-command-", "<command-name>")
+
+
+def _said(line: dict) -> str:
+    message = line.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, str) else ""
+
+
+def _call_ids(line: dict) -> List[str]:
+    """The tool calls a line makes or answers."""
+    message = line.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    ids = []
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            ids.append(block.get("id"))
+        elif isinstance(block, dict) and block.get("type") == "tool_result":
+            ids.append(block.get("tool_use_id"))
+    return [i for i in ids if isinstance(i, str)]
+
+
+def resumed_lines(lines) -> Dict[int, Tuple[str, ...]]:
+    """The first line of each resumed run of the client (after an `/exit`, or where
+    the version writing the lines changes), with the tool calls of the stretch before
+    it that lie off the parent chain that line continues: what a client rebuilding
+    its history along `parentUuid` no longer sent. A chain that reaches a parent the
+    file lacks is not followed (the calls it drops are not known)."""
+    lines = list(lines)
+    by_uuid = {
+        line["uuid"]: line for _, line in lines if isinstance(line.get("uuid"), str)
+    }
+    found: Dict[int, Tuple[str, ...]] = {}
+    quit_at, stretch_start, version = None, 0, None
+    for position, (number, line) in enumerate(lines):
+        if line.get("subtype") == "compact_boundary":
+            stretch_start = position
+        if line.get("type") not in ("user", "assistant") or line.get("isSidechain"):
+            continue
+        written_by = line.get("version") if isinstance(line.get("version"), str) else None
+        if written_by and version and written_by != version and quit_at is None:
+            quit_at = position  # a new client version: the client was restarted
+        version = written_by or version
+        if _QUIT in _said(line):
+            quit_at = position
+            continue
+        if quit_at is None or _said(line).lstrip().startswith(_LOCAL_COMMAND):
+            continue
+        chain, parent = set(), line.get("parentUuid")
+        while parent in by_uuid and parent not in chain:
+            chain.add(parent)
+            parent = by_uuid[parent].get("parentUuid")
+        dropped: List[str] = []
+        if parent is None:  # the chain reached its root or a compaction's boundary
+            for _, earlier in lines[stretch_start:quit_at]:
+                said = earlier.get("type") in ("user", "assistant")
+                if said and not earlier.get("isSidechain"):
+                    if earlier.get("uuid") not in chain:
+                        dropped.extend(_call_ids(earlier))
+        found[number] = tuple(dict.fromkeys(dropped))
+        quit_at = None
+    return found
+
+
 def _read_claude_code(doc: Doc, log: Builder) -> None:
     boundary = None  # (where, detail) of a compact_boundary waiting for its summary
     log.run_of = whose_run(doc.line_objects())
     _note_lost_parents(doc.line_objects(), log)
+    resumed = resumed_lines(doc.line_objects())
     for number, line in doc.line_objects():
         kind, where = line.get("type"), f"line {number}"
+        if number in resumed:
+            log.resumes.append(Resume(len(log.messages), where, resumed[number]))
         log.timestamp = line.get("timestamp")
         compacting = line.get("subtype") == "compact_boundary" or line.get(
             "isCompactSummary"

@@ -117,6 +117,27 @@ class Clearing:
 
 
 @dataclass(frozen=True)
+class Resume:
+    """A session the client was quit in and resumed (Claude Code's `/exit`, then
+    `--continue`): the resumed client rebuilt its history along the lines' parent
+    links, and the tool calls off that chain (the parallel ones but the last) were
+    not sent again. From the message at index `at` on, the calls `call_ids` and their
+    results were gone from what that client sent (before 2.1.80)."""
+
+    at: int
+    where: str
+    call_ids: Tuple[str, ...]
+
+    def describe(self) -> str:
+        lost = len(self.call_ids)
+        return (
+            f"session resumed before messages[{self.at}] ({self.where}): the history "
+            f"rebuilt along parentUuid lacks {lost} tool call{'s' * (lost != 1)} off "
+            "its chain and their results (what Claude Code before 2.1.80 sent)"
+        )
+
+
+@dataclass(frozen=True)
 class Repair:
     """One gap the reader repaired: its kind (a key of `REPAIRS`) and where the file
     holds it ("line 243", "messages[9].content[1]")."""
@@ -185,6 +206,8 @@ class LoadedLog:
     model_of: Dict[int, str] = field(default_factory=dict)
     # the context window the harness says it ran at (Codex's model_context_window)
     context_window: Optional[int] = None
+    # where the session was quit and resumed, and what the rebuilt history lacked
+    resumes: List[Resume] = field(default_factory=list)
 
     @property
     def models(self) -> List[str]:
@@ -250,6 +273,7 @@ class LoadedLog:
             for row in repair_counts(self.repairs)
         ]
         lines += [compaction.describe() for compaction in self.compactions]
+        lines += [resume.describe() for resume in self.resumes]
         return "\n".join(lines)
 
 
@@ -326,6 +350,7 @@ class Builder:
         self.clearings: List[Clearing] = []
         self.model_of: Dict[int, str] = {}
         self.context_window: Optional[int] = None
+        self.resumes: List[Resume] = []
         self._deferred: List[dict] = []  # messages that came while calls were open
         self._moved: set = set()  # ids of those a recorded result came after
         # call id -> the interrupted result added for it, until a late result fills it
@@ -630,6 +655,7 @@ class Builder:
             self.clearings,
             self.model_of,
             self.context_window,
+            self.resumes,
         )
 
 

@@ -162,6 +162,7 @@ class CallPoint:
     stretch: int  # how many of the agent's compactions came before it
     model: str
     cleared: int = 0  # results the harness had cleared in place in this stretch
+    resumed: int = 0  # times the session was resumed so far (LoadedLog.resumes)
 
     @property
     def seen(self) -> int:
@@ -194,6 +195,8 @@ def call_points(
         and claude_code_agent.token_microcompact_applies(log.agent_version)
     )
     warning = claude_code_agent.warning_threshold(log.agent_version)
+    rebuilt = claude_code_agent.resume_drops_parallel_calls(log.agent_version)
+    resumes = log.resumes if claude_code and rebuilt else []
     points: List[CallPoint] = []
     for number, (stretch, opening) in enumerate(
         sent_stretches(log.messages, log.compactions)
@@ -212,6 +215,7 @@ def call_points(
             if index >= opening and message["role"] == "assistant":
                 original = base + index
                 walk.follow_clearings(log.clearings, original)
+                walk.follow_resumes(resumes, original)
                 usage = usage_at.get(original)
                 call_model = log.model_of.get(original) or model
                 rule = thinking_rule(call_model)
@@ -230,6 +234,7 @@ def call_points(
                             number,
                             call_model,
                             walk.cleared_calls,
+                            walk.resumed,
                         )
                     )
             walk.add(message, thinking.get(id(message), ""))
@@ -249,6 +254,9 @@ class _Walk:
         self.whole: List[str] = []  # compactable results not cleared, oldest first
         self.cleared_calls = 0  # results cleared so far in this stretch
         self._followed = 0  # recorded clearings already applied
+        self.calls = {}  # call id -> the assistant message (as sent now) making it
+        self.sent_as = {}  # id of an assistant message -> (it as sent now, its counts)
+        self.resumed = 0  # resumes followed
 
     def sent(self, rule: str) -> int:
         return self.window[rule] + (self.loop_thinking if rule == TOOL_LOOP else 0)
@@ -261,6 +269,9 @@ class _Walk:
             self.loop_thinking += estimate_text_tokens(thinking)
             for call in message.get("tool_calls") or ():
                 self.names[call.get("id")] = tool_call_name(call)
+                self.calls[call.get("id")] = id(message)
+            if message.get("tool_calls"):
+                self.sent_as[id(message)] = (message, counts)
         elif message["role"] == "tool" and message.get("tool_call_id"):
             call_id = message["tool_call_id"]
             self.results[call_id] = (message, counts)
@@ -283,6 +294,35 @@ class _Walk:
             for call_id in clearings[self._followed].call_ids:
                 self.clear(call_id)
             self._followed += 1
+
+    def follow_resumes(self, resumes, at: int) -> None:
+        """Drop the calls a resumed client no longer sent, and their results."""
+        while self.resumed < len(resumes) and resumes[self.resumed].at <= at:
+            dropped = set(resumes[self.resumed].call_ids)
+            for call_id in dropped:
+                self.drop_result(call_id)
+            for key in {self.calls.pop(c) for c in dropped if c in self.calls}:
+                message, counts = self.sent_as[key]
+                kept = [
+                    call
+                    for call in message.get("tool_calls") or ()
+                    if call.get("id") not in dropped
+                ]
+                fewer = dict(message, tool_calls=kept)
+                new_counts = {rule: count(fewer) for rule, count in self.counters.items()}
+                for rule in self.counters:
+                    self.window[rule] += new_counts[rule] - counts[rule]
+                self.sent_as[key] = (fewer, new_counts)
+            self.resumed += 1
+
+    def drop_result(self, call_id: str) -> None:
+        if call_id not in self.results:
+            return
+        _, counts = self.results.pop(call_id)
+        for rule in self.counters:
+            self.window[rule] -= counts[rule]
+        if call_id in self.whole:
+            self.whole.remove(call_id)
 
     def token_microcompact(self) -> None:
         whole = [(c, self.results[c][0].get("content") or "") for c in self.whole]
@@ -653,9 +693,21 @@ def call_events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...
         )
     elif point.cleared > before.cleared:
         events.append(f"microcompact cleared {point.cleared - before.cleared} results")
+    if point.resumed > before.resumed:
+        events.append("the session was resumed (its history rebuilt along parentUuid)")
     if point.model != before.model:
         events.append(f"model changed to {point.model}")
     return tuple(events)
+
+
+def logged_events(log) -> Dict[int, Tuple[str, ...]]:
+    """Per call with usage, by round, what the log shows just before it that moves
+    the count (`call_events`): read from the log's records alone."""
+    points = call_points(log)
+    return {
+        point.round: call_events(before, point)
+        for before, point in zip([None, *points[:-1]], points)
+    }
 
 
 def format_predicted_calls(calls: List[PredictedCall]) -> str:

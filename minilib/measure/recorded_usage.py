@@ -39,7 +39,7 @@ first call, the overhead; set beside the recorded cache reads.
 
 from dataclasses import dataclass
 from statistics import median
-from typing import Callable, List, Mapping, Optional
+from typing import Callable, List, Mapping, Optional, Sequence
 
 from ..logs.replay import sent_stretches
 from ..tokens import estimate_message_tokens, estimate_text_tokens, tool_call_name
@@ -273,15 +273,22 @@ def _cache_line(summary: dict) -> str:
 COLUMNS_KEY = (
     "per call: recorded and cache read/written, the API's; lab reused, what the lab's",
     "prefix model says the cache could serve; lab count, the window; + sent, its call",
-    "arguments and thinking; error, with the overhead",
+    "arguments and thinking; error, with the overhead; then what the log shows before",
+    "the call, where it moves the count",
 )
 COLUMNS_HEADER = (
     "round  recorded  cache read  lab reused  cache written  lab count  + sent  error"
 )
+# a call whose error moved this far from the call before, with nothing the log shows
+# between them, is said to be unexplained
+JUMP = 0.10
 
 
-def format_usage(rows: List[UsageRow]) -> str:
-    """Lines for a report: the totals and the error at each step, then a row per call."""
+def format_usage(
+    rows: List[UsageRow], events: Optional[Mapping[int, Sequence[str]]] = None
+) -> str:
+    """Lines for a report: the totals and the error at each step, then a row per call,
+    with `events` (round -> what the log shows before that call) named beside it."""
     summary = usage_summary(rows)
     if not summary["calls"]:
         return "recorded usage: none in this log"
@@ -312,11 +319,19 @@ def format_usage(rows: List[UsageRow]) -> str:
             "tokens the lab does not see (what the harness re-attached)"
         )
     lines += [*COLUMNS_KEY, COLUMNS_HEADER]
+    previous = None
     for row in rows:
         read, written = count_or_dash(row.cache_read), count_or_dash(row.cache_written)
+        said = "; ".join((events or {}).get(row.round, ()))
+        moved = previous is not None and (
+            abs(row.error_with_overhead - previous.error_with_overhead) > JUMP
+        )
+        if events is not None and moved and not said:
+            said = "not explained by anything the log records"
         lines.append(
             f"{row.round:>5}  {row.recorded:>8,}  {read:>10}  {row.lab_reused:>10,}  "
             f"{written:>13}  {row.counted:>9,}  {row.sent_extra:>+6,}  "
-            f"{row.error_with_overhead:>+5.0%}"
+            f"{row.error_with_overhead:>+5.0%}" + (f"  {said}" if said else "")
         )
+        previous = row
     return "\n".join(lines)

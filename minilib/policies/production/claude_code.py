@@ -158,6 +158,7 @@ class ClaudeCodePolicy(Policy):
         recorded_clearings: Sequence = (),
         reattach: Optional[bool] = None,
         missing_history_tokens: int = 0,
+        recorded_resumes: Sequence = (),
     ):
         super().__init__(window_tokens, count_tokens, overhead_tokens)
         self.keep_recent = check_int("keep_recent", keep_recent, minimum=1)
@@ -165,8 +166,12 @@ class ClaudeCodePolicy(Policy):
         # re-attachment after a compaction (minilib.agents.claude_code)
         self.version = version
         if microcompact is None and version is not None:
-            if agent.token_microcompact_applies(version):
-                microcompact = TOKEN_RULE
+            # before 2.1.12 the client cleared by a token rule and wrote nothing of it;
+            # from 2.1.12 it writes every clearing (microcompact_boundary), so the
+            # replay clears where the log says and by no rule of its own
+            microcompact = (
+                TOKEN_RULE if agent.token_microcompact_applies(version) else OFF
+            )
         self.microcompact = self.MICROCOMPACT if microcompact is None else microcompact
         self.reattach = version is not None if reattach is None else bool(reattach)
         # a file that begins mid-session: what its first call held that the file does
@@ -178,6 +183,11 @@ class ClaudeCodePolicy(Policy):
         self.recorded_clearings = {}
         for round_number, call_ids in recorded_clearings:
             self.recorded_clearings.setdefault(round_number, set()).update(call_ids)
+        # (round, call ids) of each resume the log records, for a version whose
+        # resumed client lost the parallel calls off the parent chain
+        self.recorded_resumes = {}
+        for round_number, call_ids in recorded_resumes:
+            self.recorded_resumes.setdefault(round_number, set()).update(call_ids)
         if self.microcompact not in MICROCOMPACT:
             raise ValueError(
                 f"microcompact must be one of {', '.join(MICROCOMPACT)}, "
@@ -260,6 +270,8 @@ class ClaudeCodePolicy(Policy):
                 if when is not None and self.last_reply is not None:
                     gap = when - self.last_reply
                 idle = idle or (gap is not None and gap >= self.idle_minutes * 60)
+        if step in self.recorded_resumes:  # resumed here: rebuilt along the chain
+            self.drop_calls(self.recorded_resumes[step])
         if step in self.recorded_clearings:  # the log records what it cleared here
             self.clear_recorded(self.recorded_clearings[step], step)
         if self.microcompact == CACHE_EDITING or (
@@ -301,6 +313,26 @@ class ClaudeCodePolicy(Policy):
         self.recent = deque(p for p in self.recent if p not in places)
         if places:
             self.microcompactions.append(step)
+
+    def drop_calls(self, call_ids) -> None:
+        """Take the calls `call_ids` and their results out of the kept history."""
+        kept, places = [], {}
+        for place, message in enumerate(self.kept.messages):
+            if message.get("role") == "tool" and message.get("tool_call_id") in call_ids:
+                self.tokens -= self.count_tokens([message])
+                continue
+            calls = message.get("tool_calls") or ()
+            if any(call.get("id") in call_ids for call in calls):
+                fewer = dict(
+                    message,
+                    tool_calls=[call for call in calls if call.get("id") not in call_ids],
+                )
+                self.tokens += self.count_tokens([fewer]) - self.count_tokens([message])
+                message = fewer
+            places[place] = len(kept)
+            kept.append(message)
+        self.kept.messages[:] = kept
+        self.recent = deque(places[p] for p in self.recent if p in places)
 
     def token_microcompact(self, step: int) -> None:
         """2.0.x's rule: the oldest compactable results, the newest 3 kept, while
@@ -364,6 +396,7 @@ class ClaudeCodePolicy(Policy):
             "version": self.version,
             "reattach": self.reattach,
             "missing_history_tokens": self.missing_history_tokens,
+            "recorded_resumes": len(self.recorded_resumes),
         }
 
 

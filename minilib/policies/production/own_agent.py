@@ -5,6 +5,7 @@ agent's own record."""
 
 from typing import Optional
 
+from ...agents import claude_code
 from ...measure.calibration import calibrate
 from .compare import AGENT_POLICY, compare_policies
 
@@ -66,6 +67,8 @@ def own_agent_parameters(log, version, overhead, missing: int = 0) -> dict:
         parameters["version"] = version or log.agent_version or None
         parameters["recorded_clearings"] = recorded_clearing_rounds(log)
         parameters["missing_history_tokens"] = missing
+        if claude_code.resume_drops_parallel_calls(parameters["version"] or ""):
+            parameters["recorded_resumes"] = recorded_resume_rounds(log)
     return parameters
 
 
@@ -76,3 +79,11 @@ def recorded_clearing_rounds(log) -> list:
     for message in log.messages:
         before.append(before[-1] + (message["role"] == "assistant"))
     return [(before[c.at], c.call_ids) for c in log.clearings]
+
+
+def recorded_resume_rounds(log) -> list:
+    """(round, call ids the resumed client no longer sent) of each resume."""
+    before = [0]
+    for message in log.messages:
+        before.append(before[-1] + (message["role"] == "assistant"))
+    return [(before[r.at], r.call_ids) for r in log.resumes]
