@@ -181,6 +181,8 @@ def test_the_chart_writes_tokens_saved_as_the_table_does():
     for row, text in zip(rows, saved["text"]):
         if row["overflow_round"] is None:
             assert text == frame.loc[row["policy"], "saved"]
+        else:  # a stop is no saving, in the table as in the chart
+            assert frame.loc[row["policy"], "saved"] == "none"
 
 
 def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
@@ -288,4 +290,4 @@ def test_a_slider_that_cannot_change_the_run_says_why_and_is_checked_per_log():
         assert "stops at round" in lab.inert[key], key
     assert "article-bounded" not in lab.inert
     lab.window.value = 200_000  # another window: every reason is worked out again
-    assert lab.inert.get("claude-code", "").startswith("this log has no timestamps")
+    assert lab.inert.get("claude-code", "").startswith("no timestamps")

@@ -33,6 +33,7 @@ from .six_paths import NumberTable, table_html
 from .style import (
     AGING_COLOR,
     COMPRESSED_COLOR,
+    NOTE_COLOR,
     OVERFLOW_COLOR,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
@@ -251,8 +252,8 @@ def row_readout(row: Mapping, inert: str = "") -> str:
     stop, broken windows, lost facts), and a run with one is never shown as a saving: a
     stopped run saved nothing, it failed; a run with broken windows sent windows an API
     rejects. A clean run says how far it ran, tokens sent and saved and facts kept.
-    `inert` says why the slider can change nothing on this log. The whole line is on
-    hover (the table under the sliders has every column)."""
+    `inert`, why the slider can change nothing on this log, goes on a second line. The
+    first line whole is on hover (the table under the sliders has every column)."""
     problems = row_problems(row)
     if "error" in row:
         text = problems[0]
@@ -263,14 +264,21 @@ def row_readout(row: Mapping, inert: str = "") -> str:
             f"{rounds_cell(row)} · {row['tokens_sent']:,} sent · "
             f"{saved_percent(row)} saved · {row['facts_kept']} kept"
         )
-    if inert:
-        text += f" · this slider changes nothing here: {inert}"
     style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
-    return (
-        f'<div class="ccl-policy-readout" title="{html.escape(text)}" '
-        'style="font-size:13px;white-space:nowrap;overflow:hidden;'
+    line = (
+        f'<div title="{html.escape(text)}" style="white-space:nowrap;overflow:hidden;'
         f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
     )
+    if inert:  # on a line of its own, short enough to be read without hovering
+        line += (
+            f'<div class="ccl-policy-inert" title="this slider changes nothing here: '
+            f'{html.escape(inert)}" style="font-size:11px;line-height:13px;'
+            f"color:{NOTE_COLOR};white-space:nowrap;overflow:hidden;"
+            f'text-overflow:ellipsis">no effect: {html.escape(inert)}</div>'
+        )
+    # two lines in the height of one slider row: the first line no taller than its text
+    tight = "line-height:17px;" if inert else ""
+    return f'<div class="ccl-policy-readout" style="font-size:13px;{tight}">{line}</div>'
 
 
 def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
@@ -278,7 +286,7 @@ def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     run at the slider's two ends is the same run. Checked again for each log and window,
     not on every move."""
     if slider.min == slider.max:
-        return "the policy accepts one value at this window"
+        return "one value at this window"
     ends = [runs.row(key, window, value) for value in (slider.min, slider.max)]
     if any("error" in row for row in ends):
         return ""
@@ -288,16 +296,10 @@ def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     if key.startswith("claude-code") and not any(
         "timestamp" in message for message in runs.messages
     ):
-        return (
-            "this log has no timestamps, so the microcompact (after an idle hour) "
-            "never fires"
-        )
+        return "no timestamps: never idle"
     if ends[0]["overflow_round"] is not None:
-        return (
-            f"the run stops at round {ends[0]['overflow_round']:,} at every value, "
-            "before there is anything this setting would cut"
-        )
-    return "every value gives the same run on this log"
+        return f"it stops at round {ends[0]['overflow_round']:,} anyway"
+    return "the same run at every value"
 
 
 def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
@@ -313,7 +315,8 @@ def comparison_cells(row: Mapping) -> dict:
         "policy": row["policy"],
         "rounds": rounds_cell(row),
         "tokens sent": f"{row['tokens_sent']:,}",
-        "saved": saved_percent(row),
+        # a run that stopped saved nothing: the agent failed there (as in the chart)
+        "saved": "none" if row["overflow_round"] is not None else saved_percent(row),
         "kept": row["facts_kept"],
         "restorable": row["facts_restorable"],
         "lost": row["facts_lost"],

@@ -54,6 +54,7 @@ FITTED_SHADE = "rgba(31, 119, 180, 0.08)"
 HELD_OUT_SHADE = "rgba(44, 160, 44, 0.10)"
 SCROLLING_TABLE_HEIGHT_PX = 320  # a long table scrolls inside this, not a text dump
 PROBLEM_CSS = "color:#a61b1b;background:#fdecea;"
+NOTE_COLOR = "#555"  # a quiet note beside a control, still readable (contrast 7.5)
 FINE_CSS = "color:#1e4620;background:#edf7ed;"
 REPORT_CSS = "background:#f6f8fa;"
 ANSWER_TEXT_COLOR = "#333"
