@@ -100,6 +100,8 @@ class NumberBox:
         self.text.add_class("ccl-number-box")
         self.note = widgets.HTML("", layout=widgets.Layout(min_width="0"))
         self.note.add_class("ccl-number-note")
+        self.note_css = ""  # more of the note's style, where it sits elsewhere
+        self.empty_note_display = ""
         self._showing = False
         self.text.observe(self._typed, names="value")
         self.widget = widgets.HBox([self.text, self.note])
@@ -126,10 +128,13 @@ class NumberBox:
             self._showing = False
         style = NOTE_PROBLEM if problem else NOTE_MOVED
         self.note.value = (
-            f'<span style="{style};font-size:13px">{html.escape(note)}</span>'
+            f'<span style="{style};font-size:13px;{self.note_css}">'
+            f"{html.escape(note)}</span>"
             if note
             else ""
         )
+        # an empty note takes no room (a note under its box would leave a gap)
+        self.note.layout.display = "" if note else self.empty_note_display
 
     def accept(self, text: str) -> float:
         """Read `text` as typed into the box; returns the value the box then holds."""

@@ -599,6 +599,16 @@ class PolicyLab(ShownAsWidget):
         self.readouts = {key: widgets.HTML() for key in self.sliders}
         self.boxes = {key: boxed_slider(slider) for key, slider in self.sliders.items()}
         self.number_boxes = list(self.boxes.values())
+        for box in self.number_boxes:
+            # a note goes under its box, not beside it: seventeen rows share the
+            # column, and a note beside one box would narrow every row's line
+            box.widget.layout.flex_flow = "row wrap"
+            box.note.layout.width = box.text.layout.width
+            box.widget.layout.width = (
+                f"{int(box.text.layout.width[:-2]) + 4}px"  # margins
+            )
+            box.note_css = "display:block;line-height:15px"
+            box.empty_note_display = box.note.layout.display = "none"
         for key, slider in self.sliders.items():
             slider.observe(lambda change, key=key: self.render(), "value")
             self.readouts[key].add_class(f"ccl-policy-readout-{key}")

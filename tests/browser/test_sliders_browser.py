@@ -331,6 +331,17 @@ def test_chapter_10_every_slider_to_both_ends(screen, lab_server):
 
     moved = every_end(page, scope, watch, follows, shoot)
     assert moved == len(runs_keys())
+    # a typed value's note goes under its box: every row's line keeps its width
+    readouts = page.locator(f"{scope} .ccl-policy-readout")
+    widths = [readouts.nth(i).bounding_box()["width"] for i in range(readouts.count())]
+    box = page.locator(f"{scope} .ccl-number-box input").first
+    box.fill("0")
+    box.press("Enter")
+    note = page.locator(f"{scope} .ccl-number-note").first
+    eventually(lambda: "below the least" in note.text_content())
+    after = [readouts.nth(i).bounding_box()["width"] for i in range(readouts.count())]
+    assert all(abs(a - b) <= 1 for a, b in zip(after, widths)), (widths, after)
+    lab.shoot(page, "chapter-10-typed-0-1280x720")
 
 
 def runs_keys():
