@@ -110,3 +110,27 @@ def test_after_a_compaction_the_files_read_last_are_reattached():
     attached = [m["content"].splitlines()[0] for m in policy.kept.messages[1:]]
     # the last 5 files read, newest first
     assert attached == [f"[re-attached: f{n}.py]" for n in (6, 5, 4, 3, 2)]
+
+
+# files that begin mid-session: their first calls counted history the file lacks, and
+# a compaction early in the file replaced it
+MID_SESSION = ["entire-4b-7d5121b42a-0.jsonl", "entire-d7-0360ee0899-0.jsonl"]
+
+
+@pytest.mark.parametrize("name", MID_SESSION)
+def test_history_a_file_lacks_is_carried_until_the_compaction_not_paid_every_call(name):
+    log = load_transcript(REAL / name)
+    calibration = calibrate(log)
+    fit = next(iter(calibration.held_out_fits.values()))
+    first = log.usage[0].input_tokens
+    # the calls after the compaction show the overhead alone; the calls before it
+    # counted more than half their input beyond it
+    assert fit.missing > first / 2 and fit.overhead < first / 2
+    assert calibration.missing_history(log) == fit.missing
+    from minilib.policies.production.own_agent import own_agent_row
+
+    row, lines = own_agent_row(log, 200_000)
+    assert any("begins mid-session" in line for line in lines)
+    # every call, before the compaction and after it, within a tenth of its record
+    # (an overhead that took the lacking history in sent 60% too much after it)
+    assert row["recorded_usage"]["p90_abs_error"] < 0.10

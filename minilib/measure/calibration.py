@@ -12,12 +12,20 @@ tokens relate to it:
     recorded input of a call  ~  overhead + ratio x (the lab's count of what it sent)
 
 - `ratio` is taken from what consecutive calls added (where both the record and the
-  lab's count grew, weighted by the lab's growth): the part of each call that a
-  compaction, a resumed session or the overhead cannot touch. It is steady within a
-  log and differs by model (Claude's tokenizer cuts text finer than 4 characters).
+  lab's count grew): the part of each call that a compaction, a resumed session or the
+  overhead cannot touch. It is the sum of what the API added over the sum of what the
+  lab's count added, leaving out the steps whose own ratio is more than twice off the
+  typical one (a jump the log does not explain); a sum, because a count runs up what
+  every step added, and the larger steps add a little more than the typical one (a
+  median step under-predicted late calls by 1-2% on real sessions). It is steady
+  within a log and differs by model (Claude's tokenizer cuts text finer than 4
+  characters).
 - `overhead` is the median of what each call counted beyond ratio x count, so a first
   call that already holds a long history (a resumed session) is one call among many,
-  not the overhead.
+  not the overhead. Where the fitted calls reach past the log's first compaction, the
+  calls after it give the overhead alone, and what the calls before it counted beyond
+  that is history the file lacks (`Fit.missing`: the file begins mid-session), which
+  the compaction replaced and no later call pays.
 - After one of Claude Code's compactions, what the harness re-attaches (the files read
   last and the todo list) is added to the call's count (`reattached_tokens`).
 
@@ -339,9 +347,14 @@ class Fit:
     overhead: int  # API tokens every call counted beyond its messages
     calls: int  # the calls it was fitted on
     thinking: str  # the thinking rule its count used
+    # what each call before the log's first compaction counted beyond the overhead:
+    # history the file does not hold (it begins mid-session), which that compaction
+    # replaced; measured where the fitted calls reach past a compaction, else 0
+    missing: int = 0
 
     def predict(self, point: CallPoint) -> int:
-        return self.overhead + round(self.ratio * point.seen)
+        missing = self.missing if point.stretch == 0 else 0
+        return self.overhead + missing + round(self.ratio * point.seen)
 
 
 def fit_points(points: Sequence[CallPoint], model: str, rule: str) -> Fit:
@@ -354,11 +367,21 @@ def fit_points(points: Sequence[CallPoint], model: str, rule: str) -> Fit:
         and b.recorded > a.recorded
     ]
     if steps:
-        ratio = _weighted_median([(api / lab, lab) for api, lab in steps])
+        ratio = _growth_ratio(steps)
     else:  # no growth to learn from: the calls' own ratio
         ratio = median(p.recorded / p.seen for p in points if p.seen) if points else 1.0
     overhead = max(0, round(median(p.recorded - ratio * p.seen for p in points)))
     return Fit(model, ratio, overhead, len(points), rule)
+
+
+def _growth_ratio(steps: List[tuple]) -> float:
+    """What the API added over what the lab's count added, summed over the steps
+    whose own ratio is within a factor of 2 of their median: a sum, since a count
+    runs up what every step added (a median step undercounts a session whose larger
+    steps add more), without the steps that moved for a reason the log does not show."""
+    typical = _weighted_median([(api / lab, lab) for api, lab in steps])
+    kept = [(api, lab) for api, lab in steps if typical / 2 <= api / lab <= typical * 2]
+    return sum(api for api, _ in kept) / sum(lab for _, lab in kept)
 
 
 def _weighted_median(pairs: List[tuple]) -> float:
@@ -382,12 +405,22 @@ def fit_models(points: Sequence[CallPoint], default_model: str = "") -> Dict[str
         own = [p for p in points if (p.model or default_model) == model]
         use_own = len(own) >= MIN_CALLS and len(models) > 1
         ratios[model] = fit_points(own, model, "").ratio if use_own else everything.ratio
-    overhead = max(
-        0,
-        round(
-            median(p.recorded - ratios[p.model or default_model] * p.seen for p in points)
-        ),
-    )
+    beyond = [
+        (p.stretch, p.recorded - ratios[p.model or default_model] * p.seen)
+        for p in points
+    ]
+    overhead = max(0, round(median(extra for _, extra in beyond)))
+    missing = 0
+    after = [extra for stretch, extra in beyond if stretch > 0]
+    before = [extra for stretch, extra in beyond if stretch == 0]
+    if len(after) >= MIN_CALLS and before:
+        # calls after a compaction show the overhead alone; what the calls before it
+        # counted beyond that, when it is a tenth of the first call, is history the
+        # file lacks (not an overhead every later call pays)
+        alone = max(0, round(median(after)))
+        lacking = round(median(before)) - alone
+        if lacking > MISSING_SHARE * points[0].recorded:
+            overhead, missing = alone, lacking
     return {
         model: Fit(
             model,
@@ -395,6 +428,7 @@ def fit_models(points: Sequence[CallPoint], default_model: str = "") -> Dict[str
             overhead,
             sum(1 for p in points if (p.model or default_model) == model),
             thinking_rule(model),
+            missing,
         )
         for model in models
     }
@@ -464,6 +498,9 @@ class Calibration:
         """What the log's first call counted beyond the held-out prediction of it, when
         that is more than a tenth of it: history the file does not hold (it begins
         mid-session). One recorded number, the first call's, is read for it."""
+        fit = fit_for(self.held_out_fits, log_model(log))
+        if fit.missing:  # measured beside the overhead, across a compaction
+            return fit.missing
         points = call_points(log, self.held_out_fits)
         if not points or points[0].round != 0:
             return 0
@@ -512,6 +549,7 @@ def _fit_dict(fit: Fit) -> dict:
         "ratio": round(fit.ratio, 4),
         "overhead_tokens": fit.overhead,
         "calls": fit.calls,
+        "missing_history_tokens": fit.missing,
         "thinking": fit.thinking,
         "thinking_rule": THINKING_RULES[fit.thinking],
     }
@@ -582,6 +620,8 @@ def load_calibration(path: Path) -> Calibration:
                     f"{path}: {where}.{model}: ratio must be > 0, overhead >= 0 and "
                     f"thinking one of {', '.join(THINKING_RULES)}"
                 )
+            # the history one file lacked is no part of another log's count: a file
+            # is read for the ratio and the overhead alone
             out[model] = Fit(model, ratio, overhead, int(fit.get("calls", 0)), rule)
         return out
 

@@ -247,6 +247,8 @@ class ClaudeCodePolicy(Policy):
         self.earlier = ""  # the stand-in text it carries
         self.microcompactions: List[int] = []  # rounds where microcompact cleared
         self.last_call_tokens: Optional[int] = None  # the window of the last call
+        # per round, the history a file that begins mid-session lacks, carried as sent
+        self.unseen_by_round: List[int] = []
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         start = len(self.kept.messages)
@@ -297,6 +299,7 @@ class ClaudeCodePolicy(Policy):
         if compacted:
             self.compacted(step, counted)
         self.last_call_tokens = self.tokens
+        self.unseen_by_round.append(self.missing_history_tokens)
         return Sent(list(self.kept.messages), 1 if compacted else 0)
 
     def clear_recorded(self, call_ids, step: int) -> None:

@@ -92,7 +92,13 @@ def policy_row(run: PolicyRun, costs: RunCosts, policy: Optional[Policy] = None)
             for c in policy.compactions
         ]
         row["recorded_compaction_rounds"] = None
-        row["round_tokens"] = [tokens + policy.overhead_tokens for tokens in run.tokens]
+        # what each round sent: the window, the overhead, and the history a file
+        # that begins mid-session lacks where the policy carries it (the agent's own)
+        unseen = getattr(policy, "unseen_by_round", ())
+        row["round_tokens"] = [
+            tokens + policy.overhead_tokens + (unseen[i] if i < len(unseen) else 0)
+            for i, tokens in enumerate(run.tokens)
+        ]
         # results cleared in place (Claude Code's microcompact), by round
         row["microcompaction_rounds"] = list(getattr(policy, "microcompactions", []))
     return row
