@@ -50,7 +50,8 @@ The walk follows the agent's own compactions, the clearings it recorded and its 
 replays Claude Code's unrecorded 2.0.x microcompact by the predicted count, and adds what
 Claude Code re-attaches after a compaction. **Held out**: fitted on the first half of the
 calls, the median |error| on the second half, which the fit never saw. Error:
-|predicted - recorded| / recorded, per call.
+|predicted - recorded| / recorded, per call. The same measures on 235 real sessions the
+project does not hold: [real_logs.md](real_logs.md).
 """
 
 

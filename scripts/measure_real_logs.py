@@ -1,0 +1,141 @@
+"""Measure the lab against a folder of real Claude Code session files it does not hold.
+
+    python scripts/measure_real_logs.py ~/.claude/projects/my-project
+    python scripts/measure_real_logs.py DIR --json build/real_logs.json
+
+For each session (files that are snapshots of one session, the same first five message
+ids, count once: the longest is kept), two measures, each on the session's own record:
+
+- the count: calibrated on the first half of the calls, its median |error| on the second
+  half (`minilib calibrate`);
+- the agent's own policy: `compare LOG --policies claude-code` at the log's window, and
+  whether each compaction the agent recorded is matched by one of the replay within 10
+  rounds, the replay's extra compactions, and sessions the agent never compacted that
+  the replay compacts.
+
+Files that do not read as Claude Code sessions, or record no usage, are counted and
+skipped. A measurement, not a test: nothing here fails on a number.
+"""
+
+import argparse
+import json
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from minilib.logs import load_log  # noqa: E402
+from minilib.logs.base import LogFileError  # noqa: E402
+from minilib.measure.calibration import calibrate  # noqa: E402
+from minilib.policies.production.compare import NEAR  # noqa: E402
+from minilib.policies.production.own_agent import own_agent_row  # noqa: E402
+
+MIN_CALLS = 20  # fewer calls with usage: too few to hold half of them out
+FIRST_IDS = 5
+
+
+def session_key(path: Path) -> tuple:
+    """The first message ids of a session file: snapshots of one session share them."""
+    ids = []
+    with path.open(encoding="utf-8", errors="replace") as lines:
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if record.get("type") in ("user", "assistant") and record.get("uuid"):
+                ids.append(record["uuid"])
+                if len(ids) == FIRST_IDS:
+                    break
+    return tuple(ids) or (str(path),)
+
+
+def sessions(folder: Path) -> list:
+    longest = {}
+    for path in sorted(folder.rglob("*.jsonl")):
+        key = session_key(path)
+        if key not in longest or path.stat().st_size > longest[key].stat().st_size:
+            longest[key] = path
+    return sorted(longest.values())
+
+
+def measure(path: Path) -> dict:
+    log = load_log(path, max_bytes=10**9)
+    if log.agent != "claude-code" or not log.usage:
+        return {"skipped": "not a Claude Code session with usage"}
+    calibration = calibrate(log)
+    if calibration is None or calibration.calls < MIN_CALLS:
+        return {"skipped": f"fewer than {MIN_CALLS} calls with usage"}
+    row, _ = own_agent_row(log, log.context_window or 200_000)
+    recorded = [c["round"] for c in row["recorded_compaction_rounds"] or ()]
+    replayed = [c["round"] for c in row["compaction_rounds"]]
+    return {
+        "version": log.agent_version,
+        "held_out_error": calibration.held_out["median_abs_error"],
+        "recorded": len(recorded),
+        "matched": sum(any(abs(r - at) <= NEAR for r in replayed) for at in recorded),
+        "extra": sum(not any(abs(r - at) <= NEAR for at in recorded) for r in replayed),
+    }
+
+
+def share(part: int, whole: int) -> str:
+    return f"{part} of {whole} ({part / whole:.0%})" if whole else "none"
+
+
+def report(results: dict, skipped: dict) -> str:
+    measured = list(results.values())
+    errors = [r["held_out_error"] for r in measured]
+    compacted = [r for r in measured if r["recorded"]]
+    recorded = sum(r["recorded"] for r in measured)
+    lines = [
+        f"sessions measured: {len(measured)} ({len(skipped)} skipped)",
+        "the count, fitted on the first half of each session's calls, its median |error| "
+        "on the second half:",
+    ]
+    if errors:
+        within = [sum(e <= limit for e in errors) for limit in (0.10, 0.15)]
+        lines.append(
+            f"  median over sessions {statistics.median(errors):.1%}; "
+            f"within 10%: {share(within[0], len(errors))}; "
+            f"within 15%: {share(within[1], len(errors))}"
+        )
+    matched = sum(r["matched"] for r in measured)
+    lines += [
+        f"the agent's own policy replayed (claude-code, matched within {NEAR} rounds):",
+        f"  recorded compactions matched: {share(matched, recorded)} "
+        f"on {len(compacted)} sessions",
+        f"  extra compactions of the replay: {sum(r['extra'] for r in measured)}",
+        "  sessions with more extra compactions than recorded ones: "
+        f"{sum(r['extra'] > r['recorded'] for r in measured)}",
+        "  sessions never compacted that the replay compacts: "
+        f"{sum(not r['recorded'] and r['extra'] > 0 for r in measured)} of "
+        f"{len(measured) - len(compacted)}",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--json", type=Path, help="write each session's numbers here")
+    args = parser.parse_args(argv)
+    results, skipped = {}, {}
+    for path in sessions(args.folder):
+        try:
+            outcome = measure(path)
+        except (LogFileError, OSError, ValueError) as error:
+            outcome = {"skipped": str(error).splitlines()[0]}
+        target = skipped if "skipped" in outcome else results
+        target[str(path)] = outcome
+    print(report(results, skipped))
+    if args.json:
+        args.json.write_text(
+            json.dumps({"measured": results, "skipped": skipped}, indent=1)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
