@@ -371,6 +371,49 @@ def _found(text: str) -> List[Tuple[int, int, str, str]]:
     return found
 
 
+# Where a fact may run across a line break: only the optional whitespace around a
+# setting's "=" (`key\n= 3`) and before a number's unit (`300\nms`) matches one. At
+# any other line break no match runs across, no pattern starts, and every lookaround
+# reads the break as it reads the text's edge: the facts of a text are the facts of
+# its stretches between such breaks, one after another.
+_JOINED_BREAK = re.compile(
+    rf"\n(?:(?<==\n)|(?==)|(?<=\w\n)(?=(?:{_UNIT})(?![\w:/-]|[.,]\d)))"
+)
+# Between two stretches given alone: a line break, a character no pattern matches
+# next to one, and another line break.
+_APART = "\n\x00\n"
+
+
+def _stretch(text: str, start: int, end: int) -> Tuple[int, int]:
+    """The stretch of `text` between breaks no fact runs across that holds
+    text[start:end]."""
+    before = text.rfind("\n", 0, start)
+    while before != -1 and _JOINED_BREAK.match(text, before):
+        before = text.rfind("\n", 0, before)
+    after = text.find("\n", end)
+    while after != -1 and _JOINED_BREAK.match(text, after):
+        after = text.find("\n", after + 1)
+    return before + 1, len(text) if after == -1 else after
+
+
+def facts_near(text: str, spans) -> List[Tuple[str, str]]:
+    """The facts `facts(text)` names in the lines that hold the (start, end) `spans`
+    (a line ends at a break no fact runs across), in order: a long output is read
+    only where something was looked for."""
+    stretches: List[Tuple[int, int]] = []
+    for start, end in spans:  # in order: each stretch begins no earlier than the last
+        if stretches and end < stretches[-1][1]:
+            continue  # inside the last stretch
+        begin, stop = _stretch(text, start, end)
+        if stretches and begin <= stretches[-1][1]:
+            stretches[-1] = (stretches[-1][0], max(stop, stretches[-1][1]))
+        else:
+            stretches.append((begin, stop))
+    if len(stretches) == 1 and stretches[0] == (0, len(text)):
+        return facts(text)
+    return facts(_APART.join(text[a:b] for a, b in stretches))
+
+
 def _inner_fact(kind: str, match: "re.Match") -> Tuple[str, str]:
     """A file:line's path; a setting's key when it is an identifier (snake, dotted)."""
     if kind == "file:line":

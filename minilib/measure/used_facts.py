@@ -52,6 +52,8 @@ the result's text but kept its id can bring it back, one with neither cannot.
 """
 
 import json
+import os
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -59,7 +61,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 from ..messages import is_observation, output_id
 from ..tokens import estimate_message_tokens
 from .cache import shared_prefix
-from .fact_rule import facts
+from .fact_rule import facts, facts_near
 from .way_back import MIN_POINTER, log_declares_recall, read_only
 
 FATES = ("kept", "restorable", "lost")  # best to worst
@@ -144,6 +146,27 @@ def facts_used(messages: Sequence[Mapping]) -> List[FactUse]:
 def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> UsedFacts:
     """`facts_used`, with the ways back `classify` needs. `recall`: whether the
     harness offers a recall tool (by default: whether the log calls one)."""
+    return _used_facts(messages, recall)
+
+
+def _used_facts(
+    messages: Sequence[Mapping], recall: Optional[bool], every_line: bool = False
+) -> UsedFacts:
+    """`used_facts`. A fact counts only where the agent writes it, so an output is
+    read (by the one fact rule) only on the lines that hold a string the agent
+    writes somewhere in the log: the same uses as reading every line
+    (`every_line`, which tests/test_used_facts_lines.py compares it with)."""
+    written_facts = {}  # index of an assistant message -> the facts it writes
+    for index, message in enumerate(messages):
+        if message.get("role") == "assistant" and not message.get("synthetic"):
+            written_facts[index] = candidate_facts(written_text(message))
+    wanted = {fact for found in written_facts.values() for fact, _ in found}
+    search = None
+    if wanted and not every_line:
+        try:
+            search = _any_of(wanted)
+        except (RecursionError, re.error, OverflowError):  # too deep a tree: read all
+            search = None
     shown: Dict[str, Dict[str, None]] = {}  # fact -> ids of the outputs showing it
     given = set()  # facts a person or the system prompt named before any tool did
     calls: Dict[str, Optional[Tuple[str, ...]]] = {}  # call id -> re-read needs
@@ -161,15 +184,21 @@ def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> Us
             used.tokens[source] = estimate_message_tokens(message)
             if calls.get(source):
                 used.rereads[source] = calls[source]
-            for fact, _ in candidate_facts(content):
-                if fact not in given:  # a dict keeps the order shown, without repeats
+            if search is None:
+                found = [] if not wanted else candidate_facts(content)
+            else:
+                spans = [match.span() for match in search.finditer(content)]
+                found = facts_near(content, spans) if spans else []
+            for fact, _ in found:
+                if fact in wanted and fact not in given:
+                    # a dict keeps the order shown, without repeats
                     shown.setdefault(fact, {})[source] = None
         elif role == "assistant":
             round_number += 1
             for call in message.get("tool_calls") or ():
                 calls[call.get("id")] = read_only(call)
             written = set()
-            for fact, kind in candidate_facts(written_text(message)):
+            for fact, kind in written_facts[index]:
                 if fact in shown and fact not in written:
                     written.add(fact)
                     sources = tuple(shown[fact])[-MAX_SOURCES:]
@@ -179,6 +208,34 @@ def used_facts(messages: Sequence[Mapping], recall: Optional[bool] = None) -> Us
                 fact for fact, _ in candidate_facts(content) if fact not in shown
             )
     return used
+
+
+def _any_of(strings) -> "re.Pattern":
+    """One pattern that finds any of `strings` where it occurs (or another of them
+    overlapping it): a tree of their shared beginnings, so the engine tries a few
+    characters at each place instead of every string."""
+    return re.compile(_tree(sorted(strings)))
+
+
+def _tree(strings: List[str]) -> str:
+    """The alternation of sorted, distinct, non-empty `strings`, sharing prefixes."""
+    branches, start = [], 0
+    while start < len(strings):
+        first = strings[start][0]
+        end = start
+        while end < len(strings) and strings[end][0] == first:
+            end += 1
+        group = strings[start:end]
+        common = os.path.commonprefix(group)
+        rest = [string[len(common) :] for string in group]
+        optional = rest[0] == ""  # sorted: the shared beginning is a string itself
+        rest = [string for string in rest if string]
+        branch = re.escape(common)
+        if rest:
+            branch += f"(?:{_tree(rest)})" + ("?" if optional else "")
+        branches.append(branch)
+        start = end
+    return "|".join(branches)
 
 
 class WindowIndex:
