@@ -38,7 +38,7 @@ message breaks the cache for everything after it.
     0
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import accumulate, compress
 from typing import Callable, Dict, List, Mapping, Optional, Sequence
 
@@ -80,6 +80,9 @@ class CacheRound:
     written: int
     rewritten: int  # unchanged messages written again, after an earlier change
     broke: bool = False  # the window did not begin with the whole last one
+    # messages it shares with the last window from the start (what changed begins
+    # there: a meter of the same windows need not look for it again)
+    shared: int = field(default=0, compare=False, repr=False)
 
 
 class KnownCounts:
@@ -132,10 +135,14 @@ class PrefixCache:
         self._totals: List[int] = [0]  # _totals[k]: tokens of the last window's first k
         self.rounds: List[CacheRound] = []
 
-    def sent(self, window: Sequence[Mapping]) -> CacheRound:
-        """Measure one window."""
-        last, window = self._last, list(window)
-        shared = shared_prefix(last, window)
+    def sent(self, window: Sequence[Mapping], shared: Optional[int] = None) -> CacheRound:
+        """Measure one window. `shared`: how many messages it shares from the start
+        with the last one, when the caller knows (the caller's own list then, which
+        it does not change afterwards)."""
+        last = self._last
+        if shared is None:
+            window = list(window)
+            shared = shared_prefix(last, window)
         totals = self._totals[: shared + 1]
         new = window[shared:]
         counts = self._many(new)
@@ -148,7 +155,7 @@ class PrefixCache:
         if broke:  # what the last window held after the change, sent again unchanged
             held = set(map(id, last[shared:]))
             rewritten = sum(compress(counts, map(held.__contains__, map(id, new))))
-        measured = CacheRound(tokens, reused, tokens - reused, rewritten, broke)
+        measured = CacheRound(tokens, reused, tokens - reused, rewritten, broke, shared)
         self._last, self._totals = window, totals
         self.rounds.append(measured)
         return measured

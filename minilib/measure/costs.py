@@ -157,22 +157,25 @@ class RunMeter:
         measured: Optional[CacheRound] = None,
     ):
         """A window was sent at round `step`; `measured` is its cache round when the
-        caller has measured it already (a policy replay counts with the cache)."""
+        caller has measured it already, against the last window given here (a policy
+        replay counts with the cache): the window is then the caller's own list, and
+        where it changed is known."""
         if measured is None:
-            measured = self.cache.sent(window)
+            window = list(window)
+            measured = self.cache.sent(window, shared_prefix(self._window, window))
+        shared = measured.shared
         self.cache_rounds.append(measured)
         self.tokens.append(measured.tokens)
         if self.estimate is not None:
-            self.estimate.sent(window)
+            self.estimate.sent(window, shared)
         self.facts.sent(step, window)
-        self._follow(window)
+        self._follow(window, shared)
         if measured.broke or len(self.tokens) == 1:
             self._fates(step)  # a window that only appended changes no fate
 
-    def _follow(self, window: Sequence[Mapping]) -> None:
-        """Where each output is named in `window`, from where it left the last one."""
-        window = list(window)
-        shared = shared_prefix(self._window, window)
+    def _follow(self, window: List[Mapping], shared: int) -> None:
+        """Where each output is named in `window`, from where it left the last one
+        (the first `shared` messages are the last window's)."""
         named, where, changed = self._named, self._where, self._changed
         for output_id in named[shared:]:
             if output_id:

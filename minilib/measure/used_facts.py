@@ -90,6 +90,18 @@ class UsedFacts:
     rereads: Dict[str, Tuple[str, ...]] = field(default_factory=dict)  # id -> needs
     tokens: Dict[str, int] = field(default_factory=dict)  # output id -> its tokens
     recall: bool = False
+    # what each message holds of the strings judging asks about, found once for every
+    # run judged with these uses (`FactMeter`)
+    held: Optional["Held"] = field(default=None, compare=False, repr=False)
+
+    def asked(self) -> List[str]:
+        """The strings judging a window asks about: each fact used, what each
+        re-read needs, and, with a recall tool, each output's id."""
+        strings = [use.fact for use in self.uses]
+        strings += [need for needs in self.rereads.values() for need in needs]
+        if self.recall:
+            strings += [source for use in self.uses for source in use.sources]
+        return strings
 
     @property
     def facts(self) -> List[str]:
@@ -238,6 +250,65 @@ def _tree(strings: List[str]) -> str:
     return "|".join(branches)
 
 
+class Held:
+    """Which of `strings` each message holds, in its text or a call's arguments:
+    found once a message (a replay sends the log's messages again every round, and
+    every policy sends the same ones)."""
+
+    def __init__(self, strings: Iterable[str]):
+        # a string across a line break may run across two parts: not one message's
+        self.strings = frozenset(s for s in strings if s and "\n" not in s)
+        self._held: Dict[int, Tuple[Mapping, Tuple[str, ...]]] = {}
+        try:
+            self._search = _any_of(self.strings) if self.strings else None
+        except (RecursionError, re.error, OverflowError):
+            self._search = None  # too deep a tree: each string looked for alone
+        # The search finds the longest string at a place and goes on after it. For
+        # each string, what that skips: the strings it begins with, those inside it,
+        # and those that begin inside it and run past its end (to look for there).
+        starting: Dict[str, List[str]] = {}
+        for string in self.strings:
+            starting.setdefault(string[0], []).append(string)
+        self._within: Dict[str, Tuple[str, ...]] = {}
+        self._past: Dict[str, Tuple[Tuple[int, str], ...]] = {}
+        for string in self.strings:
+            within, past = [], []
+            for at in range(len(string)):
+                for other in starting.get(string[at], ()):
+                    if string.startswith(other, at):
+                        within.append(other)
+                    elif at and other.startswith(string[at:]):
+                        past.append((at, other))
+            self._within[string], self._past[string] = tuple(within), tuple(past)
+
+    def __call__(self, message: Mapping) -> Tuple[str, ...]:
+        known = self._held.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        texts = [message.get("content") or ""]
+        texts += [arguments_text(call) for call in message.get("tool_calls") or ()]
+        found = set()
+        for text in texts:
+            if self._search is None:
+                found.update(s for s in self.strings if s in text)
+                continue
+            for match in self._search.finditer(text):
+                string, at = match.group(), match.start()
+                found.update(self._within[string])
+                for offset, other in self._past[string]:
+                    if text.startswith(other, at + offset):
+                        found.add(other)
+        held = tuple(found)
+        self._held[id(message)] = (message, held)  # kept: its id stays its own
+        return held
+
+    def named(self, message: Mapping) -> Tuple[str, ...]:
+        """The ids a message names in pairing fields: its calls', its output's."""
+        named = [call.get("id") for call in message.get("tool_calls") or ()]
+        output = output_id(message)
+        return (*named, output) if output else tuple(named)
+
+
 class WindowIndex:
     """One window sent, indexed for `classify`: its text (contents and call
     arguments, one a line) and the output ids its messages carry.
@@ -344,8 +415,64 @@ class WindowIndex:
         )
 
 
+class HeldWindow:
+    """A window that follows the windows a run sends (`update`), for `classify`: for
+    each string of `held` it counts the messages holding it, and for each output id
+    the messages naming it, as messages leave and join the window. Asking about a
+    string then costs nothing, and a round costs what left and joined the window,
+    however early it changed. A string `held` does not know is asked of a
+    `WindowIndex` of the whole window."""
+
+    def __init__(self, held: Held):
+        self._held = held
+        self._window: List[Mapping] = []
+        self._counts: Dict[str, int] = {}  # string -> messages holding it
+        self.ids: Dict[str, int] = {}  # output id -> messages naming it
+        self._whole: Optional[WindowIndex] = None
+
+    def update(self, window: List[Mapping], shared: int) -> "HeldWindow":
+        """The window is now `window` (a list no one changes), whose first `shared`
+        messages are the last one's."""
+        left, joined = self._window[shared:], window[shared:]
+        if left:
+            was = {id(message): message for message in left}
+            now = {id(message): message for message in joined}
+            if len(was) == len(left) and len(now) == len(joined):
+                # each message once: only what left or joined (C set operations)
+                left = [was[key] for key in was.keys() - now.keys()]
+                joined = [now[key] for key in now.keys() - was.keys()]
+        self._count(left, -1)
+        self._count(joined, 1)
+        self._window, self._whole = window, None
+        return self
+
+    def _count(self, messages: Sequence[Mapping], step: int) -> None:
+        counts, ids, held = self._counts, self.ids, self._held
+        for message in messages:
+            for string in held(message):
+                counts[string] = counts.get(string, 0) + step
+            for name in held.named(message):
+                ids[name] = ids.get(name, 0) + step
+                if not ids[name]:
+                    del ids[name]
+
+    def contains(self, string: str) -> bool:
+        """Whether `string` is in the window's text."""
+        if string in self._held.strings:
+            return self._counts.get(string, 0) > 0
+        if self._whole is None:
+            self._whole = WindowIndex(self._window)
+        return self._whole.contains(string)
+
+    def names(self, source: str) -> bool:
+        """`WindowIndex.names`."""
+        return source in self.ids or (
+            len(source) >= MIN_POINTER and self.contains(source)
+        )
+
+
 def way_back(
-    use: FactUse, window: WindowIndex, used: Optional[UsedFacts] = None
+    use: FactUse, window: "WindowIndex | HeldWindow", used: Optional[UsedFacts] = None
 ) -> Optional[Tuple[str, int, str]]:
     """The cheapest way the harness offers to bring back a fact `window` lacks:
     ("recall" or "re-read", the tokens it would bring back, the output's id), or
@@ -398,7 +525,10 @@ class FactMeter:
         for use in used.uses:
             self._by_round.setdefault(use.round, []).append(use)
         self._worst: Dict[str, FactFate] = {}
-        self._indexed: Tuple[List[Mapping], WindowIndex] = ([], WindowIndex(()))
+        if used.held is None:  # shared by every meter judging with these uses
+            used.held = Held(used.asked())
+        self._window = HeldWindow(used.held)
+        self._last: List[Mapping] = []  # the last window judged
 
     def sent(self, step: int, window: Sequence[Mapping]) -> List[Tuple[FactUse, str]]:
         """Judge the uses of round `step` against the window it sent."""
@@ -406,16 +536,8 @@ class FactMeter:
         if not uses:
             return []
         window = list(window)
-        last, index = self._indexed
-        known = len(last)
-        shared = shared_prefix(last, window) if known else 0
-        if shared == known:
-            index.add(window[known:])  # only appended since the last window judged
-        elif shared:
-            index.replace_from(shared, window)  # changed from `shared` on
-        else:
-            index = WindowIndex(window)
-        self._indexed = (window, index)
+        index = self._window.update(window, shared_prefix(self._last, window))
+        self._last = window
         judged = []
         for use in uses:
             fate, back = "kept", ("", 0, "")

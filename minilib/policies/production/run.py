@@ -88,11 +88,14 @@ class PairingCheck:
         self._end: Optional[ConversationChecker] = None  # the state after _last
         self._places: Optional[dict] = None  # id of each of _last's messages -> place
 
-    def valid(self, window: List[Mapping]) -> bool:
+    def valid(self, window: List[Mapping], shared: Optional[int] = None) -> bool:
+        """Whether `window` keeps pairing; `shared`: the messages it shares from the
+        start with the last window checked, when the caller knows."""
         last, known = self._last, len(self._last)
         start, end, tail = 0, len(window), None
         if self._valid:
-            shared = shared_prefix(last, window)
+            if shared is None:
+                shared = shared_prefix(last, window)
             if shared == known:  # appended: the last window's state goes on
                 start, end, tail = known, known, known
             else:
@@ -172,6 +175,7 @@ def replay_policy(
     count_message = per_message_counter(policy.count_tokens)
     cache, pairing = PrefixCache(count_message, known), PairingCheck()
     history: List[Mapping] = []
+    last: List[Mapping] = []  # the last window sent
     for step, index in enumerate(replies):
         arrived = prepared[len(history) : index]
         history.extend(arrived)
@@ -181,8 +185,10 @@ def replay_policy(
             run.overflow_round, run.overflow = step, str(error)
             break
         run.summary_calls += sent.summary_calls
-        window = list(sent.messages)
-        measured = cache.sent(window)
+        window = list(sent.messages)  # the policy may change its own list later
+        shared = shared_prefix(last, window)  # once a round, for every measure
+        last = window
+        measured = cache.sent(window, shared)
         needed = measured.tokens + policy.overhead_tokens
         if needed > policy.window_tokens:
             run.overflow_round = step
@@ -192,7 +198,7 @@ def replay_policy(
                 f"model's {policy.window_tokens:,}"
             )
             break
-        if not pairing.valid(window):
+        if not pairing.valid(window, shared):
             run.invalid_rounds.append(step)
         run.cache.append(measured)
         if on_window is not None:
