@@ -51,6 +51,8 @@ Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
@@ -266,10 +268,19 @@ class GeminiCliPolicy(Policy):
         self.call_names: dict = {}  # id(assistant message) -> (it, call id -> tool)
         self.maskable: dict = {}  # id(message) -> (it, an output not masked yet)
         self.maskings: List[int] = []  # rounds where masking masked something
+        # Beside each message of the kept history: its tokens, its length when it is
+        # a function response (-1 otherwise), and whether it is one masking has not
+        # masked yet. Masking and the cut read these every round; only what arrived
+        # or changed is looked at again.
+        self.sizes: List[int] = []
+        self.lengths: List[int] = []
+        self.unmasked: List[bool] = []
+        self.plain = False  # True: the walks over the whole history (for the tests)
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
         for message in self.kept.take_new(history):
             self.tokens += self.tokens_of(message)
+            self._note(message)
             for call in message.get("tool_calls") or ():
                 self.names[call.get("id")] = tool_call_name(call)
         calls = 0
@@ -278,9 +289,34 @@ class GeminiCliPolicy(Policy):
             calls = self.compress()
             if calls:
                 self.compacted(step, counted)
-        if self.masking and self.mask():
+        if self.masking and (self.mask() if self.plain else self.mask_changed()):
             self.maskings.append(step)
         return Sent(list(self.kept.messages), calls)
+
+    def _note(self, message: Mapping, index: Optional[int] = None) -> None:
+        """Keep what the walks read of the kept history's message at `index` (one
+        appended when None)."""
+        shape = (
+            self.tokens_of(message),
+            len(message.get("content") or "") if is_function_response(message) else -1,
+            unmasked_output(message),
+        )
+        if index is None:
+            self.sizes.append(shape[0])
+            self.lengths.append(shape[1])
+            self.unmasked.append(shape[2])
+        else:
+            self.sizes[index], self.lengths[index], self.unmasked[index] = shape
+
+    def _replace(self, index: int, message: Mapping) -> None:
+        self.kept.messages[index] = message
+        self._note(message, index)
+
+    def _renote(self) -> None:
+        """The kept history was rebuilt: read it all again."""
+        self.sizes, self.lengths, self.unmasked = [], [], []
+        for message in self.kept.messages:
+            self._note(message)
 
     def tokens_of(self, message: Mapping) -> int:
         """`count_tokens` of one message, counted once for the life of this policy."""
@@ -315,6 +351,11 @@ class GeminiCliPolicy(Policy):
             total += tokens
         if not prunable or total < self.min_prunable_tokens:
             return 0
+        return self._mask_each(prunable)
+
+    def _mask_each(self, prunable: Sequence[tuple]) -> int:
+        """Mask each (index, tokens) whose masked text is smaller; how many."""
+        messages = self.kept.messages
         masked = 0
         for index, tokens in prunable:
             message = messages[index]
@@ -329,21 +370,53 @@ class GeminiCliPolicy(Policy):
                 held = self.masked[key] = (message, new, self.tokens_of(new))
             _, new, after = held
             if after < tokens:
-                messages[index] = new
+                self._replace(index, new)
                 self.tokens += after - tokens
                 masked += 1
         return masked
+
+    def mask_changed(self) -> int:
+        """`mask`, reading what is kept beside each message: the outputs not masked
+        yet, newest first, the newest `protection_tokens` of them protected (the one
+        that crosses that line is prunable, and every older one)."""
+        messages, names = self.kept.messages, self.names
+        last = len(messages) - 1
+        while last >= 0 and messages[last].get("role") != "assistant":
+            last -= 1
+        unmasked, sizes = self.unmasked, self.sizes
+        candidates = [
+            index
+            for index in range(last - 1, -1, -1)
+            if unmasked[index]
+            and names.get(messages[index].get("tool_call_id")) not in EXEMPT_TOOLS
+        ]
+        running = list(accumulate(sizes[index] for index in candidates))
+        crossing = bisect_right(running, self.protection_tokens)
+        if crossing == len(candidates):
+            return 0
+        total = running[-1] - (running[crossing - 1] if crossing else 0)
+        if total < self.min_prunable_tokens:
+            return 0
+        return self._mask_each([(index, sizes[index]) for index in candidates[crossing:]])
 
     def compress(self) -> int:
         """One compression attempt; the summary calls it made."""
         messages = self.kept.messages
         head = system_head(messages)
         contents = messages[head:]
+        if self.failed and not self.plain:  # only the cut, if it helps
+            changes, change = self.budget_cuts(head)
+            if change < 0:
+                for index, message in changes:
+                    self._replace(index, message)
+                self.tokens += change
+            return 0
         cut = self.cut_to_budget(contents)
         if self.failed:  # summarising failed before: only the cut, if it helps
             tokens = sum(self.tokens_of(m) for m in messages[:head] + cut)
             if tokens < self.tokens:
                 messages[head:], self.tokens = cut, tokens
+                self._renote()
             return 0
         sizes = [self.tokens_of(m) for m in cut]
         split = find_split_point(sizes, cut, 1 - self.preserve_threshold)
@@ -367,7 +440,69 @@ class GeminiCliPolicy(Policy):
         else:
             messages[:], self.tokens = rebuilt, tokens
             self.snapshot, self.earlier = snapshot, text
+            self._renote()
         return CALLS_PER_COMPRESSION
+
+    def budget_cuts(self, head: int):
+        """What `cut_to_budget` does to the kept history after its first `head`
+        messages, from what is kept beside each message: [(index, cut message)] and
+        the change in tokens. Once the responses kept whole pass the budget, every
+        older one is over it: each is saved to a file (numbered in turn), and only
+        those longer than the cut's length are cut."""
+        messages, sizes, lengths = self.kept.messages, self.sizes, self.lengths
+        budget = self.function_response_budget
+        changes, change, used = [], 0, 0
+        responses = [i for i in range(len(messages) - 1, head - 1, -1) if lengths[i] >= 0]
+        older = []
+        for place, index in enumerate(responses):
+            if used > budget:  # and stays over it: every older one is cut
+                older = responses[place:]
+                break
+            tokens = sizes[index]
+            if used + tokens > budget:
+                message = messages[index]
+                cut = self.truncated(message, self._name_at(index, head))
+                if cut is not message:
+                    after = self.tokens_of(cut)
+                    changes.append((index, cut))
+                    change += after - tokens
+                    tokens = after
+            used += tokens
+        if older:
+            first = self.files
+            self.files += len(older)
+            left = self.window_tokens - self.tokens - self.overhead_tokens
+            max_chars = max(0, min(4 * left, self.truncate_chars))
+            for place, index in enumerate(older):
+                if lengths[index] <= max_chars:
+                    continue
+                message = messages[index]
+                name = self._name_at(index, head) or "unknown_tool"
+                path = OUTPUT_FILE.format(name=name, number=first + place + 1)
+                content = message.get("content") or ""
+                cut = dict(message, content=truncated_text(content, path, max_chars))
+                changes.append((index, cut))
+                change += self.tokens_of(cut) - sizes[index]
+        return changes, change
+
+    def _name_at(self, index: int, head: int) -> Optional[str]:
+        """The tool a function response answers, as `cut_to_budget` names it: by the
+        calls of the nearest assistant message before it (none for an observation)."""
+        messages = self.kept.messages
+        if messages[index].get("role") != "tool":
+            return None
+        for before in range(index - 1, head - 1, -1):
+            message = messages[before]
+            if message.get("role") == "assistant":
+                held = self.call_names.get(id(message))
+                if held is None or held[0] is not message:
+                    calls = message.get("tool_calls") or ()
+                    held = self.call_names[id(message)] = (
+                        message,
+                        {call.get("id"): tool_call_name(call) for call in calls},
+                    )
+                return held[1].get(messages[index].get("tool_call_id"))
+        return None
 
     def cut_to_budget(self, contents: Sequence[Mapping]) -> List[Mapping]:
         """Function responses kept whole, newest first, while they fit the budget;

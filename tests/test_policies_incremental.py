@@ -1,0 +1,86 @@
+"""A policy that keeps what it reads beside its history, to pay only for what a round
+changed, sends the windows its plain walk over the whole history sends.
+
+Each such policy keeps the plain walk (`plain = True`): the definition, as written
+from the real system's source. Both are replayed on generated sessions and bundled
+and real logs, at windows where the policy compresses, masks, and cuts every round,
+and every window must be the same."""
+
+import pytest
+
+from minilib.logs.replay import load_transcript, with_output_ids
+from minilib.policies.production import build_policy, replay_policy
+from minilib.scale import generate_history
+from minilib.session import DATA_DIR
+
+LOGS = {
+    "generated-300": lambda: list(generate_history(300, user_turns=4).messages),
+    "generated-120-one-turn": lambda: list(generate_history(120).messages),
+    "claude-code-compacted": lambda: (
+        load_transcript(DATA_DIR / "logs" / "claude_code_compacted.jsonl").messages
+    ),
+    "pi-large": lambda: (
+        load_transcript(
+            DATA_DIR / "real" / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"
+        ).messages
+    ),
+}
+_loaded = {}
+
+
+def log(name):
+    if name not in _loaded:
+        _loaded[name] = with_output_ids(LOGS[name]())
+    return _loaded[name]
+
+
+def windows(messages, key, window_tokens, plain, **parameters):
+    policy = build_policy(key, window_tokens, **parameters)
+    policy.plain = plain
+    sent = []
+    run = replay_policy(
+        messages, policy, lambda step, window, arrived, measured: sent.append(window)
+    )
+    return policy, run, sent
+
+
+CASES = [
+    ("gemini-cli", 200_000, {}),
+    ("gemini-cli", 32_000, {}),
+    ("gemini-cli", 60_000, {"compression_threshold": 0.3}),
+    ("gemini-cli", 200_000, {"summary_tokens": 60_000}),  # a snapshot that fails
+]
+
+
+@pytest.mark.parametrize("name", list(LOGS))
+@pytest.mark.parametrize(
+    "key, window_tokens, parameters", CASES, ids=lambda case: str(case)
+)
+def test_the_windows_are_those_of_the_plain_walk(name, key, window_tokens, parameters):
+    messages = log(name)
+    fast_policy, fast, fast_sent = windows(
+        messages, key, window_tokens, False, **parameters
+    )
+    plain_policy, plain, plain_sent = windows(
+        messages, key, window_tokens, True, **parameters
+    )
+    assert fast_sent == plain_sent
+    assert (fast.tokens, fast.overflow_round, fast.summary_calls) == (
+        plain.tokens,
+        plain.overflow_round,
+        plain.summary_calls,
+    )
+    assert fast_policy.compactions == plain_policy.compactions
+    assert getattr(fast_policy, "files", None) == getattr(plain_policy, "files", None)
+
+
+def test_the_cases_reach_each_path_the_policy_keeps_beside_its_walk():
+    """Masking, the cut of a failed snapshot every round, and a snapshot."""
+    reached = {"masked": False, "failed": False, "compacted": False}
+    for name in LOGS:
+        for key, window_tokens, parameters in CASES:
+            policy, _, _ = windows(log(name), key, window_tokens, False, **parameters)
+            reached["masked"] |= bool(policy.maskings)
+            reached["failed"] |= policy.failed and policy.files > 0
+            reached["compacted"] |= bool(policy.compactions)
+    assert all(reached.values()), reached
