@@ -134,11 +134,12 @@ class RunMeter:
         self.outputs: Dict[str, OutputFate] = {}
         self._texts: Dict[str, str] = {}  # output id -> its whole text
         self.tokens: List[int] = []
-        # The last window, and where in it each output is named: a fate is looked at
-        # again only when a message naming its output left or joined the window.
+        # The last window, and the messages in it naming each output: a fate is looked
+        # at again only when a message naming its output left or joined the window.
         self._window: List[Mapping] = []
-        self._named: List[Optional[str]] = []  # the output each message names
-        self._where: Dict[str, List[int]] = {}  # output id -> its places, in order
+        # output id -> {id(message): [message, how many times the window holds it]}
+        self._holders: Dict[str, Dict[int, list]] = {}
+        self._shared_names: Dict[str, None] = {}  # outputs more than one message names
         self._changed: Dict[str, None] = {}  # outputs to look at in the next _fates
 
     def output(self, output_id: str, tool: str, step: int, text) -> None:
@@ -174,23 +175,41 @@ class RunMeter:
             self._fates(step)  # a window that only appended changes no fate
 
     def _follow(self, window: List[Mapping], shared: int) -> None:
-        """Where each output is named in `window`, from where it left the last one
-        (the first `shared` messages are the last window's)."""
-        named, where, changed = self._named, self._where, self._changed
-        for output_id in named[shared:]:
-            if output_id:
-                places = where[output_id]
-                while places and places[-1] >= shared:
-                    places.pop()
-                changed[output_id] = None
-        del named[shared:]
-        for place in range(shared, len(window)):
-            message = window[place]
+        """Which messages name each output in `window`, from what left the last one
+        and what joined (the first `shared` messages are the last window's; a
+        message in both, however it moved, names what it named)."""
+        left, joined = self._window[shared:], window[shared:]
+        if left:
+            was = dict(zip(map(id, left), left))
+            now = dict(zip(map(id, joined), joined))
+            if len(was) == len(left) and len(now) == len(joined):  # each once
+                left = [was[key] for key in was.keys() - now.keys()]
+                joined = [now[key] for key in now.keys() - was.keys()]
+        holders, changed, shared_names = self._holders, self._changed, self._shared_names
+        for message in left:
             output_id = message.get("tool_call_id") or message.get("output_id")
-            named.append(output_id)
             if output_id:
-                where.setdefault(output_id, []).append(place)
+                held = holders[output_id]
+                entry = held[id(message)]
+                entry[1] -= 1
+                if not entry[1]:
+                    del held[id(message)]
+                    if len(held) < 2:
+                        shared_names.pop(output_id, None)
                 changed[output_id] = None
+        for message in joined:
+            output_id = message.get("tool_call_id") or message.get("output_id")
+            if output_id:
+                held = holders.setdefault(output_id, {})
+                entry = held.get(id(message))
+                if entry is None:
+                    held[id(message)] = [message, 1]
+                    if len(held) > 1:
+                        shared_names[output_id] = None
+                else:
+                    entry[1] += 1
+                changed[output_id] = None
+        changed.update(shared_names)  # their last mention may have moved
         self._window = window
 
     def _fates(self, step: int) -> None:
@@ -200,11 +219,11 @@ class RunMeter:
             fate = self.outputs.get(output_id)
             if fate is None:
                 continue
-            places = self._where.get(output_id)
-            if not places:
+            held = self._holders.get(output_id)
+            if not held:
                 state = FOLDED
             else:
-                text = self._window[places[-1]].get("content")
+                text = self._last_mention(output_id, held).get("content")
                 whole = text is self._texts[output_id] or text == self._texts[output_id]
                 state = WHOLE if whole else CUT
             if state != fate.fate:
@@ -212,6 +231,15 @@ class RunMeter:
                 if fate.changed_at is None:
                     fate.changed_at = step
         self._changed.clear()
+
+    def _last_mention(self, output_id: str, held: Dict[int, list]) -> Mapping:
+        """The last message of the window naming `output_id`."""
+        if len(held) == 1:
+            return next(iter(held.values()))[0]
+        for message in reversed(self._window):
+            if (message.get("tool_call_id") or message.get("output_id")) == output_id:
+                return message
+        raise AssertionError(f"{output_id} is held but not in the window")
 
     def costs(self, rounds_total: int, overflow_round: Optional[int], counted_with: str):
         fates = self.facts.fates()

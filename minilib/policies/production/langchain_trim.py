@@ -27,7 +27,14 @@ once to a LangChain message (system, human, AI with its tool calls, tool) and it
 counted once with the lab's counter (`count_tokens`, message by message); the counter
 given to `trim_messages` adds those counts up, so the budget is the lab's count.
 `trim_messages` returns the very message objects it was given, and each maps back to
-the log's own message. `max_tokens` is the whole window (`trim_messages` keeps no
+the log's own message. A replay asks it again every round of a history that only
+grew, so the lab keeps what it decides beside the history instead: the running total
+of the counts, where the last messages that fit begin (never earlier than in the
+round before) and where the human messages are; a round costs what it appended.
+That is `trim_messages`' own rule (the longest run of last messages whose counts fit
+after the system message's, then, with `start_on`, from the first human message in
+it), and calling the real function every round (`plain = True`) sends the same
+windows: tests/test_policies_incremental.py replays both. `max_tokens` is the whole window (`trim_messages` keeps no
 reserve of its own) less `overhead_tokens` (0 by default: a library has no agent's
 prompt), so every window fits; what it costs is what it drops, and the
 broken pairs. Arguments that are not a JSON object become an invalid tool call, as
@@ -35,6 +42,7 @@ LangChain parses them.
 """
 
 import json
+from bisect import bisect_left
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ...messages import check_int
@@ -125,8 +133,40 @@ class LangChainTrimPolicy(Policy):
         self.converted: List = []  # the log's messages as LangChain messages
         self.original: Dict[int, Mapping] = {}  # id(LangChain message) -> log message
         self.tokens: Dict[int, int] = {}  # id(LangChain message) -> the lab's count
+        self.plain = False  # True: LangChain's own function every round
+        self.seen = 0  # the history's messages counted so far
+        self.system: Optional[int] = None  # the system message's count, kept always
+        self.running = [0]  # running[k]: the counts of the first k others
+        self.start = 0  # where the last others that fit begin, among the others
+        self.humans: List[int] = []  # where the human messages are, among the others
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
+        if self.plain:
+            return self.send_plain(history, step)
+        if self.seen == 0 and history and history[0].get("role") == "system":
+            self.system, self.seen = self.count_tokens([history[0]]), 1
+        head = 0 if self.system is None else 1
+        running = self.running
+        for message in history[self.seen :]:
+            if message.get("role") == "user":
+                self.humans.append(len(running) - 1)
+            running.append(running[-1] + self.count_tokens([message]))
+        self.seen = len(history)
+        budget = self.max_tokens
+        if self.system is not None:
+            budget = max(0, budget - self.system)
+        total, start = running[-1], self.start
+        while total - running[start] > budget:
+            start += 1  # a longer history never fits from an earlier message
+        self.start = start
+        if self.START_ON == "human":
+            first = bisect_left(self.humans, start)
+            start = self.humans[first] if first < len(self.humans) else len(running) - 1
+        return Sent([*history[:head], *history[head + start :]])
+
+    def send_plain(self, history: Sequence[Mapping], step: int) -> Sent:
+        """The window as LangChain's own `trim_messages` keeps it, asked of the whole
+        history (converted once a message)."""
         for message in history[len(self.converted) :]:
             converted = to_langchain(message, self.langchain)
             self.converted.append(converted)

@@ -141,7 +141,7 @@ class PairingCheck:
         # message not a tool result from the change on, found in the last window,
         # with the rest of the last window after it (a few tried, the first ones)
         if self._places is None:
-            self._places = {id(message): place for place, message in enumerate(last)}
+            self._places = dict(zip(map(id, last), range(known)))
         tries = RESUME_TRIES
         for place in range(shared, len(window)):
             message = window[place]
