@@ -20,25 +20,26 @@ agent's log has one human message, the task, near its start: once the task no lo
 fits, nothing after the system message opens on a human message, and the window is
 the system message alone. The lab runs it as written and lets the numbers say so.
 
-How the lab runs it: the real function, from the optional package `langchain-core`
-(`pip install 'context-compression-lab[langchain]'`); building the policy without it
-raises an ImportError that names the package. Each new message of the log is converted
-once to a LangChain message (system, human, AI with its tool calls, tool) and its tokens
-counted once with the lab's counter (`count_tokens`, message by message); the counter
-given to `trim_messages` adds those counts up, so the budget is the lab's count.
+How the lab runs it: LangChain's rule, with the real function beside it, from the
+optional package `langchain-core` (`pip install 'context-compression-lab[langchain]'`);
+building the policy without it raises an ImportError that names the package. The
+real function (`plain = True`): each new message of the log is converted once to a
+LangChain message (system, human, AI with its tool calls, tool) and its tokens counted
+once with the lab's counter (`count_tokens`, message by message); the counter given
+to `trim_messages` adds those counts up, so the budget is the lab's count;
 `trim_messages` returns the very message objects it was given, and each maps back to
-the log's own message. A replay asks it again every round of a history that only
-grew, so the lab keeps what it decides beside the history instead: the running total
-of the counts, where the last messages that fit begin (never earlier than in the
-round before) and where the human messages are; a round costs what it appended.
-That is `trim_messages`' own rule (the longest run of last messages whose counts fit
-after the system message's, then, with `start_on`, from the first human message in
-it), and calling the real function every round (`plain = True`) sends the same
-windows: tests/test_policies_incremental.py replays both. `max_tokens` is the whole window (`trim_messages` keeps no
-reserve of its own) less `overhead_tokens` (0 by default: a library has no agent's
-prompt), so every window fits; what it costs is what it drops, and the
-broken pairs. Arguments that are not a JSON object become an invalid tool call, as
-LangChain parses them.
+the log's own message. Arguments that are not a JSON object become an invalid tool
+call, as LangChain parses them. A replay would ask it again every round of a history
+that only grew, so by default the lab keeps what it decides beside the history: the
+running total of the counts, where the last messages that fit begin (never earlier
+than the round before) and where the human messages are; a round costs what it
+appended. That is `trim_messages`' own rule (the longest run of last messages whose
+counts fit after the system message's, then, with `start_on`, from the first human
+message in it), and tests/test_policies_incremental.py replays both on generated,
+bundled and real logs: the same windows. `max_tokens` is the whole window
+(`trim_messages` keeps no reserve of its own) less `overhead_tokens` (0 by default:
+a library has no agent's prompt), so every window fits; what it costs is what it
+drops, and the broken pairs.
 """
 
 import json
