@@ -107,3 +107,20 @@ def test_the_uses_of_a_generated_session_are_those_of_every_line_read(calls, tur
     messages = with_output_ids(list(generate_history(calls, user_turns=turns).messages))
     fast = used_facts(messages)
     assert fast.uses and fast == _used_facts(messages, None, every_line=True)
+
+
+@pytest.mark.parametrize("name", ["claude_code_compacted.jsonl", "openai_chat.json"])
+def test_what_each_message_holds_is_what_a_fresh_search_finds(name):
+    """The holdings the scan of the outputs gave are those `Held` finds alone."""
+    from minilib.measure.used_facts import Held
+
+    for messages in (
+        with_output_ids(load_transcript(DATA_DIR / "logs" / name).messages),
+        with_output_ids(list(generate_history(200, user_turns=3).messages)),
+    ):
+        used = used_facts(messages)
+        fresh = Held(used.asked())
+        assert used.held.strings == fresh.strings
+        for message in messages:
+            assert set(used.held(message)) == set(fresh(message))
+        assert any(used.held(message) for message in messages)

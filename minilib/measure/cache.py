@@ -96,16 +96,25 @@ class KnownCounts:
         self.counts: Dict[int, int] = {
             id(message): count_message(message) for message in self.messages
         }
+        # Messages a policy wrote (a cleared result, a summary) are counted once too:
+        # a window sends them again round after round. Held here, so their ids stay
+        # theirs.
+        self._written: List[Mapping] = []
 
     def __call__(self, message: Mapping) -> int:
         known = self.counts.get(id(message))
-        return self.count_message(message) if known is None else known
+        return self._count(message) if known is None else known
+
+    def _count(self, message: Mapping) -> int:
+        counted = self.counts[id(message)] = self.count_message(message)
+        self._written.append(message)
+        return counted
 
     def many(self, messages: Sequence[Mapping]) -> List[int]:
         """The count of each of `messages`, the known ones looked up."""
         counts = list(map(self.counts.get, map(id, messages)))
         if None in counts:
-            count = self.count_message
+            count = self._count
             counts = [
                 count(message) if known is None else known
                 for message, known in zip(messages, counts)
@@ -143,7 +152,8 @@ class PrefixCache:
         if shared is None:
             window = list(window)
             shared = shared_prefix(last, window)
-        totals = self._totals[: shared + 1]
+        totals = self._totals
+        del totals[shared + 1 :]  # what the window changed is counted again
         new = window[shared:]
         counts = self._many(new)
         running = accumulate(counts, initial=totals[-1])
@@ -156,7 +166,7 @@ class PrefixCache:
             held = set(map(id, last[shared:]))
             rewritten = sum(compress(counts, map(held.__contains__, map(id, new))))
         measured = CacheRound(tokens, reused, tokens - reused, rewritten, broke, shared)
-        self._last, self._totals = window, totals
+        self._last = window
         self.rounds.append(measured)
         return measured
 

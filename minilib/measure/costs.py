@@ -169,7 +169,7 @@ class RunMeter:
         self.tokens.append(measured.tokens)
         if self.estimate is not None:
             self.estimate.sent(window, shared)
-        self.facts.sent(step, window)
+        self.facts.sent(step, window, shared)
         self._follow(window, shared)
         if measured.broke or len(self.tokens) == 1:
             self._fates(step)  # a window that only appended changes no fate

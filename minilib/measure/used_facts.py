@@ -54,6 +54,7 @@ the result's text but kept its id can bring it back, one with neither cannot.
 import json
 import os
 import re
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
@@ -169,16 +170,25 @@ def _used_facts(
     writes somewhere in the log: the same uses as reading every line
     (`every_line`, which tests/test_used_facts_lines.py compares it with)."""
     written_facts = {}  # index of an assistant message -> the facts it writes
+    needs = set()  # what any read-only call needs to run again
     for index, message in enumerate(messages):
         if message.get("role") == "assistant" and not message.get("synthetic"):
             written_facts[index] = candidate_facts(written_text(message))
+            for call in message.get("tool_calls") or ():
+                needs.update(read_only(call) or ())
     wanted = {fact for found in written_facts.values() for fact, _ in found}
-    search = None
+    # One scan of each output finds where a written fact may be and, for judging
+    # windows later (`Held`), which facts and needs it holds.
+    search, seen = None, {}
     if wanted and not every_line:
         try:
-            search = _any_of(wanted)
+            search = Strings(
+                (s for s in wanted | needs if s and "\n" not in s), marked=wanted
+            )
         except (RecursionError, re.error, OverflowError):  # too deep a tree: read all
             search = None
+    if search is not None and any("\n" in fact for fact in wanted):
+        search = None  # a fact across a line break: read every line
     shown: Dict[str, Dict[str, None]] = {}  # fact -> ids of the outputs showing it
     given = set()  # facts a person or the system prompt named before any tool did
     calls: Dict[str, Optional[Tuple[str, ...]]] = {}  # call id -> re-read needs
@@ -199,8 +209,10 @@ def _used_facts(
             if search is None:
                 found = [] if not wanted else candidate_facts(content)
             else:
-                spans = [match.span() for match in search.finditer(content)]
-                found = facts_near(content, spans) if spans else []
+                holds, spans = search.scan(content)
+                if not message.get("tool_calls"):
+                    seen[id(message)] = (message, holds)
+                found = facts_near(content, sorted(spans)) if spans else []
             for fact, _ in found:
                 if fact in wanted and fact not in given:
                     # a dict keeps the order shown, without repeats
@@ -219,14 +231,8 @@ def _used_facts(
             given.update(
                 fact for fact, _ in candidate_facts(content) if fact not in shown
             )
+    used.held = Held(used.asked(), seen if not used.recall else None)
     return used
-
-
-def _any_of(strings) -> "re.Pattern":
-    """One pattern that finds any of `strings` where it occurs (or another of them
-    overlapping it): a tree of their shared beginnings, so the engine tries a few
-    characters at each place instead of every string."""
-    return re.compile(_tree(sorted(strings)))
 
 
 def _tree(strings: List[str]) -> str:
@@ -250,36 +256,84 @@ def _tree(strings: List[str]) -> str:
     return "|".join(branches)
 
 
+class Strings:
+    """Where any of `strings` occurs in a text, overlapping ones too (`scan`).
+
+    One pattern, a tree of the strings' shared beginnings, finds the longest string
+    at a place and goes on after it; for each string it finds, what that skips is
+    known once: the strings inside it, and those that begin inside it and run past
+    its end (looked for there). The places `scan` gives are those of the strings in
+    `marked` (all of them by default). Raises RecursionError (or re.error) for a
+    tree too deep to compile."""
+
+    def __init__(self, strings: Iterable[str], marked: Optional[Iterable[str]] = None):
+        self.strings = frozenset(strings)
+        self._marked = self.strings if marked is None else frozenset(marked)
+        self._sorted = sorted(self.strings)
+        tree = _tree(self._sorted)
+        self._search = re.compile(tree)
+        self._every = re.compile(f"(?=({tree}))")  # the longest at each place
+        self._inside: Dict[str, Tuple[Tuple[str, ...], Tuple[Tuple[int, str], ...]]] = {}
+
+    def scan(self, text: str):
+        """(the strings `text` holds, the (start, end) of places holding them in
+        order: every occurrence lies within one)."""
+        found, spans = set(), []
+        marked = self._marked
+        for match in self._search.finditer(text):
+            string, at = match.group(), match.start()
+            inside = self._inside.get(string)
+            if inside is None:
+                inside = self._inside[string] = self._skipped(string)
+            if inside[2]:
+                spans.append(match.span())
+            found.update(inside[0])
+            for offset, other in inside[1]:
+                if text.startswith(other, at + offset):
+                    found.add(other)
+                    if other in marked:
+                        spans.append((at + offset, at + offset + len(other)))
+        return found, spans
+
+    def _skipped(self, string: str):
+        """The strings inside `string`, (offset, string) for those that begin inside
+        it at offset and run past its end, and whether a marked one is inside."""
+        within = set()
+        for match in self._every.finditer(string):
+            longest = match.group(1)
+            within.update(
+                longest[:end]
+                for end in range(1, len(longest) + 1)
+                if longest[:end] in self.strings
+            )
+        past, ordered = [], self._sorted
+        for offset in range(1, len(string)):
+            tail = string[offset:]
+            at = bisect_left(ordered, tail)
+            while at < len(ordered) and ordered[at].startswith(tail):
+                if len(ordered[at]) > len(tail):
+                    past.append((offset, ordered[at]))
+                at += 1
+        return tuple(within), tuple(past), not self._marked.isdisjoint(within)
+
+
 class Held:
     """Which of `strings` each message holds, in its text or a call's arguments:
     found once a message (a replay sends the log's messages again every round, and
-    every policy sends the same ones)."""
+    every policy sends the same ones). `seen` gives what a scan of the log found
+    already, for messages without calls: {id(message): (message, the strings of its
+    text, among more)}."""
 
-    def __init__(self, strings: Iterable[str]):
+    def __init__(self, strings: Iterable[str], seen: Optional[dict] = None):
         # a string across a line break may run across two parts: not one message's
         self.strings = frozenset(s for s in strings if s and "\n" not in s)
         self._held: Dict[int, Tuple[Mapping, Tuple[str, ...]]] = {}
+        for key, (message, found) in (seen or {}).items():
+            self._held[key] = (message, tuple(self.strings.intersection(found)))
         try:
-            self._search = _any_of(self.strings) if self.strings else None
+            self._strings = Strings(self.strings) if self.strings else None
         except (RecursionError, re.error, OverflowError):
-            self._search = None  # too deep a tree: each string looked for alone
-        # The search finds the longest string at a place and goes on after it. For
-        # each string, what that skips: the strings it begins with, those inside it,
-        # and those that begin inside it and run past its end (to look for there).
-        starting: Dict[str, List[str]] = {}
-        for string in self.strings:
-            starting.setdefault(string[0], []).append(string)
-        self._within: Dict[str, Tuple[str, ...]] = {}
-        self._past: Dict[str, Tuple[Tuple[int, str], ...]] = {}
-        for string in self.strings:
-            within, past = [], []
-            for at in range(len(string)):
-                for other in starting.get(string[at], ()):
-                    if string.startswith(other, at):
-                        within.append(other)
-                    elif at and other.startswith(string[at:]):
-                        past.append((at, other))
-            self._within[string], self._past[string] = tuple(within), tuple(past)
+            self._strings = None  # too deep a tree: each string looked for alone
 
     def __call__(self, message: Mapping) -> Tuple[str, ...]:
         known = self._held.get(id(message))
@@ -289,15 +343,10 @@ class Held:
         texts += [arguments_text(call) for call in message.get("tool_calls") or ()]
         found = set()
         for text in texts:
-            if self._search is None:
+            if self._strings is None:
                 found.update(s for s in self.strings if s in text)
-                continue
-            for match in self._search.finditer(text):
-                string, at = match.group(), match.start()
-                found.update(self._within[string])
-                for offset, other in self._past[string]:
-                    if text.startswith(other, at + offset):
-                        found.add(other)
+            else:
+                found.update(self._strings.scan(text)[0])
         held = tuple(found)
         self._held[id(message)] = (message, held)  # kept: its id stays its own
         return held
@@ -530,14 +579,25 @@ class FactMeter:
         self._window = HeldWindow(used.held)
         self._last: List[Mapping] = []  # the last window judged
 
-    def sent(self, step: int, window: Sequence[Mapping]) -> List[Tuple[FactUse, str]]:
-        """Judge the uses of round `step` against the window it sent."""
+    def sent(
+        self, step: int, window: Sequence[Mapping], shared: Optional[int] = None
+    ) -> List[Tuple[FactUse, str]]:
+        """Judge the uses of round `step` against the window it sent. `shared`: how
+        many messages it shares from the start with the last window given here, when
+        the caller knows (the caller's own list then, which it does not change): every
+        window is followed then, a round costing what left and joined it."""
         uses = self._by_round.get(step)
+        if shared is not None:
+            index = self._window.update(window, shared)
+            self._last = window
+        elif not uses:
+            return []
+        else:
+            window = list(window)
+            index = self._window.update(window, shared_prefix(self._last, window))
+            self._last = window
         if not uses:
             return []
-        window = list(window)
-        index = self._window.update(window, shared_prefix(self._last, window))
-        self._last = window
         judged = []
         for use in uses:
             fate, back = "kept", ("", 0, "")

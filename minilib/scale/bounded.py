@@ -34,6 +34,7 @@ import errno
 import re
 import signal
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..aging import ToolResultAging
@@ -137,6 +138,11 @@ class Block:
 def named_facts(text: str) -> List[Tuple[str, str]]:
     """The paths, ids/codes and numbers `text` names, in the order it names them; each
     is a substring of `text` (a commit hash is cut to its first characters)."""
+    return list(_named_facts(text))
+
+
+@lru_cache(maxsize=16_384)  # the same blocks are condensed summary after summary
+def _named_facts(text: str) -> Tuple[Tuple[str, str], ...]:
     found = []  # (position, fact, kind)
     # Characters already claimed (a path's digits are not numbers too), one byte each,
     # so an overlap test is one C search, not a walk of every span claimed before.
@@ -158,7 +164,7 @@ def named_facts(text: str) -> List[Tuple[str, str]]:
                 continue  # a bare number says nothing without its unit
             taken[start:end] = b"\x01" * (end - start)
             found.append((start, fact, kind))
-    return [(fact, kind) for _, fact, kind in sorted(found)]
+    return tuple((fact, kind) for _, fact, kind in sorted(found))
 
 
 def _whole_path(fact: str) -> bool:
