@@ -167,28 +167,37 @@ def _used_facts(
 ) -> UsedFacts:
     """`used_facts`. A fact counts only where the agent writes it, so an output is
     read (by the one fact rule) only on the lines that hold a string the agent
-    writes somewhere in the log: the same uses as reading every line
-    (`every_line`, which tests/test_used_facts_lines.py compares it with)."""
+    writes, and only where that can change a use (`_read_outputs`): the same uses
+    as reading every line (`every_line`, which tests/test_used_facts_lines.py
+    compares it with)."""
     written_facts = {}  # index of an assistant message -> the facts it writes
+    said = {}  # index of a person's or the system's message -> the facts it names
     needs = set()  # what any read-only call needs to run again
     for index, message in enumerate(messages):
-        if message.get("role") == "assistant" and not message.get("synthetic"):
+        if message.get("synthetic"):
+            continue
+        role = message.get("role")
+        if role == "assistant":
             written_facts[index] = candidate_facts(written_text(message))
             for call in message.get("tool_calls") or ():
                 needs.update(read_only(call) or ())
+        elif role != "tool" and not is_observation(message):
+            said[index] = candidate_facts(message.get("content") or "")
     wanted = {fact for found in written_facts.values() for fact, _ in found}
     # One scan of each output finds where a written fact may be and, for judging
     # windows later (`Held`), which facts and needs it holds.
-    search, seen = None, {}
-    if wanted and not every_line:
+    search = None
+    if wanted and not every_line and not any("\n" in fact for fact in wanted):
         try:
             search = Strings(
                 (s for s in wanted | needs if s and "\n" not in s), marked=wanted
             )
         except (RecursionError, re.error, OverflowError):  # too deep a tree: read all
             search = None
-    if search is not None and any("\n" in fact for fact in wanted):
-        search = None  # a fact across a line break: read every line
+    seen: dict = {}
+    if search is not None:
+        named = {fact for found in said.values() for fact, _ in found}
+        read = _read_outputs(messages, search, written_facts, named, seen)
     shown: Dict[str, Dict[str, None]] = {}  # fact -> ids of the outputs showing it
     given = set()  # facts a person or the system prompt named before any tool did
     calls: Dict[str, Optional[Tuple[str, ...]]] = {}  # call id -> re-read needs
@@ -209,10 +218,7 @@ def _used_facts(
             if search is None:
                 found = [] if not wanted else candidate_facts(content)
             else:
-                holds, spans = search.scan(content)
-                if not message.get("tool_calls"):
-                    seen[id(message)] = (message, holds)
-                found = facts_near(content, sorted(spans)) if spans else []
+                found = read.get(index, ())
             for fact, _ in found:
                 if fact in wanted and fact not in given:
                     # a dict keeps the order shown, without repeats
@@ -228,11 +234,64 @@ def _used_facts(
                     sources = tuple(shown[fact])[-MAX_SOURCES:]
                     used.uses.append(FactUse(fact, kind, round_number, sources))
         else:  # system or a person: named here, a fact is not the tools' to show
-            given.update(
-                fact for fact, _ in candidate_facts(content) if fact not in shown
-            )
+            given.update(fact for fact, _ in said[index] if fact not in shown)
     used.held = Held(used.asked(), seen if not used.recall else None)
     return used
+
+
+def _read_outputs(
+    messages: Sequence[Mapping],
+    search: "Strings",
+    written_facts: Mapping[int, List[Tuple[str, str]]],
+    named: set,
+    seen: dict,
+) -> Dict[int, List[Tuple[str, str]]]:
+    """The facts of each output (by its index) that a use can rest on, read from the
+    last output back. A use takes the latest `MAX_SOURCES` outputs that showed its
+    fact: an output followed, before the next message writing a fact, by that many
+    outputs showing it cannot be one of them (nor the only one), so it is not read
+    for that fact. A fact a person or the system names is read everywhere (whether a
+    tool showed it first decides whether it counts). What each output holds goes to
+    `seen`, for `Held`."""
+    writes: Dict[str, List[int]] = {}  # fact -> the indices of messages writing it
+    for index in sorted(written_facts):
+        for fact, _ in written_facts[index]:
+            places = writes.setdefault(fact, [])
+            if not places or places[-1] != index:
+                places.append(index)
+    shows: Dict[Tuple[str, int], int] = {}  # (fact, next write) -> outputs after
+    read: Dict[int, List[Tuple[str, str]]] = {}
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("synthetic") or not (
+            message.get("role") == "tool" or is_observation(message)
+        ):
+            continue
+        content = message.get("content") or ""
+        holds, spans = search.scan(content)
+        if not message.get("tool_calls"):
+            seen[id(message)] = (message, holds)
+        needed = set()
+        for fact in holds.intersection(writes):
+            if fact in named:
+                needed.add(fact)
+                continue
+            places = writes[fact]
+            after = bisect_left(places, index)
+            if after < len(places) and shows.get((fact, places[after]), 0) < MAX_SOURCES:
+                needed.add(fact)
+        places_needed = [(a, b) for a, b, marks in spans if needed.intersection(marks)]
+        if not places_needed:
+            continue
+        found = facts_near(content, sorted(places_needed))
+        read[index] = found
+        for fact in {fact for fact, _ in found}.intersection(writes):
+            places = writes[fact]
+            after = bisect_left(places, index)
+            if after < len(places):
+                key = (fact, places[after])
+                shows[key] = shows.get(key, 0) + 1
+    return read
 
 
 def _tree(strings: List[str]) -> str:
@@ -273,11 +332,11 @@ class Strings:
         tree = _tree(self._sorted)
         self._search = re.compile(tree)
         self._every = re.compile(f"(?=({tree}))")  # the longest at each place
-        self._inside: Dict[str, Tuple[Tuple[str, ...], Tuple[Tuple[int, str], ...]]] = {}
+        self._inside: Dict[str, tuple] = {}  # string -> what finding it skips
 
     def scan(self, text: str):
-        """(the strings `text` holds, the (start, end) of places holding them in
-        order: every occurrence lies within one)."""
+        """(the strings `text` holds, [(start, end, the marked strings there)]: every
+        occurrence of a marked string lies within one of those places)."""
         found, spans = set(), []
         marked = self._marked
         for match in self._search.finditer(text):
@@ -286,18 +345,22 @@ class Strings:
             if inside is None:
                 inside = self._inside[string] = self._skipped(string)
             if inside[2]:
-                spans.append(match.span())
+                spans.append((at, match.end(), inside[2]))
             found.update(inside[0])
-            for offset, other in inside[1]:
-                if text.startswith(other, at + offset):
-                    found.add(other)
-                    if other in marked:
-                        spans.append((at + offset, at + offset + len(other)))
+            end = match.end()
+            if inside[1] and end < len(text):
+                for offset, other in inside[1].get(text[end], ()):
+                    if text.startswith(other, at + offset):
+                        found.add(other)
+                        if other in marked:
+                            start = at + offset
+                            spans.append((start, start + len(other), (other,)))
         return found, spans
 
     def _skipped(self, string: str):
-        """The strings inside `string`, (offset, string) for those that begin inside
-        it at offset and run past its end, and whether a marked one is inside."""
+        """The strings inside `string`; for those that begin inside it and run past
+        its end, {the character they need after it: [(offset, string)]}; and the
+        marked ones inside."""
         within = set()
         for match in self._every.finditer(string):
             longest = match.group(1)
@@ -306,15 +369,17 @@ class Strings:
                 for end in range(1, len(longest) + 1)
                 if longest[:end] in self.strings
             )
-        past, ordered = [], self._sorted
+        past: Dict[str, List[Tuple[int, str]]] = {}
+        ordered = self._sorted
         for offset in range(1, len(string)):
             tail = string[offset:]
             at = bisect_left(ordered, tail)
             while at < len(ordered) and ordered[at].startswith(tail):
-                if len(ordered[at]) > len(tail):
-                    past.append((offset, ordered[at]))
+                other = ordered[at]
+                if len(other) > len(tail):
+                    past.setdefault(other[len(tail)], []).append((offset, other))
                 at += 1
-        return tuple(within), tuple(past), not self._marked.isdisjoint(within)
+        return tuple(within), past, tuple(self._marked.intersection(within))
 
 
 class Held:
@@ -328,6 +393,7 @@ class Held:
         # a string across a line break may run across two parts: not one message's
         self.strings = frozenset(s for s in strings if s and "\n" not in s)
         self._held: Dict[int, Tuple[Mapping, Tuple[str, ...]]] = {}
+        self._texts: Dict[str, Tuple[str, ...]] = {}  # a text without calls -> held
         for key, (message, found) in (seen or {}).items():
             self._held[key] = (message, tuple(self.strings.intersection(found)))
         try:
@@ -339,15 +405,19 @@ class Held:
         known = self._held.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        texts = [message.get("content") or ""]
-        texts += [arguments_text(call) for call in message.get("tool_calls") or ()]
-        found = set()
-        for text in texts:
-            if self._strings is None:
-                found.update(s for s in self.strings if s in text)
-            else:
-                found.update(self._strings.scan(text)[0])
-        held = tuple(found)
+        content = message.get("content") or ""
+        calls = message.get("tool_calls") or ()
+        held = None if calls else self._texts.get(content)  # a placeholder, again
+        if held is None:
+            found = set()
+            for text in [content] + [arguments_text(call) for call in calls]:
+                if self._strings is None:
+                    found.update(s for s in self.strings if s in text)
+                else:
+                    found.update(self._strings.scan(text)[0])
+            held = tuple(found)
+            if not calls:
+                self._texts[content] = held
         self._held[id(message)] = (message, held)  # kept: its id stays its own
         return held
 

@@ -42,6 +42,7 @@ a library has no agent's prompt), so every window fits; what it costs is what it
 drops, and the broken pairs.
 """
 
+import importlib.util
 import json
 from bisect import bisect_left
 from typing import Dict, List, Mapping, Optional, Sequence
@@ -56,16 +57,31 @@ INSTALL = (
 )
 
 
+MISSING = (
+    f"the langchain-trim policy runs LangChain's own trim_messages: install the "
+    f"optional package {PACKAGE}: {INSTALL}"
+)
+
+
 def load_langchain():
     """The langchain_core names the policy uses, or an ImportError naming the package."""
     try:
         from langchain_core import messages
     except ImportError as error:
-        raise ImportError(
-            f"the langchain-trim policy runs LangChain's own trim_messages: install the "
-            f"optional package {PACKAGE}: {INSTALL}"
-        ) from error
+        raise ImportError(MISSING) from error
     return messages
+
+
+def check_langchain() -> None:
+    """An ImportError naming the package unless it is installed: without importing
+    it (a tenth of a second or more, which a replay kept beside the history never
+    needs)."""
+    try:
+        found = importlib.util.find_spec("langchain_core") is not None
+    except (ImportError, ValueError):
+        found = False
+    if not found:
+        raise ImportError(MISSING)
 
 
 def to_langchain(message: Mapping, messages):
@@ -125,12 +141,8 @@ class LangChainTrimPolicy(Policy):
             if max_tokens is None
             else check_int("max_tokens", max_tokens, minimum=1)
         )
-        self.langchain = load_langchain()
-        # The function itself: its decorator (which also makes a Runnable when called
-        # without messages) imports LangChain's runnables, and LangSmith with them, on
-        # its first call, about a second; given messages, it only calls the function.
-        trim = self.langchain.trim_messages
-        self.trim_messages = getattr(trim, "__wrapped__", trim)
+        check_langchain()
+        self.langchain = None  # imported for the plain walk only
         self.converted: List = []  # the log's messages as LangChain messages
         self.original: Dict[int, Mapping] = {}  # id(LangChain message) -> log message
         self.tokens: Dict[int, int] = {}  # id(LangChain message) -> the lab's count
@@ -168,6 +180,14 @@ class LangChainTrimPolicy(Policy):
     def send_plain(self, history: Sequence[Mapping], step: int) -> Sent:
         """The window as LangChain's own `trim_messages` keeps it, asked of the whole
         history (converted once a message)."""
+        if self.langchain is None:
+            self.langchain = load_langchain()
+            # The function itself: its decorator (which also makes a Runnable when
+            # called without messages) imports LangChain's runnables, and LangSmith
+            # with them, on its first call, about a second; given messages, it only
+            # calls the function.
+            trim = self.langchain.trim_messages
+            self.trim_messages = getattr(trim, "__wrapped__", trim)
         for message in history[len(self.converted) :]:
             converted = to_langchain(message, self.langchain)
             self.converted.append(converted)
