@@ -8,7 +8,9 @@ or an upload), the model's window and one slider per policy's main parameter on 
 a slider re-runs its own policy only. Every number shown is computed by the library.
 """
 
+import gzip
 import html
+import json
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
@@ -98,21 +100,90 @@ def baseline(messages: Sequence[Mapping]) -> Baseline:
     return Baseline(tuple(per_round))
 
 
-class LogRuns:
-    """One log's rows, one a policy and parameter value, computed once each."""
+# The rows chapter 10 shows when it runs, on its own logs at their settings, as
+# scripts/make_chapter10_rows.py computes them (a test checks the file is what the
+# script writes): a Run All and the lab's first screen read them instead of replaying
+# a thousand-call log ninety times. Any other row is computed when asked.
+STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
 
-    def __init__(self, messages: Sequence[Mapping]):
-        self.messages = with_output_ids(list(messages))
-        self.used = used_facts(self.messages)
-        self.baseline = baseline(self.messages)
-        self._rows: Dict[tuple, dict] = {}
+
+@lru_cache(maxsize=1)
+def stored_rows() -> Dict[str, dict]:
+    """{log name: {"rounds": the whole log's tokens a round, "facts_used": n,
+    "timestamps": bool, "rows": {(policy, window, value): row}}}."""
+    if not STORED_ROWS.exists():
+        return {}
+    stored = json.loads(gzip.decompress(STORED_ROWS.read_bytes()))
+    return {
+        name: {
+            **log,
+            "rows": {
+                (key, window, value): row for key, window, value, row in log["rows"]
+            },
+        }
+        for name, log in stored.items()
+    }
+
+
+class LogRuns:
+    """One log's rows, one a policy and parameter value, computed once each.
+
+    Given the name of a log the chapter offers, it starts from the rows stored for it
+    (`stored_rows`), and reads the log, finds its facts and counts it only when a row
+    not stored is asked for."""
+
+    def __init__(self, messages: Optional[Sequence[Mapping]] = None, name: str = ""):
+        self.name = name
+        self._messages = None if messages is None else with_output_ids(list(messages))
+        self._used = None
+        self._baseline = None
+        self._stored = stored_rows().get(name, {}) if name else {}
+        self._rows: Dict[tuple, dict] = dict(self._stored.get("rows", {}))
         self._counted: dict = {}  # the log's messages counted once for every row
+
+    @property
+    def messages(self) -> List[dict]:
+        if self._messages is None:
+            self._messages = with_output_ids(list(log_messages(self.name)))
+        return self._messages
+
+    @property
+    def used(self):
+        """The facts the agent used (`used_facts`), found when first needed."""
+        if self._used is None:
+            self._used = used_facts(self.messages)
+        return self._used
+
+    @property
+    def baseline(self) -> "Baseline":
+        if self._baseline is None:
+            stored = self._stored.get("rounds")
+            self._baseline = (
+                Baseline(tuple(stored)) if stored else baseline(self.messages)
+            )
+        return self._baseline
+
+    @property
+    def facts_used(self) -> int:
+        """How many distinct facts the agent used."""
+        if self._used is None and "facts_used" in self._stored:
+            return self._stored["facts_used"]
+        return len(self.used.facts)
+
+    @property
+    def timestamps(self) -> bool:
+        """Whether the log's messages carry timestamps."""
+        if "timestamps" in self._stored:
+            return self._stored["timestamps"]
+        return any("timestamp" in message for message in self.messages)
 
     def row(self, key: str, window: int, value=None) -> dict:
         """The row of `key` at `window` (its main parameter at `value`). A setting the
         policy refuses (its ValueError), or any other error of one policy, gives a row
         that says so (`refused_row`): one row's error never stops the others."""
         parameter = POLICIES[key].main_parameter
+        if value is not None and value == default_value(key, window):
+            value = None  # the policy as built by default: one row, not two
         settings = {} if value is None else {parameter: value}
         found = self._rows.get((key, window, value))
         if found is None:
@@ -128,9 +199,23 @@ class LogRuns:
             except Exception as error:  # shown in its row, the other rows go on
                 found = refused_row(key, error)
             else:
+                found.pop("cut")  # each output's fate: the chapter shows none
                 found["tokens_saved"] = saved_share(found, self.baseline)
             self._rows[(key, window, value)] = found
         return found
+
+
+@lru_cache(maxsize=None)
+def default_value(key: str, window: int):
+    """The value of policy `key`'s main parameter when built for `window` by default."""
+    return build_policy(key, window).parameters()[POLICIES[key].main_parameter]
+
+
+@lru_cache(maxsize=8)
+def log_runs(name: str) -> LogRuns:
+    """The rows of a log the chapter offers, by its name: one `LogRuns` a log, shared
+    by the chapter's cells and its lab."""
+    return LogRuns(name=name)
 
 
 def refused_row(key: str, error: Exception) -> dict:
@@ -293,9 +378,7 @@ def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     measured = ("rounds", "tokens_sent", "facts_kept", "facts_lost", "cache_cost")
     if any(ends[0][name] != ends[1][name] for name in measured):
         return ""
-    if key.startswith("claude-code") and not any(
-        "timestamp" in message for message in runs.messages
-    ):
+    if key.startswith("claude-code") and not runs.timestamps:
         return "no timestamps: never idle"
     if ends[0]["overflow_round"] is not None:
         return f"it stops at round {ends[0]['overflow_round']:,} anyway"
@@ -533,8 +616,11 @@ class PolicyLab(ShownAsWidget):
             )
         )
         self.table = widgets.HTML()
+        # drawn first with the rows the sliders start at (their defaults): the ones
+        # `reset` shows, computed once
+        defaults = {key: default_value(key, window) for key in available_policies()}
         self.figure = go.FigureWidget(
-            tradeoff_figure(policy_rows(self.current(), window))
+            tradeoff_figure(policy_rows(self.current(), window, defaults))
         )
         self._holding = False  # while the log list changes: one reset, at its end
         self.choice.observe(lambda change: self._on_log(), "value")
@@ -558,7 +644,7 @@ class PolicyLab(ShownAsWidget):
     def current(self) -> LogRuns:
         name = self.choice.value
         if name not in self.runs:
-            self.runs[name] = LogRuns(log_messages(name))
+            self.runs[name] = log_runs(name)
         return self.runs[name]
 
     def take_upload(self) -> None:
@@ -630,7 +716,7 @@ class PolicyLab(ShownAsWidget):
     def render(self) -> List[dict]:
         runs = self.current()
         rows = policy_rows(runs, self.window.value, self.values())
-        used = len(runs.used.facts)
+        used = runs.facts_used
         self.status.value = (
             f"<b>{html.escape(self.choice.value)}</b>: "
             f"{plural(len(runs.baseline.per_round), 'round')}, "

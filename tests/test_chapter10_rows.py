@@ -1,0 +1,46 @@
+"""The rows chapter 10 reads instead of replaying (data/chapter10_rows.json.gz) are the
+rows its code computes now: scripts/make_chapter10_rows.py writes the same file."""
+
+import gzip
+import sys
+from pathlib import Path
+
+from minilib.lab.policies_view import STORED_ROWS, LogRuns, log_messages, log_runs
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+import make_chapter10_rows  # noqa: E402
+
+
+def test_the_stored_rows_are_what_the_script_computes_now():
+    assert gzip.decompress(STORED_ROWS.read_bytes()).decode(
+        "utf-8"
+    ) == make_chapter10_rows.text(make_chapter10_rows.rows())
+
+
+def test_a_stored_log_computes_a_row_it_lacks_as_a_fresh_one_does():
+    name = make_chapter10_rows.LAB
+    stored = log_runs(name)
+    fresh = LogRuns(log_messages(name))
+    assert stored.facts_used == fresh.facts_used
+    assert stored.baseline == fresh.baseline and stored.timestamps == fresh.timestamps
+    # a window the file does not hold: replayed from the log, read only now
+    assert stored.row("swe-agent-last-n", 8_000, 3) == fresh.row(
+        "swe-agent-last-n", 8_000, 3
+    )
+    assert stored.row("codex", 32_000) == fresh.row("codex", 32_000)
+
+
+def test_a_policy_given_its_default_sends_what_it_sends_by_default():
+    """`LogRuns.row` takes a slider resting on the default for the default row."""
+    from minilib.lab.policies_view import available_policies, default_value
+    from minilib.policies.production import POLICIES
+    from minilib.policies.production.compare import measure_policy
+
+    messages = LogRuns(log_messages(make_chapter10_rows.LAB)).messages
+    for window in (32_000, 8_000):
+        for key in available_policies():
+            given = {POLICIES[key].main_parameter: default_value(key, window)}
+            assert measure_policy(messages, key, window, **given) == measure_policy(
+                messages, key, window
+            ), (key, window)
