@@ -107,10 +107,11 @@ bench-policies: $(STAMP)
 	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md $(BENCH_ARGS)
 
 # make classroom's hub with 1, 5, 10, 20 and 30 students at once (one a real browser, the
-# others through the kernel websocket API): start, memory per student, keypress -> redraw
+# others through the kernel websocket API): start, memory per student, keypress -> redraw;
+# BENCH_ARGS="--chapter 10 --students 30" runs chapter 10's lab instead of chapter 06's
 bench-classroom: $(CLASSROOM_STAMP)
 	$(JUPYTER_ENV) $(BIN)/python bench/bench_classroom.py --markdown docs/benchmark_classroom.md \
-		--json build/bench/classroom.json
+		--json build/bench/classroom.json $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) build out artifacts

@@ -3,6 +3,7 @@
     make bench-classroom                               # N = 1, 5, 10, 20, 30, written to
                                                        # docs/benchmark_classroom.md
     python bench/bench_classroom.py --students 1 5 --presses 10   # a quick look
+    make bench-classroom BENCH_ARGS="--chapter 10 --students 1 30"  # chapter 10's lab
 
 For each N, a fresh hub (classroom/jupyterhub_config.py, as `make classroom` runs it) in
 build/bench/classroom/, then:
@@ -30,6 +31,11 @@ on the hub's machine; thirty Chromiums on these 2 cores would measure Chromium. 
 websocket students make the server-side load a browser makes (the same REST calls, kernel
 messages and widget updates), and the one browser measures what a student sees under it.
 N = 1 is that browser alone. This is a measurement, not a test: it never fails on numbers.
+
+`--chapter 10` runs the same class on chapter 10 (the production policies): every
+student runs it all at once, and the slider is the policy lab's SWE-agent `n` (each
+move replays that policy on the lab's log), the chart its trade-off bars. Its results
+go to their own block of the page.
 """
 
 import argparse
@@ -38,6 +44,7 @@ import datetime
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import struct
@@ -45,6 +52,7 @@ import sys
 import threading
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -56,12 +64,60 @@ import labdriver as lab  # noqa: E402
 
 from bench.benchmark import machine, percentile, versions  # noqa: E402
 
-LAB_NOTEBOOK = "notebooks/06_long_session_lab.ipynb"
-DASHBOARD = ".ccl-long-session-dashboard"
 WORK = ROOT / "build" / "bench" / "classroom"
 PASSWORD = "bench-classroom-password"
-STEP = 50  # the threshold slider's step (minilib.lab.dashboard.SLIDERS)
-LOW, HIGH, START = 600, 1800, 1200
+
+
+@dataclass(frozen=True)
+class Chapter:
+    """The chapter a class runs and the slider its students move."""
+
+    number: str
+    notebook: str
+    scope: str  # the CSS class of the widget that holds the slider and the chart
+    label: str  # the slider's description
+    drawn: str  # the chart's traces, once drawn (under `scope`)
+    low: int
+    high: int
+    start: int
+    step: int
+
+
+def chapter_10() -> Chapter:
+    """Chapter 10's lab: SWE-agent's `n`, over the values its slider offers on the
+    lab's first log and window (its own library says which)."""
+    from minilib.lab.policies_view import slider_for
+
+    slider = slider_for("swe-agent-last-n", 32_000)
+    return Chapter(
+        "10",
+        "notebooks/10_production_policies.ipynb",
+        ".ccl-policy-lab",
+        "swe-agent-last-n: n",
+        ".js-plotly-plot .barlayer .trace",
+        slider.min,
+        slider.max,
+        slider.value,
+        slider.step,
+    )
+
+
+CHAPTERS = {
+    # the threshold slider of minilib.lab.dashboard.SLIDERS, its step and range
+    "06": lambda: Chapter(
+        "06",
+        "notebooks/06_long_session_lab.ipynb",
+        ".ccl-long-session-dashboard",
+        "threshold",
+        ".js-plotly-plot .scatterlayer .trace",
+        600,
+        1800,
+        1200,
+        50,
+    ),
+    "10": chapter_10,
+}
+CHAPTER = CHAPTERS["06"]()  # main() sets the one asked for
 SYNC_ROUNDS, SYNC_GAP = 5, 5.0
 # Where a class stops being usable, for the report's "where it breaks" line.
 BREAK_P90_MS = 250  # a redraw slower than this feels like lag
@@ -116,7 +172,7 @@ class KernelStudent:
         self.waiting = {}  # msg_id -> future resolved at the kernel's idle
         self.errors = []
         self.slider = None
-        self.value = START
+        self.value = CHAPTER.start
         self.pending = []  # perf_counter of presses not yet sent
         self.latencies = {}  # phase -> [ms]
         self.phase = "paced"
@@ -171,7 +227,7 @@ class KernelStudent:
         headers = {"Authorization": f"token {self.classroom.token}"}
         base = f"{self.classroom.url}/user/{self.name}"
         body = {
-            "path": LAB_NOTEBOOK,
+            "path": CHAPTER.notebook,
             "type": "notebook",
             "name": "",
             "kernel": {"name": "python3"},
@@ -219,10 +275,10 @@ class KernelStudent:
                 if (
                     self.slider is None
                     and state.get("_model_name") == "IntSliderModel"
-                    and state.get("description") == "threshold"
+                    and state.get("description") == CHAPTER.label
                 ):
                     self.slider = content["comm_id"]
-                    self.value = state.get("value", START)
+                    self.value = state.get("value", CHAPTER.start)
 
     async def request(self, msg_type: str, content: dict, timeout: float) -> float:
         """Send a shell message; the perf_counter when the kernel went idle after it."""
@@ -249,15 +305,16 @@ class KernelStudent:
             )
         self.ran_seconds = time.perf_counter() - started
         if self.slider is None:
-            self.errors.append("no threshold slider among the widgets opened")
+            self.errors.append(f"no {CHAPTER.label} slider among the widgets opened")
 
     def press(self) -> None:
         """One arrow key: the value moves a step; sent now, or merged into the next
         message if one is in flight."""
         direction = self.rng.choice((-1, 1))
-        if not LOW <= self.value + direction * STEP <= HIGH:
+        step = CHAPTER.step
+        if not CHAPTER.low <= self.value + direction * step <= CHAPTER.high:
             direction = -direction
-        self.value += direction * STEP
+        self.value += direction * step
         self.pending.append(time.perf_counter())
         self.wake.set()
 
@@ -335,7 +392,7 @@ class KernelClass:
         # Thirty students at once: no queue behind tornado's default 10 connections,
         # whose waiting requests give up after 20 s (HTTP 599).
         AsyncHTTPClient.configure(None, max_clients=1000)
-        cells = code_cells(ROOT / LAB_NOTEBOOK)
+        cells = code_cells(ROOT / CHAPTER.notebook)
         started = time.perf_counter()
 
         async def begin(student):
@@ -380,17 +437,17 @@ def browser_student(browser, classroom, name: str, presses: int, kernels: Kernel
         started = time.perf_counter()
         hub.log_in(page, classroom, name, PASSWORD)
         hub.wait_for_lab(page, name)
-        lab.open_notebook(page, hub.UserServer(classroom, name), LAB_NOTEBOOK)
+        lab.open_notebook(page, hub.UserServer(classroom, name), CHAPTER.notebook)
         page.click("#jp-menu-panel .lm-MenuBar-itemLabel:text-is('Run')")
         page.click(".lm-Menu-itemLabel:text-is('Run All Cells')")
         page.wait_for_function(lab.ALL_CELLS_RAN_JS, timeout=LONG)
         page.wait_for_function(lab.KERNEL_IDLE_JS, timeout=LONG)
-        page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace")
+        page.wait_for_selector(f"{CHAPTER.scope} {CHAPTER.drawn}")
         result["ran_seconds"] = time.perf_counter() - started
         kernels.ready.wait(timeout=LONG / 1000)
-        lab.scroll_to_top(page.locator(DASHBOARD).first)
-        slider = lab.slider(page, "^threshold$", DASHBOARD)
-        lab.install_latency_probe(page, scope=DASHBOARD)
+        lab.scroll_to_top(page.locator(CHAPTER.scope).first)
+        slider = lab.slider(page, f"^{re.escape(CHAPTER.label)}$", CHAPTER.scope)
+        lab.install_latency_probe(page, scope=CHAPTER.scope)
 
         def idle(p):
             lab.wait_idle(p, timeout=120_000)
@@ -406,13 +463,14 @@ def browser_student(browser, classroom, name: str, presses: int, kernels: Kernel
                 result["split"].append(sample["split"])
             return sample["redraw"]
 
-        value = START
+        value, step = CHAPTER.start, CHAPTER.step
         marks = cpu_marks(classroom)
         for _ in range(presses):
             key = rng.choice(("ArrowLeft", "ArrowRight"))
-            if not LOW <= value + (STEP if key == "ArrowRight" else -STEP) <= HIGH:
+            moved = step if key == "ArrowRight" else -step
+            if not CHAPTER.low <= value + moved <= CHAPTER.high:
                 key = "ArrowLeft" if key == "ArrowRight" else "ArrowRight"
-            value += STEP if key == "ArrowRight" else -STEP
+            value += step if key == "ArrowRight" else -step
             redraw = one(key)
             if redraw is not None:
                 result["paced"].append(redraw)
@@ -454,13 +512,13 @@ def plain_lab(browser, presses: int) -> dict:
 
         page.on("response", note)
         try:
-            lab.open_notebook(page, server, LAB_NOTEBOOK)
+            lab.open_notebook(page, server, CHAPTER.notebook)
             lab.run_all_cells(page)
             page.remove_listener("response", note)
-            page.wait_for_selector(f"{DASHBOARD} .js-plotly-plot .scatterlayer .trace")
-            lab.scroll_to_top(page.locator(DASHBOARD).first)
-            slider = lab.slider(page, "^threshold$", DASHBOARD)
-            lab.install_latency_probe(page, scope=DASHBOARD)
+            page.wait_for_selector(f"{CHAPTER.scope} {CHAPTER.drawn}")
+            lab.scroll_to_top(page.locator(CHAPTER.scope).first)
+            slider = lab.slider(page, f"^{re.escape(CHAPTER.label)}$", CHAPTER.scope)
+            lab.install_latency_probe(page, scope=CHAPTER.scope)
             for k in range(presses):
                 key = "ArrowLeft" if k % 2 == 0 else "ArrowRight"
                 sample = lab.measure_keypress(page, slider, key, idle=lab.wait_idle)
@@ -624,7 +682,8 @@ def run_class(browser, count: int, presses: int, page_load=()) -> dict:
         result["server_start_s"] = stats(list(ready.values()))
         print(
             f"[{count} students] {len(ready)}/{count} servers ready in "
-            f"{max(ready.values(), default=float('nan')):.1f} s; running chapter 06",
+            f"{max(ready.values(), default=float('nan')):.1f} s; running chapter "
+            f"{CHAPTER.number}",
             flush=True,
         )
         kernels = KernelClass(classroom, names[1:], page_load)
@@ -711,7 +770,7 @@ def summary_line(r: dict) -> str:
     return (
         f"servers {r.get('servers_ready')}/{r['students']} ready "
         f"(last {fmt(r.get('server_start_s'), 'max', ' s', 1)}); "
-        f"chapter 06 run {fmt(k.get('ran_s'), 'max', ' s', 1)} "
+        f"chapter {CHAPTER.number} run {fmt(k.get('ran_s'), 'max', ' s', 1)} "
         f"(browser {b.get('ran_s') or 0:.1f} s); "
         f"per student RSS {fmt(m.get('student_rss'), unit=' MB')} "
         f"PSS {fmt(m.get('student_pss'), unit=' MB')}; "
@@ -754,13 +813,19 @@ def breaks(r: dict) -> list:
     return found
 
 
-BEGIN = "<!-- measured by bench/bench_classroom.py: begin -->"
-END = "<!-- measured by bench/bench_classroom.py: end -->"
+def markers(chapter: str) -> tuple:
+    """The lines around a chapter's measured block (chapter 06's are the plain ones)."""
+    mode = "" if chapter == "06" else f" --chapter {chapter}"
+    return (
+        f"<!-- measured by bench/bench_classroom.py{mode}: begin -->",
+        f"<!-- measured by bench/bench_classroom.py{mode}: end -->",
+    )
 
 
 def markdown(results: list, info: dict, when: str, plain: dict | None = None) -> str:
+    begin, end = markers(CHAPTER.number)
     out = [
-        BEGIN,
+        begin,
         "",
         f"Measured on {when} in one run of `make bench-classroom`: {info['machine']} "
         f"before the run; {info['memory']}. Versions: "
@@ -770,7 +835,8 @@ def markdown(results: list, info: dict, when: str, plain: dict | None = None) ->
         "### Start: the bell",
         "",
         "| students | hub up | servers ready (median / last) | JupyterLab page loads, "
-        "all at once (median / last; requests failed) | chapter 06 run, all at "
+        "all at once (median / last; requests failed) | chapter "
+        f"{CHAPTER.number} run, all at "
         "once (median / last) | the browser's log-in → chapter run | Ctrl-C: hub "
         "gone | left behind |",
         "|---:|---:|---:|---:|---:|---:|---:|---:|",
@@ -872,18 +938,22 @@ def markdown(results: list, info: dict, when: str, plain: dict | None = None) ->
             )
             + " | – | |"
         )
-    out += ["", END]
+    out += ["", end]
     return "\n".join(out) + "\n"
 
 
 def write_markdown(path: Path, measured: str) -> None:
     """Replace the measured block of `path`, keeping the hand-written text around it."""
+    begin, end = markers(CHAPTER.number)
     if path.exists():
         text = path.read_text(encoding="utf-8")
-        if BEGIN in text and END in text:
-            head, rest = text.split(BEGIN, 1)
-            tail = rest.split(END, 1)[1]
+        if begin in text and end in text:
+            head, rest = text.split(begin, 1)
+            tail = rest.split(end, 1)[1]
             path.write_text(head + measured.rstrip("\n") + tail, encoding="utf-8")
+            return
+        if text.strip():  # a chapter measured for the first time: after the rest
+            path.write_text(text.rstrip("\n") + "\n\n" + measured, encoding="utf-8")
             return
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(
@@ -914,6 +984,13 @@ def main(argv=None) -> int:
         action="store_true",
         help="skip the reference run in plain JupyterLab (no hub)",
     )
+    parser.add_argument(
+        "--chapter",
+        choices=sorted(CHAPTERS),
+        default="06",
+        help="the chapter the students run and whose slider they move (default 06: "
+        "the threshold; 10: SWE-agent's n in the policy lab)",
+    )
     parser.add_argument("--markdown", type=Path, help="write the results' page here")
     parser.add_argument("--json", type=Path, help="also write the raw results here")
     parser.add_argument(
@@ -922,6 +999,8 @@ def main(argv=None) -> int:
         help="measure nothing: write the page again from a run's --json file",
     )
     args = parser.parse_args(argv)
+    global CHAPTER
+    CHAPTER = CHAPTERS[args.chapter]()
     if args.from_json:
         saved = json.loads(args.from_json.read_text())
         when = time.strftime("%Y-%m-%d", time.gmtime(args.from_json.stat().st_mtime))
