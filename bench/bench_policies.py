@@ -67,6 +67,35 @@ start = time.perf_counter()
 code = main(["compare", sys.argv[1], "--window", sys.argv[2], "--json", sys.argv[3]])
 sys.stderr.write(json.dumps({"seconds": time.perf_counter() - start, "code": code}))
 """
+# Chapter 10's lab, each control as a student uses it, in a child process with a
+# revision's minilib first on its path (the imports left out): the seconds from the
+# change to the table and chart updated (the callback's return).
+TIMED_CONTROLS = """
+import json, sys, time
+from minilib.lab.policies_view import PolicyLab
+took = {}
+start = time.perf_counter()
+lab = PolicyLab()
+took["the lab's first screen"] = time.perf_counter() - start
+def timed(name, widget, value):
+    start = time.perf_counter()
+    widget.value = value
+    took[name] = time.perf_counter() - start
+LONG = "generated session, 1,000 tool calls, 10 user turns"
+ONE = "generated session, 1,000 tool calls, one task"
+timed("log: the 1,000-call session", lab.choice, LONG)
+timed("window: 200,000", lab.window, 200_000)
+timed("window: 8,000", lab.window, 8_000)
+timed("window: 32,000", lab.window, 32_000)
+for key in ("swe-agent-last-n", "claude-code"):
+    slider = lab.sliders[key]
+    timed(f"slider: {key} one step down", slider, slider.value - slider.step)
+timed("log: the 1,000-call session with one task", lab.choice, ONE)
+timed("log: a bundled transcript", lab.choice, "coding_agent_fix.json")
+sys.stderr.write(json.dumps(took))
+"""
+TARGET_CHAPTER_S = 4.0
+TARGET_CONTROL_S = 1.0
 THIS = "this checkout"
 BEGIN = "<!-- measured by bench/bench_policies.py: begin -->"
 END = "<!-- measured by bench/bench_policies.py: end -->"
@@ -193,6 +222,30 @@ def time_chapter(codes: dict, repeats: int) -> dict:
     }
 
 
+def time_controls(codes: dict, repeats: int) -> dict:
+    """Chapter 10's lab, each control once a run (`TIMED_CONTROLS`), for each code:
+    medians of `repeats`, the codes taking turns."""
+    runs = {name: {} for name in codes}
+    for _ in range(repeats):
+        for name, code in codes.items():
+            done = subprocess.run(
+                [sys.executable, "-c", TIMED_CONTROLS],
+                cwd=code,
+                capture_output=True,
+                text=True,
+                env={**os.environ, "PYTHONPATH": str(code)},
+            )
+            if done.returncode != 0:
+                raise SystemExit(f"chapter 10's lab failed on {name}: {done.stderr}")
+            took = json.loads(done.stderr.strip().splitlines()[-1])
+            for control, seconds in took.items():
+                runs[name].setdefault(control, []).append(seconds)
+    return {
+        name: {control: statistics.median(each) for control, each in took.items()}
+        for name, took in runs.items()
+    }
+
+
 def time_each(log: Path, window: int, repeats: int) -> dict:
     messages = with_output_ids(json.loads(log.read_text(encoding="utf-8")))
     used = used_facts(messages)
@@ -205,6 +258,31 @@ def time_each(log: Path, window: int, repeats: int) -> dict:
             runs.append(time.perf_counter() - start)
         seconds[key] = statistics.median(runs)
     return seconds
+
+
+def control_lines(controls: dict, against: Optional[str]) -> list:
+    """The table of chapter 10's controls, this checkout's beside `against`'s."""
+    names = list(controls)
+    lines = [
+        "",
+        "### Chapter 10's lab: each control, change → table and chart updated (in "
+        "process, the imports left out)",
+        "",
+        "| control | " + " | ".join(names) + " | target | |",
+        "|---|" + "---:|" * len(names) + "---:|---|",
+    ]
+    for control, seconds in controls[THIS].items():
+        cells = [
+            f"{controls[name][control]:.2f} s" if control in controls[name] else "–"
+            for name in names
+        ]
+        if control == "the lab's first screen":
+            target, verdict = "", ""
+        else:
+            target = f"{TARGET_CONTROL_S:.0f} s"
+            verdict = "PASS" if seconds <= TARGET_CONTROL_S else "FAIL"
+        lines.append(f"| {control} | " + " | ".join(cells) + f" | {target} | {verdict} |")
+    return lines
 
 
 def side_by_side(compared: dict, chapter: Optional[dict], against: Optional[str]):
@@ -241,12 +319,16 @@ def side_by_side(compared: dict, chapter: Optional[dict], against: Optional[str]
             "",
             "### Chapter 10, Run All (nbconvert --execute, headless)",
             "",
-            "| code | wall (median) | each run |",
-            "|---|---:|---|",
+            "| code | wall (median) | each run | target | |",
+            "|---|---:|---|---:|---|",
         ]
         for name, result in chapter.items():
             each = ", ".join(f"{value:.1f}" for value in result["each"])
-            lines.append(f"| {name} | {result['median']:.1f} s | {each} |")
+            verdict = "PASS" if result["median"] <= TARGET_CHAPTER_S else "FAIL"
+            lines.append(
+                f"| {name} | {result['median']:.1f} s | {each} | "
+                f"{TARGET_CHAPTER_S:.0f} s | {verdict} |"
+            )
         if against:
             ratio = chapter[against]["median"] / chapter[THIS]["median"]
             lines += ["", f"{against} / this checkout: {ratio:.1f}x."]
@@ -315,9 +397,12 @@ def main(argv=None) -> int:
     for name, result in compared.items():
         print(f"  {name}: compare {result['compare']:.2f} s, wall {result['wall']:.2f} s")
     chapter = None if args.no_notebook else time_chapter(codes, args.repeats)
+    controls = None if args.no_notebook else time_controls(codes, args.repeats)
     if chapter:
         for name, result in chapter.items():
             print(f"  {name}: chapter 10 Run All {result['median']:.1f} s")
+        for name, took in controls.items():
+            print(f"  {name}: chapter 10's controls " + json.dumps(took))
     results = {}
     for window in WINDOWS:
         wall, rows = time_cli(log, window, args.repeats)
@@ -325,6 +410,8 @@ def main(argv=None) -> int:
         results[window] = (wall, rows, seconds)
         print(f"  compare at {window:,}: {wall:.1f} s ({len(rows)} policies)")
     extra = side_by_side(compared, chapter, args.against)
+    if controls:
+        extra += control_lines(controls, args.against)
     block = markdown(results, args.repeats, time.perf_counter() - started, extra)
     print(block)
     if args.markdown is not None:
