@@ -116,12 +116,20 @@ def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
         else {}
     )
 
+    # A replay counts the same messages round after round, policy after policy: each
+    # is counted once (held here, so its id stays its own).
+    counted: dict = {}
+
     def count_message(message: Mapping) -> int:
+        known = counted.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
         total = estimate_message_tokens(message) + arguments_tokens(
             message, estimate_text_tokens
         )
         if thinking and message.get("role") == "assistant":
             total += estimate_text_tokens(thinking.get(id(message), ""))
+        counted[id(message)] = (message, total)
         return total
 
     def count_tokens(messages) -> int:
