@@ -392,19 +392,30 @@ class Held:
     def __init__(self, strings: Iterable[str], seen: Optional[dict] = None):
         # a string across a line break may run across two parts: not one message's
         self.strings = frozenset(s for s in strings if s and "\n" not in s)
-        self._held: Dict[int, Tuple[Mapping, Tuple[str, ...]]] = {}
+        # id(message) -> (it, the strings it holds, the ids it names): held, so its
+        # id stays its own
+        self._held: Dict[int, Tuple[Mapping, Tuple[str, ...], Tuple[str, ...]]] = {}
         self._texts: Dict[str, Tuple[str, ...]] = {}  # a text without calls -> held
         for key, (message, found) in (seen or {}).items():
-            self._held[key] = (message, tuple(self.strings.intersection(found)))
+            held = tuple(self.strings.intersection(found))
+            self._held[key] = (message, held, _named(message))
         try:
             self._strings = Strings(self.strings) if self.strings else None
         except (RecursionError, re.error, OverflowError):
             self._strings = None  # too deep a tree: each string looked for alone
 
     def __call__(self, message: Mapping) -> Tuple[str, ...]:
+        return self.both(message)[1]
+
+    def named(self, message: Mapping) -> Tuple[str, ...]:
+        """The ids a message names in pairing fields: its calls', its output's."""
+        return self.both(message)[2]
+
+    def both(self, message: Mapping):
+        """(message, what it holds, what it names), found once."""
         known = self._held.get(id(message))
         if known is not None and known[0] is message:
-            return known[1]
+            return known
         content = message.get("content") or ""
         calls = message.get("tool_calls") or ()
         held = None if calls else self._texts.get(content)  # a placeholder, again
@@ -418,14 +429,14 @@ class Held:
             held = tuple(found)
             if not calls:
                 self._texts[content] = held
-        self._held[id(message)] = (message, held)  # kept: its id stays its own
-        return held
+        known = self._held[id(message)] = (message, held, _named(message))
+        return known
 
-    def named(self, message: Mapping) -> Tuple[str, ...]:
-        """The ids a message names in pairing fields: its calls', its output's."""
-        named = [call.get("id") for call in message.get("tool_calls") or ()]
-        output = output_id(message)
-        return (*named, output) if output else tuple(named)
+
+def _named(message: Mapping) -> Tuple[str, ...]:
+    named = [call.get("id") for call in message.get("tool_calls") or ()]
+    output = output_id(message)
+    return (*named, output) if output else tuple(named)
 
 
 class WindowIndex:
@@ -566,13 +577,16 @@ class HeldWindow:
         return self
 
     def _count(self, messages: Sequence[Mapping], step: int) -> None:
-        counts, ids, held = self._counts, self.ids, self._held
+        counts, ids, both = self._counts, self.ids, self._held.both
         for message in messages:
-            for string in held(message):
+            _, held, named = both(message)
+            for string in held:
                 counts[string] = counts.get(string, 0) + step
-            for name in held.named(message):
-                ids[name] = ids.get(name, 0) + step
-                if not ids[name]:
+            for name in named:
+                left = ids.get(name, 0) + step
+                if left:
+                    ids[name] = left
+                else:
                     del ids[name]
 
     def contains(self, string: str) -> bool:
