@@ -257,7 +257,11 @@ class KernelStudent:
     async def read(self) -> None:
         while True:
             frame = await self.ws.read_message()
-            if frame is None:
+            if frame is None:  # the server closed it (its kernel died): no reply comes
+                for future in self.waiting.values():
+                    if not future.done():
+                        future.set_exception(ConnectionError("kernel websocket closed"))
+                self.waiting.clear()
                 return
             msg = decode(frame)
             kind, content = msg["header"]["msg_type"], msg.get("content", {})

@@ -6,8 +6,8 @@ slider's two ends replayed too, to tell a slider that can change nothing: some n
 replays before a class sees anything. The rows are computed here, by the same code
 the chapter runs (`minilib.lab.policies_view.LogRuns` on the log as generated), and
 stored; the chapter reads them for those settings and computes any other row when it
-is asked for. tests/test_chapter10_rows.py checks the file is what this script
-writes now.
+is asked for. tests/test_packaging.py checks the file is what this script writes now,
+as it checks every file a script makes.
 
     python scripts/make_chapter10_rows.py            # rewrite the file
     python scripts/make_chapter10_rows.py --check    # exit 1 if it would change
@@ -28,6 +28,7 @@ from minilib.lab.policies_view import (
     slider_for,
 )
 
+DATA = Path(__file__).resolve().parent.parent / "data"
 LONG = "generated session, 1,000 tool calls, 10 user turns"
 LAB = "generated session, 200 tool calls, 4 user turns"
 # The chapter's cells ask for the long session's rows at its policies' defaults; its
@@ -87,7 +88,7 @@ def main(argv=None) -> int:
     parser.add_argument("--check", action="store_true", help="exit 1 if it would change")
     args = parser.parse_args(argv)
     written = packed(text(rows()))
-    path = Path(STORED_ROWS)
+    path = DATA / Path(STORED_ROWS).name  # this checkout's data/, where it is run
     if args.check:
         same = path.exists() and path.read_bytes() == written
         print(f"{path}: {'up to date' if same else 'would change'}")
