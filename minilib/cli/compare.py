@@ -107,6 +107,13 @@ def measured_overhead(log, count_tokens) -> Optional[int]:
     return rows[0].overhead
 
 
+def rows_json(rows) -> str:
+    """The rows as a JSON list, a row a line: the encoder in C (an indented dump runs
+    in Python, a tenth of a second for a long log's rows)."""
+    lines = ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
+    return f"[\n{lines}\n]\n"
+
+
 def main(args) -> int:
     """One row a policy, printed and, with --json, written."""
     from ..policies.production.compare import compare_policies, format_comparison
@@ -160,14 +167,7 @@ def main(args) -> int:
     print()
     print(format_comparison(rows))
     if args.json is not None:
-        # a row a line: the encoder in C (an indented dump runs in Python, a tenth of a
-        # second for a long log's rows)
-        text = (
-            "[\n"
-            + ",\n".join(json.dumps(row, ensure_ascii=False) for row in rows)
-            + "\n]\n"
-        )
-        write_text_safely(args.json, text)
+        write_text_safely(args.json, rows_json(rows))
         print(f"wrote {args.json}")
     if args.out is not None:
         print(f"wrote {len(rows)} traces under {args.out}")
