@@ -271,6 +271,7 @@ def test_the_documented_defaults():
         "truncate_chars": 40_000,
         "masking": True,
         "protection_tokens": 50_000,
+        "protect_latest_turn": True,
         "min_prunable_tokens": 30_000,
         "summary_tokens": 5_000,
         "overhead_tokens": 6_500,

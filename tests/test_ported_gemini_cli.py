@@ -80,11 +80,6 @@ def sent(history, rule, **parameters):
 # --- toolOutputMaskingService.test.ts -------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the lab always protects the latest turn: Gemini CLI's protectLatestTurn "
-    "(default true, set false by a remote configuration) is not a parameter",
-)
 def test_should_respect_remote_configuration_overrides():
     # 'should respect remote configuration overrides' (protection 100, prunable 50,
     # protectLatestTurn false): the only output, in the latest turn, is masked
@@ -94,8 +89,17 @@ def test_should_respect_remote_configuration_overrides():
         lambda m: 10 if masked(m["content"]) else 200,
         protection_tokens=100,
         min_prunable_tokens=50,
+        protect_latest_turn=False,
     )
     assert masked(window[-1]["content"])
+    # with the latest turn protected (the default) the same output stays whole
+    policy, window = sent(
+        history,
+        lambda m: 10 if masked(m["content"]) else 200,
+        protection_tokens=100,
+        min_prunable_tokens=50,
+    )
+    assert not masked(window[-1]["content"])
 
 
 def test_should_not_mask_if_total_tool_tokens_are_below_protection_threshold():

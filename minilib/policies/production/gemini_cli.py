@@ -217,6 +217,7 @@ class GeminiCliPolicy(Policy):
         masking: bool = True,
         protection_tokens: Optional[int] = None,
         min_prunable_tokens: Optional[int] = None,
+        protect_latest_turn: bool = True,
         summary_tokens: Optional[int] = None,
         overhead_tokens: Optional[int] = None,
     ):
@@ -239,6 +240,13 @@ class GeminiCliPolicy(Policy):
             if protection_tokens is None
             else check_int("protection_tokens", protection_tokens)
         )
+        # Gemini CLI's protectLatestTurn: on by default, a remote configuration may
+        # turn it off, and then the latest turn's outputs can be masked too
+        if not isinstance(protect_latest_turn, bool):
+            raise ValueError(
+                f"protect_latest_turn must be True or False, got {protect_latest_turn!r}"
+            )
+        self.protect_latest_turn = protect_latest_turn
         self.min_prunable_tokens = (
             scaled(MIN_PRUNABLE_TOKENS, window_tokens)
             if min_prunable_tokens is None
@@ -331,6 +339,8 @@ class GeminiCliPolicy(Policy):
         last = len(messages) - 1
         while last >= 0 and messages[last].get("role") != "assistant":
             last -= 1  # what came after the latest reply is the request being sent
+        if not self.protect_latest_turn:
+            last = len(messages)  # the latest turn's outputs are candidates too
         protected, prunable, total = 0, [], 0
         maskable = self.maskable
         for index in range(last - 1, -1, -1):  # the latest turn itself is skipped
@@ -383,6 +393,8 @@ class GeminiCliPolicy(Policy):
         last = len(messages) - 1
         while last >= 0 and messages[last].get("role") != "assistant":
             last -= 1
+        if not self.protect_latest_turn:
+            last = len(messages)
         unmasked, sizes = self.unmasked, self.sizes
         candidates = [
             index
@@ -554,6 +566,7 @@ class GeminiCliPolicy(Policy):
             "truncate_chars": self.truncate_chars,
             "masking": self.masking,
             "protection_tokens": self.protection_tokens,
+            "protect_latest_turn": self.protect_latest_turn,
             "min_prunable_tokens": self.min_prunable_tokens,
             "summary_tokens": self.summary_tokens,
             "overhead_tokens": self.overhead_tokens,
