@@ -71,11 +71,16 @@ def measure(path: Path) -> dict:
     row, _ = own_agent_row(log, log.context_window or 200_000)
     recorded = [c["round"] for c in row["recorded_compaction_rounds"] or ()]
     replayed = [c["round"] for c in row["compaction_rounds"]]
+    # a compaction a person asked for (/compact) is no trigger's to reproduce
+    manual = ["trigger manual" in (c.detail or "") for c in log.compactions]
+    matched = [any(abs(r - at) <= NEAR for r in replayed) for at in recorded]
     return {
         "version": log.agent_version,
         "held_out_error": calibration.held_out["median_abs_error"],
         "recorded": len(recorded),
-        "matched": sum(any(abs(r - at) <= NEAR for r in replayed) for at in recorded),
+        "matched": sum(matched),
+        "auto": sum(not m for m in manual),
+        "auto_matched": sum(hit for hit, m in zip(matched, manual) if not m),
         "extra": sum(not any(abs(r - at) <= NEAR for at in recorded) for r in replayed),
     }
 
@@ -102,10 +107,14 @@ def report(results: dict, skipped: dict) -> str:
             f"within 15%: {share(within[1], len(errors))}"
         )
     matched = sum(r["matched"] for r in measured)
+    auto = sum(r["auto"] for r in measured)
+    auto_matched = sum(r["auto_matched"] for r in measured)
     lines += [
         f"the agent's own policy replayed (claude-code, matched within {NEAR} rounds):",
         f"  recorded compactions matched: {share(matched, recorded)} "
         f"on {len(compacted)} sessions",
+        "  of them auto compactions (not a person's /compact): "
+        f"{share(auto_matched, auto)}",
         f"  extra compactions of the replay: {sum(r['extra'] for r in measured)}",
         "  sessions with more extra compactions than recorded ones: "
         f"{sum(r['extra'] > r['recorded'] for r in measured)}",
