@@ -134,3 +134,29 @@ def test_history_a_file_lacks_is_carried_until_the_compaction_not_paid_every_cal
     # every call, before the compaction and after it, within a tenth of its record
     # (an overhead that took the lacking history in sent 60% too much after it)
     assert row["recorded_usage"]["p90_abs_error"] < 0.10
+
+
+def test_a_recorded_clearing_of_results_the_file_lacks_takes_them_off_that_history():
+    from minilib.logs.base import Clearing
+    from minilib.measure.calibration import lacking_cleared
+
+    # the clearing names four results; the file holds one: three quarters of what it
+    # saved (the client's estimate) was history the file lacks
+    clearing = Clearing(5, "line 9", ("a", "b", "c", "held"), 60_000, 20_000)
+    assert lacking_cleared(clearing, {"held"}) == 15_000
+    assert lacking_cleared(Clearing(5, "line 9", ("held",)), {"held"}) == 0
+    policy = build_policy(
+        "claude-code",
+        200_000,
+        version="2.1.20",
+        missing_history_tokens=30_000,
+        recorded_clearings=[(1, ("a", "b", "c", "held"), 15_000)],
+    )
+    history = [{"role": "user", "content": "go on"}]
+    policy.send(history, 0)
+    history += [
+        {"role": "assistant", "content": "done"},
+        {"role": "user", "content": "and?"},
+    ]
+    policy.send(history, 1)
+    assert policy.unseen_by_round == [30_000, 15_000]

@@ -144,7 +144,7 @@ def main(args) -> int:
             agent_log=log,  # its own compactions, beside its policy's replay
             agent_count=agent_count,
             agent_parameters=own_agent_parameters(
-                log, args.agent_version, agent_overhead, missing
+                log, args.agent_version, agent_overhead, missing, agent_count
             ),
         )
     except TokenizerUnavailable as error:

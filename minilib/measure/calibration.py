@@ -179,6 +179,9 @@ class CallPoint:
     model: str
     cleared: int = 0  # results the harness had cleared in place in this stretch
     resumed: int = 0  # times the session was resumed so far (LoadedLog.resumes)
+    # of the history the file lacks, what recorded clearings took out so far (the
+    # client's own estimate of the results it cleared that the file does not hold)
+    lacking_cleared: int = 0
 
     @property
     def seen(self) -> int:
@@ -199,6 +202,7 @@ def call_points(
     counters = {rule: sent_counter(log, rule).per_message for rule in THINKING_RULES}
     thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
     usage_at = {u.message: u for u in log.usage if u.input_tokens > 0 and not every_call}
+    held = {m.get("tool_call_id") for m in log.messages if m["role"] == "tool"}
     rounds = {}
     for index, message in enumerate(log.messages):
         if message["role"] == "assistant":
@@ -224,7 +228,7 @@ def call_points(
             for message in claude_code_agent.reattached_messages(history):
                 for rule, count in counters.items():
                     attached[rule] += count(message)
-        walk = _Walk(counters)
+        walk = _Walk(counters, held)
         for index, message in enumerate(stretch):
             if message["role"] == "user":
                 walk.loop_thinking = 0
@@ -251,6 +255,7 @@ def call_points(
                             call_model,
                             walk.cleared_calls,
                             walk.resumed,
+                            walk.lacking_cleared,
                         )
                     )
             walk.add(message, thinking.get(id(message), ""))
@@ -261,8 +266,10 @@ class _Walk:
     """The window of one stretch as it grows, counted by every thinking rule, with the
     results cleared in place as the harness cleared them."""
 
-    def __init__(self, counters):
+    def __init__(self, counters, held=frozenset()):
         self.counters = counters
+        self.held = held  # the results the file holds, by call id
+        self.lacking_cleared = 0
         self.window = dict.fromkeys(counters, 0)
         self.loop_thinking = 0
         self.results = {}  # call id -> (tool message, its counts)
@@ -307,8 +314,10 @@ class _Walk:
 
     def follow_clearings(self, clearings, at: int) -> None:
         while self._followed < len(clearings) and clearings[self._followed].at <= at:
-            for call_id in clearings[self._followed].call_ids:
+            clearing = clearings[self._followed]
+            for call_id in clearing.call_ids:
                 self.clear(call_id)
+            self.lacking_cleared += lacking_cleared(clearing, self.held)
             self._followed += 1
 
     def follow_resumes(self, resumes, at: int) -> None:
@@ -346,6 +355,16 @@ class _Walk:
             self.clear(call_id)
 
 
+def lacking_cleared(clearing, held) -> int:
+    """Of what a recorded clearing saved (the client's estimate), the share of the
+    results it names that the file does not hold: history a file that begins
+    mid-session lacks, taken out by the clearing."""
+    if not clearing.saved_tokens or not clearing.call_ids:
+        return 0
+    lacking = sum(1 for call_id in clearing.call_ids if call_id not in held)
+    return round(clearing.saved_tokens * lacking / len(clearing.call_ids))
+
+
 @dataclass(frozen=True)
 class Fit:
     """How the API's tokens relate to the lab's count for one model."""
@@ -361,7 +380,9 @@ class Fit:
     missing: int = 0
 
     def predict(self, point: CallPoint) -> int:
-        missing = self.missing if point.stretch == 0 else 0
+        missing = 0
+        if point.stretch == 0:
+            missing = max(0, self.missing - round(self.ratio * point.lacking_cleared))
         return self.overhead + missing + round(self.ratio * point.seen)
 
 

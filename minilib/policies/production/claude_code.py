@@ -179,10 +179,16 @@ class ClaudeCodePolicy(Policy):
         self.missing_history_tokens = check_int(
             "missing_history_tokens", missing_history_tokens, minimum=0
         )
-        # (round, call ids) of the clearings the log records (microcompact_boundary)
+        # (round, call ids[, lacking]) of the clearings the log records
+        # (microcompact_boundary); lacking: what one saved of the history a file
+        # that begins mid-session lacks, taken off the history carried for it
         self.recorded_clearings = {}
-        for round_number, call_ids in recorded_clearings:
+        self.lacking_cleared = {}
+        for round_number, call_ids, *lacking in recorded_clearings:
             self.recorded_clearings.setdefault(round_number, set()).update(call_ids)
+            self.lacking_cleared[round_number] = self.lacking_cleared.get(
+                round_number, 0
+            ) + (lacking[0] if lacking else 0)
         # (round, call ids) of each resume the log records, for a version whose
         # resumed client lost the parallel calls off the parent chain
         self.recorded_resumes = {}
@@ -276,6 +282,9 @@ class ClaudeCodePolicy(Policy):
             self.drop_calls(self.recorded_resumes[step])
         if step in self.recorded_clearings:  # the log records what it cleared here
             self.clear_recorded(self.recorded_clearings[step], step)
+            self.missing_history_tokens = max(
+                0, self.missing_history_tokens - self.lacking_cleared[step]
+            )
         if self.microcompact == CACHE_EDITING or (
             self.microcompact == TIME_BASED and idle
         ):

@@ -6,7 +6,7 @@ agent's own record."""
 from typing import Optional
 
 from ...agents import claude_code
-from ...measure.calibration import calibrate
+from ...measure.calibration import calibrate, lacking_cleared
 from .compare import AGENT_POLICY, compare_policies
 
 
@@ -24,7 +24,7 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
         count,
         agent_log=log,
         agent_count=count,
-        agent_parameters=own_agent_parameters(log, version, overhead, missing),
+        agent_parameters=own_agent_parameters(log, version, overhead, missing, count),
     )[0]
     return row, lines
 
@@ -59,26 +59,34 @@ def own_agent_count(log, counting):
     return count, overhead, lines, missing
 
 
-def own_agent_parameters(log, version, overhead, missing: int = 0) -> dict:
+def own_agent_parameters(log, version, overhead, missing: int = 0, count=None) -> dict:
     """What the row of the log's own agent replays: the version that wrote the log
-    (or `version`), the clearings it recorded, its calibrated overhead."""
+    (or `version`), the clearings it recorded, its calibrated overhead (`count`, the
+    row's count: its ratio puts what a clearing saved in the row's tokens)."""
     parameters = {} if overhead is None else {"overhead_tokens": overhead}
     if log.agent == "claude-code":
         parameters["version"] = version or log.agent_version or None
-        parameters["recorded_clearings"] = recorded_clearing_rounds(log)
+        ratio = getattr(count, "ratio", 1.0)
+        parameters["recorded_clearings"] = recorded_clearing_rounds(log, ratio)
         parameters["missing_history_tokens"] = missing
         if claude_code.resume_drops_parallel_calls(parameters["version"] or ""):
             parameters["recorded_resumes"] = recorded_resume_rounds(log)
     return parameters
 
 
-def recorded_clearing_rounds(log) -> list:
-    """(round, call ids) of each clearing the log records, by the round it came
-    before (the log's assistant messages before it)."""
+def recorded_clearing_rounds(log, ratio: float = 1.0) -> list:
+    """(round, call ids, lacking) of each clearing the log records, by the round it
+    came before (the log's assistant messages before it); lacking: what it saved of
+    results the file does not hold (it begins mid-session), `ratio` times the
+    client's estimate."""
     before = [0]
     for message in log.messages:
         before.append(before[-1] + (message["role"] == "assistant"))
-    return [(before[c.at], c.call_ids) for c in log.clearings]
+    held = {m.get("tool_call_id") for m in log.messages if m["role"] == "tool"}
+    return [
+        (before[c.at], c.call_ids, round(ratio * lacking_cleared(c, held)))
+        for c in log.clearings
+    ]
 
 
 def recorded_resume_rounds(log) -> list:
