@@ -160,3 +160,23 @@ def test_a_recorded_clearing_of_results_the_file_lacks_takes_them_off_that_histo
     ]
     policy.send(history, 1)
     assert policy.unseen_by_round == [30_000, 15_000]
+
+
+def test_a_clearing_of_lacking_results_comes_off_the_overhead_when_it_holds_them():
+    # no compaction told the lacking history from the overhead: the overhead holds it,
+    # and what a clearing took of it comes off there (never below nothing sent)
+    policy = build_policy(
+        "claude-code",
+        200_000,
+        version="2.1.20",
+        overhead_tokens=40_000,
+        recorded_clearings=[(1, ("gone",), 15_000), (2, ("also gone",), 90_000)],
+    )
+    history = [{"role": "user", "content": "go on"}]
+    for step in range(3):
+        policy.send(history, step)
+        history = history + [
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "and?"},
+        ]
+    assert policy.unseen_by_round == [0, -15_000, -40_000]

@@ -382,8 +382,10 @@ class Fit:
     def predict(self, point: CallPoint) -> int:
         missing = 0
         if point.stretch == 0:
-            missing = max(0, self.missing - round(self.ratio * point.lacking_cleared))
-        return self.overhead + missing + round(self.ratio * point.seen)
+            # what a clearing took of the history the file lacks comes off it; where
+            # the fit could not tell that history from the overhead, off the overhead
+            missing = self.missing - round(self.ratio * point.lacking_cleared)
+        return max(0, self.overhead + missing) + round(self.ratio * point.seen)
 
 
 def fit_points(points: Sequence[CallPoint], model: str, rule: str) -> Fit:

@@ -282,8 +282,12 @@ class ClaudeCodePolicy(Policy):
             self.drop_calls(self.recorded_resumes[step])
         if step in self.recorded_clearings:  # the log records what it cleared here
             self.clear_recorded(self.recorded_clearings[step], step)
+            # what it cleared of the history the file lacks comes off that history;
+            # where the calibration could not tell it from the overhead (no
+            # compaction to tell them by), off the overhead, which then holds it
             self.missing_history_tokens = max(
-                0, self.missing_history_tokens - self.lacking_cleared[step]
+                -self.overhead_tokens,
+                self.missing_history_tokens - self.lacking_cleared[step],
             )
         if self.microcompact == CACHE_EDITING or (
             self.microcompact == TIME_BASED and idle
@@ -390,7 +394,8 @@ class ClaudeCodePolicy(Policy):
         self.continuation = {"role": "user", "content": text}
         attached = agent.reattached_messages(folded) if self.reattach else []
         messages[head:] = [self.continuation, *attached]
-        self.missing_history_tokens = 0  # summarised with the rest
+        # summarised with the rest; what a clearing took off the overhead stays off
+        self.missing_history_tokens = min(0, self.missing_history_tokens)
         self.tokens = sum(self.count_tokens([m]) for m in messages)
         self.recent.clear()
         return True
