@@ -9,6 +9,7 @@ from typing import List
 import plotly.graph_objects as go
 
 from ..measure.compactions import measure_compactions
+from ..policies.production.compare import rounds_before
 from ..policies.production.own_agent import own_agent_row
 from .calibration_view import per_call_layout
 from .style import BLUE, PRINTED_COLUMNS, RECORDED_COLOR
@@ -28,9 +29,7 @@ def recorded_inputs(log) -> List[tuple]:
 
 
 def clearing_rounds(log) -> List[int]:
-    before = [0]
-    for message in log.messages:
-        before.append(before[-1] + (message["role"] == "assistant"))
+    before = rounds_before(log)
     return [before[clearing.at] for clearing in log.clearings]
 
 

@@ -104,12 +104,19 @@ def policy_row(run: PolicyRun, costs: RunCosts, policy: Optional[Policy] = None)
     return row
 
 
+def rounds_before(log: LoadedLog) -> List[int]:
+    """For each index into the log's messages, the assistant messages before it: the
+    round an event recorded there came before."""
+    before = [0]
+    for message in log.messages:
+        before.append(before[-1] + (message["role"] == "assistant"))
+    return before
+
+
 def recorded_rounds(log: LoadedLog) -> List[dict]:
     """The agent's own compactions in `log`, by the round they came before (the log's
     assistant messages before them), with the tokens before where the log says."""
-    replies = [0]
-    for message in log.messages:
-        replies.append(replies[-1] + (message["role"] == "assistant"))
+    replies = rounds_before(log)
     found = []
     for compaction in log.compactions:
         said = PRE_TOKENS.search(compaction.detail or "")

@@ -506,15 +506,19 @@ class GeminiCliPolicy(Policy):
         for before in range(index - 1, head - 1, -1):
             message = messages[before]
             if message.get("role") == "assistant":
-                held = self.call_names.get(id(message))
-                if held is None or held[0] is not message:
-                    calls = message.get("tool_calls") or ()
-                    held = self.call_names[id(message)] = (
-                        message,
-                        {call.get("id"): tool_call_name(call) for call in calls},
-                    )
-                return held[1].get(messages[index].get("tool_call_id"))
+                return self._calls_of(message).get(messages[index].get("tool_call_id"))
         return None
+
+    def _calls_of(self, message: Mapping) -> dict:
+        """call id -> tool name of an assistant message's calls, found once for it."""
+        held = self.call_names.get(id(message))
+        if held is None or held[0] is not message:
+            calls = message.get("tool_calls") or ()
+            held = self.call_names[id(message)] = (
+                message,
+                {call.get("id"): tool_call_name(call) for call in calls},
+            )
+        return held[1]
 
     def cut_to_budget(self, contents: Sequence[Mapping]) -> List[Mapping]:
         """Function responses kept whole, newest first, while they fit the budget;
@@ -522,14 +526,7 @@ class GeminiCliPolicy(Policy):
         names, name_at = {}, {}  # the tool each function response answers
         for index, message in enumerate(contents):
             if message.get("role") == "assistant":
-                held = self.call_names.get(id(message))
-                if held is None or held[0] is not message:
-                    calls = message.get("tool_calls") or ()
-                    held = self.call_names[id(message)] = (
-                        message,
-                        {call.get("id"): tool_call_name(call) for call in calls},
-                    )
-                names = held[1]
+                names = self._calls_of(message)
             elif message.get("role") == "tool":
                 name_at[index] = names.get(message.get("tool_call_id"))
         used, cut = 0, list(contents)

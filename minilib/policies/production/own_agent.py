@@ -7,7 +7,7 @@ from typing import Optional
 
 from ...agents import claude_code
 from ...measure.calibration import calibrate, lacking_cleared
-from .compare import AGENT_POLICY, compare_policies
+from .compare import AGENT_POLICY, compare_policies, rounds_before
 
 
 def own_agent_row(log, window: int, version: Optional[str] = None):
@@ -79,9 +79,7 @@ def recorded_clearing_rounds(log, ratio: float = 1.0) -> list:
     came before (the log's assistant messages before it); lacking: what it saved of
     results the file does not hold (it begins mid-session), `ratio` times the
     client's estimate."""
-    before = [0]
-    for message in log.messages:
-        before.append(before[-1] + (message["role"] == "assistant"))
+    before = rounds_before(log)
     held = {m.get("tool_call_id") for m in log.messages if m["role"] == "tool"}
     return [
         (before[c.at], c.call_ids, round(ratio * lacking_cleared(c, held)))
@@ -91,7 +89,5 @@ def recorded_clearing_rounds(log, ratio: float = 1.0) -> list:
 
 def recorded_resume_rounds(log) -> list:
     """(round, call ids the resumed client no longer sent) of each resume."""
-    before = [0]
-    for message in log.messages:
-        before.append(before[-1] + (message["role"] == "assistant"))
+    before = rounds_before(log)
     return [(before[r.at], r.call_ids) for r in log.resumes]
