@@ -13,6 +13,12 @@ ids, count once: the longest is kept), two measures, each on the session's own r
   rounds, the replay's extra compactions, and sessions the agent never compacted that
   the replay compacts.
 
+And one measure of the count's base, over the sessions together: where what a call
+added is mostly one tool result, what the API counted for it over the lab's estimate
+(characters / 4), and over a real BPE tokenizer's count of the same text when the
+optional `bpe-openai` is installed. The spread of that ratio (its interquartile range
+over its median) says how far a count can trust one ratio for every kind of text.
+
 Files that do not read as Claude Code sessions, or record no usage, are counted and
 skipped. A measurement, not a test: nothing here fails on a number.
 """
@@ -28,12 +34,16 @@ sys.path.insert(0, str(ROOT))
 
 from minilib.logs import load_log  # noqa: E402
 from minilib.logs.base import LogFileError  # noqa: E402
-from minilib.measure.calibration import calibrate  # noqa: E402
+from minilib.measure import tokenizers  # noqa: E402
+from minilib.measure.calibration import calibrate, sent_counter  # noqa: E402
 from minilib.policies.production.compare import NEAR  # noqa: E402
 from minilib.policies.production.own_agent import own_agent_row  # noqa: E402
+from minilib.tokens import estimate_text_tokens, tool_call_name  # noqa: E402
 
 MIN_CALLS = 20  # fewer calls with usage: too few to hold half of them out
 FIRST_IDS = 5
+MIN_STEP = 1_500  # lab tokens a call added: smaller steps are mostly rounding
+ONE_RESULT = 0.85  # the share of a step one tool result must hold to stand for it
 
 
 def session_key(path: Path) -> tuple:
@@ -77,12 +87,80 @@ def measure(path: Path) -> dict:
     return {
         "version": log.agent_version,
         "held_out_error": calibration.held_out["median_abs_error"],
+        "steps": result_steps(log),
         "recorded": len(recorded),
         "matched": sum(matched),
         "auto": sum(not m for m in manual),
         "auto_matched": sum(hit for hit, m in zip(matched, manual) if not m),
         "extra": sum(not any(abs(r - at) <= NEAR for at in recorded) for r in replayed),
     }
+
+
+def result_steps(log) -> list:
+    """Per call whose growth since the call before is mostly one tool result (and no
+    compaction lies between): the tool, the result's text, what the API added."""
+    count = sent_counter(log).per_message
+    names = {
+        call.get("id"): tool_call_name(call)
+        for message in log.messages
+        for call in message.get("tool_calls") or ()
+    }
+    compacted = {compaction.at for compaction in log.compactions}
+    usage = sorted((u.message, u.input_tokens) for u in log.usage if u.input_tokens)
+    steps = []
+    for (before, was), (at, now) in zip(usage, usage[1:]):
+        if any(before < c <= at for c in compacted) or now <= was:
+            continue
+        span = log.messages[before:at]
+        counts = [count(message) for message in span]
+        largest = max(range(len(span)), key=counts.__getitem__, default=None)
+        if largest is None or sum(counts) < MIN_STEP:
+            continue
+        message = span[largest]
+        if message["role"] != "tool" or counts[largest] < ONE_RESULT * sum(counts):
+            continue
+        steps.append(
+            {
+                "tool": names.get(message.get("tool_call_id"), ""),
+                "text": message.get("content") or "",
+                "api": now - was,
+            }
+        )
+    return steps
+
+
+def spread(ratios: list) -> tuple:
+    quartiles = statistics.quantiles(ratios, n=4)
+    middle = statistics.median(ratios)
+    return middle, (quartiles[2] - quartiles[0]) / middle
+
+
+def steps_report(steps: list) -> list:
+    """The API's count of one result over each counter's, its median and spread."""
+    if len(steps) < 4:
+        return []
+    counters = {"characters / 4": estimate_text_tokens}
+    if tokenizers.available():
+        counters.update(
+            {name: tokenizers.text_counter(name) for name in tokenizers.ENCODINGS}
+        )
+    lines = [
+        f"one tool result's tokens, the API's over a count of its text ({len(steps)} "
+        "calls that added mostly one result): median, and spread (IQR / median)"
+    ]
+    for name, count in counters.items():
+        ratios = [s["api"] / count(s["text"]) for s in steps if s["text"]]
+        middle, width = spread(ratios)
+        by_tool = {}
+        for step, ratio in zip((s for s in steps if s["text"]), ratios):
+            by_tool.setdefault(step["tool"], []).append(ratio)
+        tools = ", ".join(
+            f"{tool} {statistics.median(r):.2f}"
+            for tool, r in sorted(by_tool.items(), key=lambda kv: -len(kv[1]))
+            if len(r) >= 5
+        )
+        lines.append(f"  {name}: {middle:.2f}, spread {width:.1%}; by tool: {tools}")
+    return lines
 
 
 def share(part: int, whole: int) -> str:
@@ -122,6 +200,7 @@ def report(results: dict, skipped: dict) -> str:
         f"{sum(not r['recorded'] and r['extra'] > 0 for r in measured)} of "
         f"{len(measured) - len(compacted)}",
     ]
+    lines += steps_report([step for r in measured for step in r.get("steps", ())])
     return "\n".join(lines)
 
 
@@ -140,6 +219,12 @@ def main(argv=None) -> int:
         target[str(path)] = outcome
     print(report(results, skipped))
     if args.json:
+        # the results' text stays in the session files; the file keeps the numbers
+        for outcome in results.values():
+            outcome["steps"] = [
+                {"tool": s["tool"], "api": s["api"], "characters": len(s["text"])}
+                for s in outcome["steps"]
+            ]
         args.json.write_text(
             json.dumps({"measured": results, "skipped": skipped}, indent=1)
         )

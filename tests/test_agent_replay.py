@@ -2,13 +2,14 @@
 agent did: Claude Code's compactions where it compacted, its 2.0.x microcompact where
 the recorded input drops."""
 
+import dataclasses
 import json
 
 import pytest
 
 from minilib.cli.main import main
 from minilib.logs.replay import load_transcript
-from minilib.measure.calibration import calibrate, call_points
+from minilib.measure.calibration import calibrate, call_points, logged_events
 from minilib.policies.production import build_policy
 from minilib.policies.production.compare import NEAR
 from minilib.policies.production.run import replay_policy
@@ -79,6 +80,30 @@ def test_the_2_0_token_rule_clears_where_the_record_drops():
     replay_policy(log.messages, policy)
     assert len(policy.microcompactions) == 1
     assert abs(policy.microcompactions[0] - drops[0]) <= 1
+
+
+def test_a_fall_the_client_made_without_a_record_is_named_on_its_call():
+    """2.0.76 wrote no line for a microcompact: the one drop in its record, above the
+    warning threshold, is named as likely one; a version that writes each clearing
+    down leaves the same drop unexplained."""
+    log = load_transcript(REAL / "entire-94-de498254e2-0.jsonl")
+    points = call_points(log)
+    drop = next(
+        b
+        for a, b in zip(points, points[1:])
+        if b.stretch == a.stretch and b.recorded - a.recorded < -10_000
+    )
+    named = {
+        round_
+        for round_, events in logged_events(log).items()
+        if any("likely a microcompact" in event for event in events)
+    }
+    assert named == {drop.round}
+    said = logged_events(log)[drop.round][0]
+    fell = points[points.index(drop) - 1].recorded - drop.recorded
+    assert f"fell {fell:,}" in said and "2.0.76" in said
+    newer = dataclasses.replace(log, agent_version="2.1.14")
+    assert logged_events(newer)[drop.round] == ()
 
 
 def test_after_a_compaction_the_files_read_last_are_reattached():

@@ -8,8 +8,9 @@ import shutil
 from pathlib import Path
 
 from minilib.logs import load_log
-from minilib.measure.calibration import calibrate
+from minilib.measure.calibration import calibrate, sent_counter
 from minilib.session import DATA_DIR
+from minilib.tokens import estimate_text_tokens
 
 REAL = DATA_DIR / "real" / "claude-code"
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "measure_real_logs.py"
@@ -48,3 +49,34 @@ def test_each_session_counts_once_and_its_figures_are_the_librarys(tmp_path, cap
     recorded = sum(f["recorded"] for f in measured.values())
     matched = sum(f["matched"] for f in measured.values())
     assert f"recorded compactions matched: {matched} of {recorded}" in printed
+
+
+def test_one_results_cost_is_the_api_step_over_each_count(capsys):
+    module = script()
+    steps = [
+        s
+        for path in sorted(REAL.glob("entire-*.jsonl"))
+        for s in module.result_steps(load_log(path))
+    ]
+    assert len(steps) >= 4
+    for step in steps:
+        assert step["api"] > 0 and step["text"] and step["tool"]
+    lines = module.steps_report(steps)
+    ratios = sorted(s["api"] / estimate_text_tokens(s["text"]) for s in steps)
+    middle, width = module.spread(ratios)
+    assert f"characters / 4: {middle:.2f}, spread {width:.1%}" in lines[1]
+    assert lines[0].startswith(
+        f"one tool result's tokens, the API's over a count of its text ({len(steps)} "
+    )
+
+
+def test_a_step_of_many_small_messages_stands_for_no_result():
+    module = script()
+    log = load_log(REAL / "entire-94-de498254e2-0.jsonl")
+    count = sent_counter(log).per_message
+    for step in module.result_steps(log):
+        # each step's result is the largest message of its call's growth, by far
+        assert (
+            count({"role": "tool", "content": step["text"]})
+            >= module.MIN_STEP * module.ONE_RESULT
+        )

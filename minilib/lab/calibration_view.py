@@ -87,7 +87,7 @@ def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
             point.recorded,
             predict(fits, point),
             number >= calibration.fitted_calls,
-            call_events(points[number - 1] if number else None, point),
+            call_events(points[number - 1] if number else None, point, log),
         )
         for number, point in enumerate(points)
     ]

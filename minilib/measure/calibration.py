@@ -59,6 +59,7 @@ from statistics import median
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..agents import claude_code as claude_code_agent
+from ..agents.windows import agent_window
 from ..logs.replay import sent_stretches
 from ..tokens import (
     TokenCounter,
@@ -746,15 +747,18 @@ def predicted_calls(log, calibration: Calibration) -> List[PredictedCall]:
                 point.recorded,
                 predicted,
                 held_out or not own,
-                call_events(previous, point),
+                call_events(previous, point, log),
             )
         )
         previous = point
     return calls
 
 
-def call_events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...]:
-    """What the log shows between two calls that moves the count."""
+def call_events(
+    before: Optional[CallPoint], point: CallPoint, log=None
+) -> Tuple[str, ...]:
+    """What the log shows between two calls that moves the count (with `log`, also a
+    fall in the record its client version made without writing it down)."""
     if before is None:
         return ("the first call",)
     events = []
@@ -768,15 +772,41 @@ def call_events(before: Optional[CallPoint], point: CallPoint) -> Tuple[str, ...
         events.append("the session was resumed (its history rebuilt along parentUuid)")
     if point.model != before.model:
         events.append(f"model changed to {point.model}")
+    if not events and log is not None:
+        unrecorded = unrecorded_clearing(log, before, point)
+        if unrecorded:
+            events.append(unrecorded)
     return tuple(events)
+
+
+def unrecorded_clearing(log, before: CallPoint, point: CallPoint) -> Optional[str]:
+    """The words for a fall in the record that Claude Code made without a line for it:
+    before 2.1.12 its token-rule microcompact cleared old results, above the warning
+    threshold, and wrote nothing down. Only where the replay cleared nothing (its
+    results may lie in history the file lacks); None for any other fall."""
+    if log.agent != "claude-code" or not before.recorded or not point.recorded:
+        return None
+    if not claude_code_agent.token_microcompact_applies(log.agent_version):
+        return None
+    window = agent_window(log)[0]
+    warning = claude_code_agent.warning_threshold(log.agent_version, window)
+    fell = before.recorded - point.recorded
+    if before.recorded < warning or fell < GAP * before.recorded:
+        return None
+    return (
+        f"the record fell {fell:,} above the warning threshold ({warning:,}): "
+        f"likely a microcompact, which {log.agent_version} made without a line in "
+        "the log"
+    )
 
 
 def logged_events(log) -> Dict[int, Tuple[str, ...]]:
     """Per call with usage, by round, what the log shows just before it that moves
-    the count (`call_events`): read from the log's records alone."""
+    the count (`call_events`): read from the log's records alone, and a fall its
+    client version made without a record named as such."""
     points = call_points(log)
     return {
-        point.round: call_events(before, point)
+        point.round: call_events(before, point, log)
         for before, point in zip([None, *points[:-1]], points)
     }
 
