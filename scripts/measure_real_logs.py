@@ -15,8 +15,9 @@ ids, count once: the longest is kept), two measures, each on the session's own r
 
 And one measure of the count's base, over the sessions together: where what a call
 added is mostly one tool result, what the API counted for it over the lab's estimate
-(characters / 4), and over a real BPE tokenizer's count of the same text when the
-optional `bpe-openai` is installed. The spread of that ratio (its interquartile range
+(characters / 4), over its rule by character class (`minilib.measure.claude_text`),
+and over a real BPE tokenizer's count of the same text when the optional `bpe-openai`
+is installed. The spread of that ratio (its interquartile range
 over its median) says how far a count can trust one ratio for every kind of text.
 
 Files that do not read as Claude Code sessions, or record no usage, are counted and
@@ -35,10 +36,16 @@ sys.path.insert(0, str(ROOT))
 from minilib.logs import load_log  # noqa: E402
 from minilib.logs.base import LogFileError  # noqa: E402
 from minilib.measure import tokenizers  # noqa: E402
-from minilib.measure.calibration import calibrate, sent_counter  # noqa: E402
+from minilib.measure.calibration import calibrate  # noqa: E402
+from minilib.measure.claude_text import claude_text_tokens  # noqa: E402
+from minilib.measure.recorded_usage import arguments_tokens  # noqa: E402
 from minilib.policies.production.compare import NEAR  # noqa: E402
 from minilib.policies.production.own_agent import own_agent_row  # noqa: E402
-from minilib.tokens import estimate_text_tokens, tool_call_name  # noqa: E402
+from minilib.tokens import (  # noqa: E402
+    estimate_message_tokens,
+    estimate_text_tokens,
+    tool_call_name,
+)
 
 MIN_CALLS = 20  # fewer calls with usage: too few to hold half of them out
 FIRST_IDS = 5
@@ -99,7 +106,13 @@ def measure(path: Path) -> dict:
 def result_steps(log) -> list:
     """Per call whose growth since the call before is mostly one tool result (and no
     compaction lies between): the tool, the result's text, what the API added."""
-    count = sent_counter(log).per_message
+
+    # chosen by the article's count, so no text rule picks the results it is judged on
+    def count(message):
+        return estimate_message_tokens(message) + arguments_tokens(
+            message, estimate_text_tokens
+        )
+
     names = {
         call.get("id"): tool_call_name(call)
         for message in log.messages
@@ -139,7 +152,12 @@ def steps_report(steps: list) -> list:
     """The API's count of one result over each counter's, its median and spread."""
     if len(steps) < 4:
         return []
-    counters = {"characters / 4": estimate_text_tokens}
+    counters = {
+        "characters / 4": estimate_text_tokens,
+        "by character class (the calibrated count's rule for Claude Code)": (
+            claude_text_tokens
+        ),
+    }
     if tokenizers.available():
         counters.update(
             {name: tokenizers.text_counter(name) for name in tokenizers.ENCODINGS}

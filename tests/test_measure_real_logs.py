@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 from minilib.logs import load_log
-from minilib.measure.calibration import calibrate, sent_counter
+from minilib.measure.calibration import calibrate
 from minilib.session import DATA_DIR
-from minilib.tokens import estimate_text_tokens
+from minilib.tokens import estimate_message_tokens, estimate_text_tokens
 
 REAL = DATA_DIR / "real" / "claude-code"
 SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "measure_real_logs.py"
@@ -73,7 +73,7 @@ def test_one_results_cost_is_the_api_step_over_each_count(capsys):
 def test_a_step_of_many_small_messages_stands_for_no_result():
     module = script()
     log = load_log(REAL / "entire-94-de498254e2-0.jsonl")
-    count = sent_counter(log).per_message
+    count = estimate_message_tokens
     for step in module.result_steps(log):
         # each step's result is the largest message of its call's growth, by far
         assert (

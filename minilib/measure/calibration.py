@@ -7,7 +7,10 @@ system prompt and tool definitions no log holds, and all of it by a tokenizer no
 can run offline (Anthropic publishes none since Claude 3; `count_tokens` is an API
 call). So the lab counts what the call sent with the article's text rule, arguments
 and kept thinking included (`sent_counter`), and learns from the log how the API's
-tokens relate to it:
+tokens relate to it. For Claude Code with a Claude model the text rule is the
+article's reweighted by character class (`claude_text`: fitted on real sessions, prose
+cheaper than code and punctuation, the same total on average), which follows what the
+API counted for one result about a third more closely than characters / 4:
 
     recorded input of a call  ~  overhead + ratio x (the lab's count of what it sent)
 
@@ -56,17 +59,20 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import median
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..agents import claude_code as claude_code_agent
 from ..agents.windows import agent_window
 from ..logs.replay import sent_stretches
 from ..tokens import (
+    MESSAGE_OVERHEAD,
+    TOOL_CALL_OVERHEAD,
     TokenCounter,
     estimate_message_tokens,
     estimate_text_tokens,
     tool_call_name,
 )
+from .claude_text import claude_text_tokens
 from .recorded_usage import arguments_tokens
 
 FORMAT = "minilib-calibration/1"
@@ -105,12 +111,42 @@ def thinking_rule(model: str) -> str:
     return KEPT if version > (4, 5) else TOOL_LOOP
 
 
-def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
-    """A counter of what a call sent, by the article's text rule: a message's text and
-    structure, its calls' names and arguments, and (rule `kept`) the thinking the
-    assistant message carried. `rule` defaults to the rule of the log's model."""
+def message_tokens(message: Mapping, count_text: Callable[[str], int]) -> int:
+    """The article's count of a message (`estimate_message_tokens`), its text by
+    `count_text`."""
+    if count_text is estimate_text_tokens:
+        return estimate_message_tokens(message)
+    total = MESSAGE_OVERHEAD + count_text(message.get("content") or "")
+    for call in message.get("tool_calls") or ():
+        total += TOOL_CALL_OVERHEAD + len(tool_call_name(call))
+    return total
+
+
+def text_rule(log) -> Callable[[str], int]:
+    """The text rule the calibrated count of `log` uses: for Claude Code with a Claude
+    model, the article's rule reweighted by character class as Claude's API counted
+    Claude Code's text (`claude_text`, fitted on such sessions); for any other log,
+    the article's characters / 4."""
+    claude = _CLAUDE.search(log_model(log) or "")
+    return (
+        claude_text_tokens
+        if claude and log.agent == "claude-code"
+        else estimate_text_tokens
+    )
+
+
+def sent_counter(
+    log,
+    rule: Optional[str] = None,
+    count_text: Callable[[str], int] = estimate_text_tokens,
+) -> TokenCounter:
+    """A counter of what a call sent: a message's text and structure, its calls'
+    names and arguments, and (rule `kept`) the thinking the assistant message
+    carried, the text by `count_text` (the article's rule unless told: the
+    calibrated count passes the `text_rule` of the log's model). `rule` defaults to
+    the thinking rule of the log's model."""
     if rule is None:
-        rule = thinking_rule(log.model or next(iter(log.models), ""))
+        rule = thinking_rule(log_model(log))
     thinking = (
         {id(log.messages[i]): text for i, text in log.thinking.items()}
         if rule == KEPT
@@ -125,11 +161,11 @@ def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
         known = counted.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        total = estimate_message_tokens(message) + arguments_tokens(
-            message, estimate_text_tokens
+        total = message_tokens(message, count_text) + arguments_tokens(
+            message, count_text
         )
         if thinking and message.get("role") == "assistant":
-            total += estimate_text_tokens(thinking.get(id(message), ""))
+            total += count_text(thinking.get(id(message), ""))
         counted[id(message)] = (message, total)
         return total
 
@@ -139,7 +175,7 @@ def sent_counter(log, rule: Optional[str] = None) -> TokenCounter:
     count_message.counts_arguments = True
     count_message.counts_thinking = rule == KEPT
     count_tokens.per_message = count_message
-    count_tokens.count_text = estimate_text_tokens
+    count_tokens.count_text = count_text
     count_tokens.rule = rule
     count_tokens.__name__ = "count_sent"
     return count_tokens
@@ -152,8 +188,10 @@ def scaled_counter(count_tokens: TokenCounter, ratio: float) -> TokenCounter:
     def count_message(message: Mapping) -> int:
         return int(ratio * per_message(message) + 0.5)
 
+    base_text = getattr(count_tokens, "count_text", estimate_text_tokens)
+
     def count_text(text: str) -> int:
-        return int(ratio * estimate_text_tokens(text) + 0.5)
+        return int(ratio * base_text(text) + 0.5)
 
     def scaled(messages) -> int:
         return sum(map(count_message, messages))
@@ -200,7 +238,10 @@ def call_points(
     every call, `recorded` 0 where the log records no usage (what a prediction of each
     round needs; it reads nothing of the usage)."""
     model = log_model(log)
-    counters = {rule: sent_counter(log, rule).per_message for rule in THINKING_RULES}
+    counting = text_rule(log)
+    counters = {
+        rule: sent_counter(log, rule, counting).per_message for rule in THINKING_RULES
+    }
     thinking = {id(log.messages[i]): text for i, text in log.thinking.items()}
     usage_at = {u.message: u for u in log.usage if u.input_tokens > 0 and not every_call}
     held = {m.get("tool_call_id") for m in log.messages if m["role"] == "tool"}
@@ -229,7 +270,7 @@ def call_points(
             for message in claude_code_agent.reattached_messages(history):
                 for rule, count in counters.items():
                     attached[rule] += count(message)
-        walk = _Walk(counters, held)
+        walk = _Walk(counters, held, counting)
         for index, message in enumerate(stretch):
             if message["role"] == "user":
                 walk.loop_thinking = 0
@@ -267,8 +308,9 @@ class _Walk:
     """The window of one stretch as it grows, counted by every thinking rule, with the
     results cleared in place as the harness cleared them."""
 
-    def __init__(self, counters, held=frozenset()):
+    def __init__(self, counters, held=frozenset(), count_text=estimate_text_tokens):
         self.counters = counters
+        self.count_text = count_text
         self.held = held  # the results the file holds, by call id
         self.lacking_cleared = 0
         self.window = dict.fromkeys(counters, 0)
@@ -290,7 +332,7 @@ class _Walk:
         for rule, count in counts.items():
             self.window[rule] += count
         if message["role"] == "assistant":
-            self.loop_thinking += estimate_text_tokens(thinking)
+            self.loop_thinking += self.count_text(thinking)
             for call in message.get("tool_calls") or ():
                 self.names[call.get("id")] = tool_call_name(call)
                 self.calls[call.get("id")] = id(message)
@@ -508,9 +550,11 @@ class Calibration:
     rounds: List[int] = field(default_factory=list)  # the calls used, by round
 
     def counter(self, log, held_out: bool = False) -> TokenCounter:
-        """The calibrated count for `log`: its model's ratio times the lab's count."""
-        fit = fit_for(self.held_out_fits if held_out else self.fits, log_model(log))
-        return scaled_counter(sent_counter(log, fit.thinking), fit.ratio)
+        """The calibrated count for `log`: its model's ratio times the lab's count
+        (by the text rule of the log's model, as the fit counted)."""
+        model = log_model(log)
+        fit = fit_for(self.held_out_fits if held_out else self.fits, model)
+        return scaled_counter(sent_counter(log, fit.thinking, text_rule(log)), fit.ratio)
 
     def overhead(self, log, held_out: bool = False) -> int:
         return fit_for(
@@ -557,8 +601,9 @@ class Calibration:
             "log": self.log,
             "agent": self.agent,
             "agent_version": self.agent_version,
-            "count": "the article's text rule over each message's text, its calls' "
-            "names and arguments, and the thinking the model's API keeps",
+            "count": "the article's text rule (for Claude Code with a Claude "
+            "model reweighted by character class) over each message's text, its "
+            "calls' names and arguments, and the thinking the model's API keeps",
             "models": {m: _fit_dict(f) for m, f in self.fits.items()},
             "calls": self.calls,
             "rounds_used": self.rounds,

@@ -38,20 +38,21 @@ REPLAY_COLUMNS = (
 
 METHOD = """\
 The lab counts what each call sent by the article's text rule (each message's text, its
-calls' names and arguments, the thinking the model keeps) and learns from the log's
-recorded usage how the API's tokens relate to that count: one ratio a model, what
-consecutive calls added by the API over what they added by the lab's count (summed, the
-steps more than twice off the typical one left out), and one overhead (the system prompt
-and tool definitions no log holds), the median of what each call counted beyond it; where
-the fitted calls reach past a compaction, the calls after it give the overhead and what
-the calls before it counted beyond that is history a file that begins mid-session lacks.
-The walk follows the agent's own compactions, the clearings it recorded and its resumes
-(before 2.1.80 a resumed session lost the parallel tool calls off its parent chain),
-replays Claude Code's unrecorded 2.0.x microcompact by the predicted count, and adds what
-Claude Code re-attaches after a compaction. **Held out**: fitted on the first half of the
-calls, the median |error| on the second half, which the fit never saw. Error:
-|predicted - recorded| / recorded, per call. The same measures on 235 real sessions the
-project does not hold: [real_logs.md](real_logs.md).
+calls' names and arguments, the thinking the model keeps; for Claude Code with a Claude
+model the rule is reweighted by character class, `minilib/measure/claude_text.py`) and
+learns from the log's recorded usage how the API's tokens relate to that count: one
+ratio a model, what consecutive calls added by the API over what they added by the lab's
+count (summed, the steps more than twice off the typical one left out), and one overhead
+(the system prompt and tool definitions no log holds), the median of what each call
+counted beyond it; where the fitted calls reach past a compaction, the calls after it
+give the overhead and what the calls before it counted beyond that is history a file
+that begins mid-session lacks. The walk follows the agent's own compactions, the
+clearings it recorded and its resumes (before 2.1.80 a resumed session lost the parallel
+tool calls off its parent chain), replays Claude Code's unrecorded 2.0.x microcompact by
+the predicted count, and adds what Claude Code re-attaches after a compaction. **Held
+out**: fitted on the first half of the calls, the median |error| on the second half,
+which the fit never saw. Error: |predicted - recorded| / recorded, per call. The same
+measures on 235 real sessions the project does not hold: [real_logs.md](real_logs.md).
 """
 
 
