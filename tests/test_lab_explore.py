@@ -403,10 +403,24 @@ def test_changing_the_scale_builds_the_sliders_anew(long_notes):
     assert all(slider.max == explorer.longest for slider in new)
     assert [slider.value for slider in new] == [900, 120, 240]
     assert all(a is not b for a, b in zip(old, new))
-    assert explorer.widget.children[1:4] == new
+    rows = explorer.widget.children[1:4]
+    assert tuple(row.children[0].children[0] for row in rows) == new  # in place
     explorer.head.value = 5000  # the new sliders drive the view
     assert explorer.verdict.value == (
         f"<b>{html.escape(aging_view(long_notes, 5000, 120, 240).verdict)}</b>"
     )
     explorer.scale.value = 1000  # back on the fine scale, 5,000 becomes its maximum
-    assert [slider.value for slider in explorer.widget.children[1:4]] == [1000, 120, 240]
+    assert [slider.value for slider in (explorer.head, explorer.tail, explorer.min)] == [
+        1000,
+        120,
+        240,
+    ]
+    # each slider's box is the new slider's, and a number typed there moves it
+    assert [box.value for box in explorer.number_boxes] == [1000, 120, 240]
+    explorer.number_boxes[0].accept("1,500")
+    assert (
+        explorer.head.value == 1000
+        and "over the most" in explorer.number_boxes[0].note.value
+    )
+    explorer.number_boxes[1].accept("300")
+    assert explorer.tail.value == 300

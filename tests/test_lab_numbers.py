@@ -5,13 +5,14 @@ the box keeps its value; a value clamped or moved to the slider's grid is said t
 import pytest
 
 from minilib.lab.dashboard import LongSessionDashboard
+from minilib.lab.explore import AgingExplorer
 from minilib.lab.log_explorer import LogExplorer
 from minilib.lab.numbers import NumberBox, counted, parse_number
 from minilib.lab.policies_view import PolicyLab
 from minilib.lab.scale_view import ScaleExplorer
 from minilib.lab.six_paths import SixPathsExplorer
 from minilib.lab.stepper import StateMachineStepper
-from minilib.session import load_session
+from minilib.session import load_session, run_baseline
 from minilib.window import Settings
 
 SAME = ["1,500", "1 500", "1500", "1.5k", " 1\u202f500 ", "1_500", "1.5K"]
@@ -51,7 +52,13 @@ def test_a_box_refuses_words_keeps_its_value_and_clamps_with_a_word():
 def builders():
     """Every chapter's widget builder that has a numeric box: (chapter, builder)."""
     session = load_session()
+
+    def aging_explorer():
+        final = run_baseline(session).final_messages
+        return AgingExplorer(next(m for m in final if m.get("tool_call_id") == "call_01"))
+
     return [
+        ("03 aging explorer", aging_explorer),
         ("05 stepper", lambda: StateMachineStepper(session, Settings(), round_number=9)),
         ("06 dashboard", lambda: LongSessionDashboard(session)),
         ("07.9 log explorer", LogExplorer),

@@ -18,7 +18,7 @@ from ..reports import plural
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
-from .numbers import boxed_slider
+from .numbers import boxed_slider, note_under
 from .shown import ShownAsWidget
 from .style import (
     ANSWER_TEXT_COLOR,
@@ -180,6 +180,11 @@ def tokens_against_plain(grounded, plain: SessionRun, session_rounds: int) -> st
     )
     # the session's own rounds each run sent (a look-up round is not one of them)
     own = sum(1 for step in grounded.steps if not step.is_lookup)
+    if not sent and not plain.rounds:
+        return (
+            "tokens sent: none; the run stopped before its first round, as it does "
+            "without grounding"
+        )
     if own == len(plain.rounds) and outcome.finished == (plain.overflow is None):
         return line + ": what the look-ups cost)"
     stopped = f"it stopped after {own} of the session's {session_rounds} rounds"
@@ -309,7 +314,7 @@ class LongSessionDashboard(ShownAsWidget):
         during it, go under the figure. The controls are at most `max_width` wide."""
         sliders = widgets.GridBox(
             [
-                widgets.HBox([slider, self.boxes[name].widget])
+                note_under([slider, self.boxes[name]])
                 for name, slider in self.sliders.items()
             ],
             layout=widgets.Layout(
@@ -383,6 +388,7 @@ class LongSessionDashboard(ShownAsWidget):
             for name, slider in self.sliders.items():
                 slider.value = getattr(defaults, name)
             self.log_axis.value = False
+            self.grounded.value = False  # the article's model answers from memory
         finally:
             self._holding = False
         self.render()

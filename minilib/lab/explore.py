@@ -29,12 +29,14 @@ from ..tokens import (
     estimate_tokens,
     tool_call_name,
 )
+from .numbers import boxed_slider, note_under
 from .shown import ShownAsWidget
 from .style import (
     AGING_SLIDER_WIDTH,
     HANDLE_COLORS,
     MESSAGE_FIGURE_HEIGHT,
     MESSAGE_ZOOM_TOKENS,
+    NOTE_COLOR,
     PANE_MIN_WIDTH,
     ROLE_COLORS,
     SLIDER_LABEL_WIDTH,
@@ -343,6 +345,7 @@ class AgingExplorer(ShownAsWidget):
         )
         self.scale.observe(lambda change: self.rescale(change["new"]), "value")
         self.verdict = widgets.HTML()
+        self.inert = widgets.HTML()  # why min_chars cannot matter on this scale
         self.view = widgets.HTML(layout=widgets.Layout(width="auto"))
         self.head, self.tail, self.min = self.sliders(
             (head_chars, tail_chars, min_chars), self.scale.value
@@ -352,10 +355,15 @@ class AgingExplorer(ShownAsWidget):
         self.widget.add_class("ccl-aging-explorer")
 
     def parts(self) -> tuple:
-        return (self.scale, self.head, self.tail, self.min, self.verdict, self.view)
+        rows = [
+            note_under([slider, box])
+            for slider, box in zip((self.head, self.tail, self.min), self.number_boxes)
+        ]
+        return (self.scale, *rows, self.inert, self.verdict, self.view)
 
     def sliders(self, values, maximum: int):
-        """head_chars, tail_chars and min_chars on the scale 0..maximum."""
+        """head_chars, tail_chars and min_chars on the scale 0..maximum, each with a
+        box that reads a typed number as every box of the course does."""
         built = []
         for (name, color), value in zip(HANDLE_COLORS.items(), values):
             slider = widgets.IntSlider(
@@ -370,6 +378,9 @@ class AgingExplorer(ShownAsWidget):
             )
             slider.observe(lambda change: self.update(), "value")
             built.append(slider)
+        self.number_boxes = [
+            boxed_slider(slider, unit="character", width="88px") for slider in built
+        ]
         return built
 
     def rescale(self, maximum: int) -> None:
@@ -388,6 +399,16 @@ class AgingExplorer(ShownAsWidget):
     def update(self) -> AgingView:
         result = aging_view(
             self.message, self.head.value, self.tail.value, self.min.value
+        )
+        length = len(self.message.get("content") or "")
+        self.inert.value = (
+            f'<span style="color:{NOTE_COLOR};font-size:13px">min_chars: no effect '
+            "on this scale. A result shorter than min_chars is left whole; this one is "
+            f"{length:,} "
+            "characters, past the scale's end (the whole-result scale reaches it)"
+            "</span>"
+            if self.min.max < length
+            else ""
         )
         self.verdict.value = f"<b>{html.escape(result.verdict)}</b>"
         shown = (

@@ -50,7 +50,7 @@ from ..reports import format_summary, plural
 from ..reports.costs import format_costs
 from ..tokens import estimate_message_tokens
 from ..window import Settings
-from .numbers import boxed_slider
+from .numbers import boxed_slider, note_under
 from .shown import ShownAsWidget
 from .style import (
     LOG_CUT_TABLE,
@@ -496,9 +496,7 @@ class LogExplorer(ShownAsWidget):
             control.observe(lambda change: self._setting_changed(), "value")
         self.widget = widgets.VBox(
             [
-                widgets.HBox(
-                    [self.upload, self.threshold, self.threshold_box.widget, self.fold]
-                ),
+                note_under([self.upload, self.threshold, self.threshold_box, self.fold]),
                 self.output,
             ]
         )

@@ -4,10 +4,10 @@
 million). A slider's own readout cannot do that: ipywidgets reads it in the browser, up
 to its first character that is not a digit, so `1,500` was 1. So every slider of the
 chapters hides its readout and gets a `NumberBox` beside it: a text box read by
-`parse_number`, and a note beside the box that says, in words, when what was typed
-could not be read (the box keeps the value it had) or was moved to fit the slider's
-range or grid (the box shows where it went). Nouns agree with their number: `1
-message`, `2 messages`.
+`parse_number`, and a note under the row of controls (`note_under`) that says, in
+words, when what was typed could not be read (the box keeps the value it had) or was
+moved to fit the slider's range or grid (the box shows where it went). Nouns agree
+with their number: `1 message`, `2 messages`.
 """
 
 import html
@@ -210,6 +210,26 @@ def boxed_slider(
     slider.observe(follow_slider, names=["min", "max", "disabled"])
     box.text.disabled = slider.disabled
     return box
+
+
+def note_under(items: Sequence[object], layout=None) -> widgets.VBox:
+    """`items` in a row, each `NumberBox` among them as its text box alone, and the
+    boxes' notes under the row, as wide as it: a note beside its box would take the
+    slider's room (the slider shrank under it and its handle covered the box). An
+    empty note takes no room."""
+    row, notes = [], []
+    for item in items:
+        if isinstance(item, NumberBox):
+            row.append(item.text)
+            item.note_css = "display:block;line-height:16px"
+            item.empty_note_display = "none"
+            item.note.layout.display = "" if item.note.value else "none"
+            # as wide as the row, never wider: a long note must not widen its column
+            item.note.layout.width, item.note.layout.min_width = "0", "100%"
+            notes.append(item.note)
+        else:
+            row.append(item)
+    return widgets.VBox([widgets.HBox(row), *notes], layout=layout or widgets.Layout())
 
 
 def number_boxes(*owners: object) -> Sequence[NumberBox]:

@@ -29,7 +29,7 @@ from ..scale.fast import FastWindow
 from ..scale.histories import GeneratedConversation, generate_history
 from ..tokens import estimate_message_tokens
 from ..window import ContextOverflowError, Settings, article_window
-from .numbers import boxed_slider
+from .numbers import boxed_slider, note_under
 from .shown import ShownAsWidget
 from .style import (
     COMPRESSED_COLOR,
@@ -251,7 +251,7 @@ class ScaleExplorer(ShownAsWidget):
             control.observe(lambda change: self.render(), "value")
         self.widget = widgets.VBox(
             [
-                widgets.HBox([self.budget, self.budget_box.widget, self.unbounded]),
+                note_under([self.budget, self.budget_box, self.unbounded]),
                 self.status,
                 self.figure,
             ]

@@ -28,7 +28,7 @@ from ..policies.registry import (
     run_path,
 )
 from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
-from .numbers import NumberBox
+from .numbers import NumberBox, note_under
 from .shown import ShownAsWidget
 from .style import (
     KEEP_FIRST_CSS,
@@ -611,9 +611,7 @@ class SixPathsExplorer(ShownAsWidget):
         self.reset_button.on_click(lambda _: self.reset())
         self.table_html = widgets.HTML()
         self.figure = tradeoff_figure(self.values(), widget=True)
-        pairs = [
-            widgets.HBox([self.sliders[key], self.typed[key].widget]) for key in PATHS
-        ]
+        pairs = [note_under([self.sliders[key], self.typed[key]]) for key in PATHS]
         grid = widgets.GridBox(
             pairs,
             layout=widgets.Layout(

@@ -29,7 +29,7 @@ from ..ranges import range_candidates
 from ..session import Session, load_session, run_session, window_before_round
 from ..tokens import estimate_message_tokens
 from ..window import Settings, WindowState
-from .numbers import boxed_slider
+from .numbers import boxed_slider, note_under
 from .shown import ShownAsWidget
 from .style import (
     DIAGRAM_ARROW_COLOR,
@@ -405,10 +405,10 @@ class StateMachineStepper(ShownAsWidget):
             [
                 self.table_style,
                 self.stepper_style,
-                widgets.HBox(
+                note_under(
                     [
                         self.round_slider,
-                        self.round_box.widget,
+                        self.round_box,
                         self.back_button,
                         self.next_button,
                     ]
