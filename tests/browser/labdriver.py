@@ -339,7 +339,8 @@ def collapse_left_sidebar(page) -> None:
 KERNEL_IDLE_JS = "() => /\\| Idle/.test(document.querySelector('#jp-main-statusbar')?.textContent || '')"
 # Every code cell has run: no "[*]" prompt and no empty "[ ]" prompt left.
 ALL_CELLS_RAN_JS = """() => {
-  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputPrompt')].map(p => p.textContent.trim());
+  // the input area's own prompt: a cell whose code is hidden shows a placeholder's
+  const prompts = [...document.querySelectorAll('.jp-Notebook .jp-CodeCell .jp-InputArea .jp-InputPrompt')].map(p => p.textContent.trim());
   return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:?$/.test(p));
 }"""
 
