@@ -93,6 +93,32 @@ def test_a_new_client_version_is_a_restart_too(tmp_path):
     assert [r.call_ids for r in log.resumes] == [("c2",)]
 
 
+def test_the_reply_a_resumed_client_writes_itself_marks_a_restart(tmp_path):
+    """A terminal closed without /exit leaves no command; the client that loads the
+    session again answers the turn left open with a reply of its own (model
+    `<synthetic>`, "No response requested.")."""
+    lines = session(quit=False)
+    lines[-2:-2] = [
+        line("user", "open", "a3", "and the tests?"),
+        line(
+            "assistant",
+            "syn",
+            "open",
+            [{"type": "text", "text": "No response requested."}],
+        ),
+    ]
+    synthetic, resumed = lines[-3], lines[-2]
+    synthetic["message"]["model"] = "<synthetic>"
+    resumed["parentUuid"] = "syn"
+    log = load_transcript(write(tmp_path, lines))
+    (resume,) = log.resumes
+    assert resume.call_ids == ("c2",)  # off the chain syn, open, a3, r1, a1, u1
+    assert log.messages[resume.at]["content"] == "No response requested."
+    # any other reply of the client's own is no restart
+    synthetic["message"]["content"][0]["text"] = "API Error: 500"
+    assert load_transcript(write(tmp_path, lines)).resumes == []
+
+
 def test_a_session_never_quit_has_no_resume(tmp_path):
     assert load_transcript(write(tmp_path, session(quit=False))).resumes == []
 

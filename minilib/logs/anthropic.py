@@ -304,9 +304,29 @@ def _call_ids(line: dict) -> List[str]:
     return [i for i in ids if isinstance(i, str)]
 
 
+_RESTART_REPLY = "No response requested."
+
+
+def _restart_reply(line: dict) -> bool:
+    """The reply the client writes itself (model `<synthetic>`) when it loads a
+    session whose last message awaits an answer: the session was resumed there."""
+    message = line.get("message")
+    if not isinstance(message, dict) or message.get("model") != "<synthetic>":
+        return False
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else ()
+    texts = [
+        block.get("text")
+        for block in blocks
+        if isinstance(block, dict) and block.get("type") == "text"
+    ]
+    return texts == [_RESTART_REPLY]
+
+
 def resumed_lines(lines) -> Dict[int, Tuple[str, ...]]:
-    """The first line of each resumed run of the client (after an `/exit`, or where
-    the version writing the lines changes), with the tool calls of the stretch before
+    """The first line of each resumed run of the client (after an `/exit` or the
+    reply a resumed client writes itself, or where the version writing the lines
+    changes), with the tool calls of the stretch before
     it that lie off the parent chain that line continues: what a client rebuilding
     its history along `parentUuid` no longer sent. A chain that reaches a parent the
     file lacks is not followed (the calls it drops are not known)."""
@@ -328,6 +348,8 @@ def resumed_lines(lines) -> Dict[int, Tuple[str, ...]]:
         if _QUIT in _said(line):
             quit_at = position
             continue
+        if _restart_reply(line) and quit_at is None:
+            quit_at = position  # the resumed client's first line: this one
         if quit_at is None or _said(line).lstrip().startswith(_LOCAL_COMMAND):
             continue
         chain, parent = set(), line.get("parentUuid")
