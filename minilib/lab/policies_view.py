@@ -102,8 +102,9 @@ def baseline(messages: Sequence[Mapping]) -> Baseline:
 
 # The rows chapter 10 shows when it runs, on its own logs at their settings, as
 # scripts/make_chapter10_rows.py computes them (a test checks the file is what the
-# script writes): a Run All and the lab's first screen read them instead of replaying
-# a thousand-call log ninety times. Any other row is computed when asked.
+# script writes): a Run All, the lab's first screen and a pick of one of its generated
+# logs read them instead of replaying a thousand-call log fifty to ninety times. Any
+# other row is computed when asked.
 STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
 
 
