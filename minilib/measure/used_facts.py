@@ -280,10 +280,10 @@ def _read_outputs(
             after = bisect_left(places, index)
             if after < len(places) and shows.get((fact, places[after]), 0) < MAX_SOURCES:
                 needed.add(fact)
-        places_needed = [(a, b) for a, b, marks in spans if needed.intersection(marks)]
+        places_needed = [span for span in spans if needed.intersection(span[2])]
         if not places_needed:
             continue
-        found = facts_near(content, sorted(places_needed))
+        found = _facts_shown(content, sorted(places_needed), needed)
         read[index] = found
         for fact in {fact for fact, _ in found}.intersection(writes):
             places = writes[fact]
@@ -292,6 +292,34 @@ def _read_outputs(
                 key = (fact, places[after])
                 shows[key] = shows.get(key, 0) + 1
     return read
+
+
+def _facts_shown(content: str, spans: List[tuple], needed: set) -> list:
+    """The facts of `content` on the lines around `spans` ((start, end, the strings
+    there), in order) as far as telling which of `needed` it shows takes: a string is
+    shown where the fact rule names it on a line that holds it, so the lines of each
+    string's first place are read, then, for a string not named there, those of its
+    next place, and so on. Every string of `needed` the whole reading of those lines
+    names is named (an output can hold one a hundred times; one line that names it
+    tells). The facts read besides are what those lines name."""
+    found: list = []
+    missing = set(needed)
+    while missing and spans:
+        batch, rest, asked = [], [], set()
+        for start, end, marks in spans:
+            wanted = missing.intersection(marks)
+            if not wanted:
+                continue
+            if wanted <= asked:  # each has a place in this batch: later, if needed
+                rest.append((start, end, marks))
+                continue
+            asked.update(wanted)
+            batch.append((start, end))
+        named = facts_near(content, batch)
+        found += named
+        missing.difference_update(fact for fact, _ in named)
+        spans = rest
+    return found
 
 
 def _tree(strings: List[str]) -> str:
