@@ -40,7 +40,7 @@ message breaks the cache for everything after it.
 
 from dataclasses import dataclass, field
 from itertools import accumulate, compress
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 MessageCounter = Callable[[Mapping], int]
 
@@ -188,6 +188,32 @@ def shared_prefix(last: List[Mapping], window: List[Mapping]) -> int:
         else:
             high = middle
     return low
+
+
+def window_change(
+    last: List[Mapping], window: List[Mapping], shared: int
+) -> Tuple[List[Mapping], List[Mapping]]:
+    """What left the window and what joined it since `last` (the two share their
+    first `shared` messages, as `shared_prefix` compares them): (left, joined), so
+    that `window` holds `last`'s messages less `left`, plus `joined`, a message
+    counted as often as it is there. A round that appended costs nothing; one that
+    changed a message in place and appended, a comparison of the rest (in C); any
+    other, the messages of the changed parts, less those in both (when each is in
+    them once), found by identity."""
+    known = len(last)
+    joined = window[shared:]
+    if shared == known:
+        return [], joined
+    after = shared + 1
+    if len(window) >= known and window[after:known] == last[after:known]:
+        return last[shared:after], window[shared:after] + window[known:]
+    left = last[shared:]
+    was = dict(zip(map(id, left), left))
+    now = dict(zip(map(id, joined), joined))
+    if len(was) == len(left) and len(now) == len(joined):  # each once: the difference
+        left = [was[key] for key in was.keys() - now.keys()]
+        joined = [now[key] for key in now.keys() - was.keys()]
+    return left, joined
 
 
 @dataclass(frozen=True)

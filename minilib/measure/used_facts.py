@@ -61,7 +61,7 @@ from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
 from ..tokens import estimate_message_tokens
-from .cache import shared_prefix
+from .cache import shared_prefix, window_change
 from .fact_rule import facts, facts_near
 from .way_back import MIN_POINTER, log_declares_recall, read_only
 
@@ -588,17 +588,13 @@ class HeldWindow:
         self.ids: Dict[str, int] = {}  # output id -> messages naming it
         self._whole: Optional[WindowIndex] = None
 
-    def update(self, window: List[Mapping], shared: int) -> "HeldWindow":
+    def update(
+        self, window: List[Mapping], shared: int, change: Optional[tuple] = None
+    ) -> "HeldWindow":
         """The window is now `window` (a list no one changes), whose first `shared`
-        messages are the last one's."""
-        left, joined = self._window[shared:], window[shared:]
-        if left:
-            was = {id(message): message for message in left}
-            now = {id(message): message for message in joined}
-            if len(was) == len(left) and len(now) == len(joined):
-                # each message once: only what left or joined (C set operations)
-                left = [was[key] for key in was.keys() - now.keys()]
-                joined = [now[key] for key in now.keys() - was.keys()]
+        messages are the last one's; `change`, what left it and what joined it
+        (`window_change`), when the caller has found it."""
+        left, joined = change or window_change(self._window, window, shared)
         self._count(left, -1)
         self._count(joined, 1)
         self._window, self._whole = window, None
@@ -692,15 +688,20 @@ class FactMeter:
         self._last: List[Mapping] = []  # the last window judged
 
     def sent(
-        self, step: int, window: Sequence[Mapping], shared: Optional[int] = None
+        self,
+        step: int,
+        window: Sequence[Mapping],
+        shared: Optional[int] = None,
+        change: Optional[tuple] = None,
     ) -> List[Tuple[FactUse, str]]:
         """Judge the uses of round `step` against the window it sent. `shared`: how
         many messages it shares from the start with the last window given here, when
         the caller knows (the caller's own list then, which it does not change): every
-        window is followed then, a round costing what left and joined it."""
+        window is followed then, a round costing what left and joined it (`change`,
+        when the caller has found it: `window_change`)."""
         uses = self._by_round.get(step)
         if shared is not None:
-            index = self._window.update(window, shared)
+            index = self._window.update(window, shared, change)
             self._last = window
         elif not uses:
             return []
