@@ -97,7 +97,7 @@ class PairingCheck:
             if shared is None:
                 shared = shared_prefix(last, window)
             if shared == known:  # appended: the last window's state goes on
-                start, end, tail = known, known, known
+                return self._appended(window, known)
             else:
                 start = shared  # from the last message before it not a tool result
                 while start > 0 and window[start - 1].get("role") == "tool":
@@ -116,6 +116,19 @@ class PairingCheck:
             self._last, self._valid, self._places = window, False, None
             return False
         self._last, self._valid, self._end, self._places = window, True, checker, None
+        return True
+
+    def _appended(self, window: List[Mapping], known: int) -> bool:
+        """`valid` for a window that appended to the last valid one: the state after
+        it goes on (no copy: an invalid window leaves no state to go on from)."""
+        checker = self._end
+        try:
+            for index in range(known, len(window)):
+                checker.add(window[index], index)
+        except InvalidMessagesError:
+            self._last, self._valid, self._end, self._places = window, False, None, None
+            return False
+        self._last, self._places = window, None
         return True
 
     def _resumes(self, window: List[Mapping], shared: int):
