@@ -31,6 +31,7 @@ and the error says so (`ProtectedContentOverflowError`).
 """
 
 import errno
+import operator
 import re
 import signal
 from dataclasses import dataclass, field, replace
@@ -234,8 +235,12 @@ class BoundedSummarizer:
             )
             for block in blocks[:first_kept]:
                 line_state.add(block)
-            verbatim = "\n".join(block.text for block in blocks[first_kept:])
-            text = self._fit(line_state, verbatim)
+            kept = blocks[first_kept:]
+            verbatim = "\n".join(block.text for block in kept)
+            # what the verbatim lines name, block by block (no fact runs across a
+            # line break, so the joined text names what its blocks name)
+            quoted = {fact for block in kept for fact, _ in named_facts(block.text)}
+            text = self._fit(line_state, verbatim, quoted)
             if text is not None:
                 return text
             # Not even the bare line fits beside the verbatim actions: condense one more.
@@ -272,7 +277,10 @@ class BoundedSummarizer:
                 group = group[1:]
                 if not group:
                     continue
-            text = self.base(group)
+            if self.base is scripted_summary:  # quoted once, however often folded
+                text = _quoted(SameMessages(group))
+            else:
+                text = self.base(group)
             if not text:
                 continue
             head = group[0]
@@ -288,10 +296,14 @@ class BoundedSummarizer:
                 blocks.append(Block(text, "action", names))
         return condensed, blocks
 
-    def _fit(self, state: Condensed, verbatim: str) -> Optional[str]:
+    def _fit(
+        self, state: Condensed, verbatim: str, quoted: Optional[set] = None
+    ) -> Optional[str]:
         """The condensed line (dropping the oldest facts as needed) and `verbatim`, or
-        None when not even the bare line fits beside `verbatim`."""
-        quoted = {fact for fact, _ in named_facts(verbatim)}  # already in the summary
+        None when not even the bare line fits beside `verbatim`. `quoted`: the facts
+        `verbatim` names, when the caller knows them."""
+        if quoted is None:  # already in the summary
+            quoted = {fact for fact, _ in named_facts(verbatim)}
         facts = [(fact, kind) for fact, kind in state.facts.items() if fact not in quoted]
         keep_order = newest_first_by_kind(facts)
 
@@ -315,6 +327,33 @@ class BoundedSummarizer:
             else:
                 high = middle - 1
         return text_with(low)
+
+
+class SameMessages(tuple):
+    """Messages as a key: the same message objects, not equal ones (a log's messages
+    are not changed in place, so the same objects say the same)."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return hash(tuple(map(id, self)))
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, SameMessages)
+            and len(self) == len(other)
+            and all(map(operator.is_, self, other))
+        )
+
+    def __ne__(self, other):
+        return not self == other
+
+
+@lru_cache(maxsize=65_536)  # held by the cache, each message keeps its id
+def _quoted(group: SameMessages) -> str:
+    """`scripted_summary` of one group: every summary that folds it quotes the same
+    group of the log again, summary after summary and policy after policy."""
+    return scripted_summary(list(group))
 
 
 def newest_first_by_kind(facts: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
