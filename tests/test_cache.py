@@ -115,10 +115,12 @@ def test_window_change_is_what_left_and_joined_by_identity():
         edit = rng.randrange(5)
         if edit == 1 and window:  # in place
             window[rng.randrange(len(window))] = {"role": "user", "content": "new"}
-        elif edit == 2:  # the front trimmed
-            del window[1 : 1 + rng.randrange(0, 4)]
-        elif edit == 3 and window:  # one dropped from the middle
-            del window[rng.randrange(len(window))]
+        elif edit == 2:  # the front trimmed, by a few or by many
+            del window[1 : 1 + rng.randrange(0, 24)]
+        elif edit == 3 and window:  # some replaced by fewer, more or none
+            at = rng.randrange(len(window))
+            new = [{"role": "user", "content": "new"}] * rng.randrange(0, 3)
+            window[at : at + rng.randrange(0, 4)] = new
         elif edit == 4:
             window = rng.sample(pool, rng.randrange(0, 30))
         window += [{"role": "tool", "content": "x"}] * rng.randrange(0, 3)

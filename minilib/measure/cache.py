@@ -190,6 +190,34 @@ def shared_prefix(last: List[Mapping], window: List[Mapping]) -> int:
     return low
 
 
+def resumption(
+    last: List[Mapping], window: List[Mapping], shared: int
+) -> Optional[Tuple[int, int]]:
+    """Where `window`, changed at `shared` (the messages the two share from the
+    start), goes on as `last` ended: (k, d) such that after `k` messages of its own
+    the window repeats all of `last` after the `d` messages of it that left, through
+    its end (what follows in the window is new); the smallest change tried first
+    (a message changed in place, one replaced by another or by none, the front of a
+    long window trimmed by a few); None when it is not so near.
+
+    Each try is one identity check, and the one that holds one comparison in C."""
+    known, length = len(last), len(window)
+    for size in range(1, RESUME_AHEAD + RESUME_BEHIND + 1):
+        for k in range(min(size, RESUME_AHEAD) + 1):
+            d = size - k
+            at, was = shared + k, shared + d
+            if d > RESUME_BEHIND or was >= known or at >= length:
+                continue
+            rest = known - was
+            if window[at] is last[was] and window[at : at + rest] == last[was:]:
+                return k, d
+    return None
+
+
+# How far `resumption` looks: messages of the window's own, and messages that left.
+RESUME_AHEAD, RESUME_BEHIND = 4, 16
+
+
 def window_change(
     last: List[Mapping], window: List[Mapping], shared: int
 ) -> Tuple[List[Mapping], List[Mapping]]:
@@ -197,16 +225,18 @@ def window_change(
     first `shared` messages, as `shared_prefix` compares them): (left, joined), so
     that `window` holds `last`'s messages less `left`, plus `joined`, a message
     counted as often as it is there. A round that appended costs nothing; one that
-    changed a message in place and appended, a comparison of the rest (in C); any
-    other, the messages of the changed parts, less those in both (when each is in
-    them once), found by identity."""
+    changed a few messages and went on as the last window did (`resumption`), a
+    comparison of the rest in C; any other, the messages of the changed parts, less
+    those in both (when each is in them once), found by identity."""
     known = len(last)
     joined = window[shared:]
     if shared == known:
         return [], joined
-    after = shared + 1
-    if len(window) >= known and window[after:known] == last[after:known]:
-        return last[shared:after], window[shared:after] + window[known:]
+    resumed = resumption(last, window, shared)
+    if resumed is not None:
+        k, d = resumed
+        after = shared + k + known - shared - d  # the end of the last window in it
+        return last[shared : shared + d], window[shared : shared + k] + window[after:]
     left = last[shared:]
     was = dict(zip(map(id, left), left))
     now = dict(zip(map(id, joined), joined))

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...measure.cache import CacheRound, KnownCounts, PrefixCache, shared_prefix
+from ...measure.cache import (
+    CacheRound,
+    KnownCounts,
+    PrefixCache,
+    resumption,
+    shared_prefix,
+)
 from ...messages import ConversationChecker, InvalidMessagesError
 from ...tokens import known_per_message
 from ...window import ContextOverflowError
@@ -136,6 +142,14 @@ class PairingCheck:
         a message that is not a tool result, and where the rest of the last window
         ends in it: (stop, end), or (len(window), None) when it does not go on so."""
         last, known = self._last, len(self._last)
+        # near the change: a few messages changed, and then the last window's rest
+        resumed = resumption(last, window, shared)
+        if resumed is not None:
+            at = shared + resumed[0]
+            end = at + known - shared - resumed[1]
+            for place in range(at, end):
+                if window[place].get("role") != "tool":
+                    return place + 1, end
         # the same place: the shortest end of the last window that window repeats
         low, high = shared + 1, known
         if len(window) >= known and high > low:
