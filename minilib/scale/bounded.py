@@ -305,13 +305,20 @@ class BoundedSummarizer:
         if quoted is None:  # already in the summary
             quoted = {fact for fact, _ in named_facts(verbatim)}
         facts = [(fact, kind) for fact, kind in state.facts.items() if fact not in quoted]
-        keep_order = newest_first_by_kind(facts)
+        # The facts kept are the first of `newest_first_by_kind(facts)`: the newest of
+        # each kind in turn. So the first `kept` of them are, of each kind, the newest
+        # as many as there are of it among them, listed oldest first as the facts are.
+        by_kind = {kind: [f for f, k in facts if k == kind] for kind in FACT_KINDS}
+        kinds = [kind for _, kind in newest_first_by_kind(facts)]
 
         def text_with(kept: int, with_tools: bool = True) -> str:
-            chosen = set(keep_order[:kept])
-            listed = [fact for fact in facts if fact in chosen]
+            first = kinds[:kept]
+            listed = {}
+            for kind, named in by_kind.items():
+                taken = first.count(kind)
+                listed[kind] = named[len(named) - taken :] if taken else []
             dropped = state.dropped + len(facts) - kept
-            line = render_line(state, listed, dropped, with_tools)
+            line = _rendered(state, listed, dropped, with_tools)
             return f"{line}\n{verbatim}" if verbatim else line
 
         if self.count_text(text_with(0)) > self.budget_tokens:
@@ -370,6 +377,14 @@ def newest_first_by_kind(facts: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
 def render_line(
     state: Condensed, facts: List[Tuple[str, str]], dropped: int, with_tools: bool = True
 ) -> str:
+    by_kind = {kind: [fact for fact, k in facts if k == kind] for kind in FACT_KINDS}
+    return _rendered(state, by_kind, dropped, with_tools)
+
+
+def _rendered(
+    state: Condensed, by_kind: Dict[str, List[str]], dropped: int, with_tools: bool
+) -> str:
+    """`render_line` of the facts of each kind, listed in order."""
     counts = f"{state.actions} actions"
     if state.user_turns:
         counts += f", {state.user_turns} user turns"
@@ -380,7 +395,7 @@ def render_line(
         ordered = sorted(state.tools.items(), key=lambda item: (-item[1], item[0]))
         parts.append(", ".join(f"{name}×{count}" for name, count in ordered))
     for kind in FACT_KINDS:
-        named = [fact for fact, fact_kind in facts if fact_kind == kind]
+        named = by_kind[kind]
         if named:
             parts.append(f"{kind}: " + ", ".join(named))
     if dropped:
