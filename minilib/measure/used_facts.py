@@ -55,8 +55,10 @@ import json
 import os
 import re
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
@@ -584,8 +586,13 @@ class HeldWindow:
     def __init__(self, held: Held):
         self._held = held
         self._window: List[Mapping] = []
-        self._counts: Dict[str, int] = {}  # string -> messages holding it
-        self.ids: Dict[str, int] = {}  # output id -> messages naming it
+        # string -> messages holding it that joined, and that left (two counts, each
+        # only added to, so a message's strings are counted in C)
+        self._joined: Counter = Counter()
+        self._left: Counter = Counter()
+        # output id -> messages naming it that joined, and that left
+        self._named: Counter = Counter()
+        self._unnamed: Counter = Counter()
         self._whole: Optional[WindowIndex] = None
 
     def update(
@@ -595,35 +602,35 @@ class HeldWindow:
         messages are the last one's; `change`, what left it and what joined it
         (`window_change`), when the caller has found it."""
         left, joined = change or window_change(self._window, window, shared)
-        self._count(left, -1)
-        self._count(joined, 1)
+        if left:
+            self._count(left, self._left, self._unnamed)
+        self._count(joined, self._joined, self._named)
         self._window, self._whole = window, None
         return self
 
-    def _count(self, messages: Sequence[Mapping], step: int) -> None:
-        counts, ids, both = self._counts, self.ids, self._held.both
-        for message in messages:
-            _, held, named = both(message)
-            for string in held:
-                counts[string] = counts.get(string, 0) + step
-            for name in named:
-                left = ids.get(name, 0) + step
-                if left:
-                    ids[name] = left
-                else:
-                    del ids[name]
+    def _count(self, messages: Sequence[Mapping], held: Counter, named: Counter):
+        both = self._held.both
+        found = [both(message) for message in messages]
+        held.update(chain.from_iterable(each[1] for each in found))
+        named.update(chain.from_iterable(each[2] for each in found))
+
+    @property
+    def ids(self) -> Dict[str, int]:
+        """Output id -> how many messages of the window name it."""
+        named = self._named - self._unnamed  # only the ids still named
+        return dict(named)
 
     def contains(self, string: str) -> bool:
         """Whether `string` is in the window's text."""
         if string in self._held.strings:
-            return self._counts.get(string, 0) > 0
+            return self._joined[string] > self._left[string]
         if self._whole is None:
             self._whole = WindowIndex(self._window)
         return self._whole.contains(string)
 
     def names(self, source: str) -> bool:
         """`WindowIndex.names`."""
-        return source in self.ids or (
+        return self._named[source] > self._unnamed[source] or (
             len(source) >= MIN_POINTER and self.contains(source)
         )
 
