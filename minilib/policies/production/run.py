@@ -86,13 +86,16 @@ class PairingCheck:
     did: from a message that is not a tool result on, the rest of the last window
     followed by what is new, at the same place (a message changed in the middle) or
     elsewhere (messages dropped from the front, or replaced by fewer); there the last
-    window's final state carries on."""
+    window's final state carries on. A window that breaks pairing leaves the last
+    valid one what the next window is checked against (a policy that breaks pairing
+    every few rounds is not checked whole after each)."""
 
     def __init__(self):
         self._last: List[Mapping] = []
         self._valid = False
         self._end: Optional[ConversationChecker] = None  # the state after _last
         self._places: Optional[dict] = None  # id of each of _last's messages -> place
+        self._fresh = True  # _last is the window checked last (a `shared` is its)
 
     def valid(self, window: List[Mapping], shared: Optional[int] = None) -> bool:
         """Whether `window` keeps pairing; `shared`: the messages it shares from the
@@ -100,7 +103,7 @@ class PairingCheck:
         last, known = self._last, len(self._last)
         start, end, tail = 0, len(window), None
         if self._valid:
-            if shared is None:
+            if shared is None or not self._fresh:
                 shared = shared_prefix(last, window)
             if shared == known:  # appended: the last window's state goes on
                 return self._appended(window, known)
@@ -119,9 +122,11 @@ class PairingCheck:
                 for index in range(tail, len(window)):
                     checker.add(window[index], index)
         except InvalidMessagesError:
-            self._last, self._valid, self._places = window, False, None
+            # the last valid window and its state (never changed here) stay
+            self._fresh = False
             return False
         self._last, self._valid, self._end, self._places = window, True, checker, None
+        self._fresh = True
         return True
 
     def _appended(self, window: List[Mapping], known: int) -> bool:
@@ -134,7 +139,7 @@ class PairingCheck:
         except InvalidMessagesError:
             self._last, self._valid, self._end, self._places = window, False, None, None
             return False
-        self._last, self._places = window, None
+        self._last, self._places, self._fresh = window, None, True
         return True
 
     def _resumes(self, window: List[Mapping], shared: int):
