@@ -22,9 +22,7 @@ from plotly.subplots import make_subplots
 
 from ..logs import LogFileError, decoded_text
 from ..logs.replay import load_transcript, parse_transcript, with_output_ids
-from ..measure.used_facts import used_facts
 from ..policies.production import POLICIES, build_policy
-from ..policies.production.compare import measure_policy
 from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
@@ -152,6 +150,9 @@ class LogRuns:
     def used(self):
         """The facts the agent used (`used_facts`), found when first needed."""
         if self._used is None:
+            # imported when a row not stored is asked for: a Run All reads them all
+            from ..measure.used_facts import used_facts
+
             self._used = used_facts(self.messages)
         return self._used
 
@@ -188,6 +189,8 @@ class LogRuns:
         settings = {} if value is None else {parameter: value}
         found = self._rows.get((key, window, value))
         if found is None:
+            from ..policies.production.compare import measure_policy
+
             try:
                 found = measure_policy(
                     self.messages,
