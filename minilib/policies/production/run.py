@@ -155,6 +155,9 @@ class PairingCheck:
             for place in range(at, end):
                 if window[place].get("role") != "tool":
                     return place + 1, end
+            # the rest is tool results and what is new: nowhere to pick the last
+            # window's state up (what follows the change is not in the last window)
+            return len(window), None
         # the same place: the shortest end of the last window that window repeats
         low, high = shared + 1, known
         if len(window) >= known and high > low:
