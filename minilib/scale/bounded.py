@@ -44,7 +44,7 @@ from ..messages import check_int, is_observation, protected_head_length
 from ..model import scripted_summary
 from ..ranges import closed_range
 from ..summary import RollingSummary, Summarizer, summary_header
-from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens
+from ..tokens import TokenCounter, count_cjk, estimate_text_tokens, estimate_tokens
 from ..window import ContextOverflowError, ContextWindow, Settings
 
 TextCounter = Callable[[str], int]
@@ -311,17 +311,35 @@ class BoundedSummarizer:
         by_kind = {kind: [f for f, k in facts if k == kind] for kind in FACT_KINDS}
         kinds = [kind for _, kind in newest_first_by_kind(facts)]
 
-        def text_with(kept: int, with_tools: bool = True) -> str:
+        def line_with(kept: int, with_tools: bool = True) -> str:
             first = kinds[:kept]
             listed = {}
             for kind, named in by_kind.items():
                 taken = first.count(kind)
                 listed[kind] = named[len(named) - taken :] if taken else []
             dropped = state.dropped + len(facts) - kept
-            line = _rendered(state, listed, dropped, with_tools)
+            return _rendered(state, listed, dropped, with_tools)
+
+        def text_with(kept: int, with_tools: bool = True) -> str:
+            line = line_with(kept, with_tools)
             return f"{line}\n{verbatim}" if verbatim else line
 
-        if self.count_text(text_with(0)) > self.budget_tokens:
+        if self.count_text is estimate_text_tokens and verbatim:
+            # the estimate of the line, a line break and the verbatim text, from the
+            # verbatim text's characters counted once (not again on every try)
+            verbatim_cjk, verbatim_length = count_cjk(verbatim), len(verbatim)
+
+            def counted(kept: int) -> int:
+                line = line_with(kept)
+                cjk = count_cjk(line) + verbatim_cjk
+                return cjk + (len(line) + 1 + verbatim_length - cjk + 3) // 4
+
+        else:
+
+            def counted(kept: int) -> int:
+                return self.count_text(text_with(kept))
+
+        if counted(0) > self.budget_tokens:
             if verbatim:
                 return None
             bare = text_with(0, with_tools=False)  # the tool tally goes last
@@ -329,7 +347,7 @@ class BoundedSummarizer:
         low, high = 0, len(facts)  # the most facts that fit
         while low < high:
             middle = (low + high + 1) // 2
-            if self.count_text(text_with(middle)) <= self.budget_tokens:
+            if counted(middle) <= self.budget_tokens:
                 low = middle
             else:
                 high = middle - 1
