@@ -67,7 +67,8 @@ def rows() -> dict:
 
 
 def text(logs: dict) -> str:
-    """The file: one row a line, so a change shows as the rows it changes."""
+    """The file: one row a line, so a change shows as the rows it changes; each row
+    as its own JSON text, which the chapter reads only when it shows the row."""
     lines = ["{"]
     for number, (name, log) in enumerate(logs.items()):
         lines.append(f"{json.dumps(name)}: {{")
@@ -75,7 +76,13 @@ def text(logs: dict) -> str:
             lines.append(f"{json.dumps(field)}: {json.dumps(log[field])},")
         lines.append('"rows": [')
         lines.append(
-            ",\n".join(json.dumps(row, ensure_ascii=False) for row in log["rows"])
+            ",\n".join(
+                json.dumps(
+                    [key, window, value, json.dumps(row, ensure_ascii=False)],
+                    ensure_ascii=False,
+                )
+                for key, window, value, row in log["rows"]
+            )
         )
         lines.append("]}" + ("," if number < len(logs) - 1 else ""))
     lines.append("}")

@@ -109,7 +109,11 @@ STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
 @lru_cache(maxsize=1)
 def stored_rows() -> Dict[str, dict]:
     """{log name: {"rounds": the whole log's tokens a round, "facts_used": n,
-    "timestamps": bool, "rows": {(policy, window, value): row}}}."""
+    "timestamps": bool, "rows": {(policy, window, value): the row's JSON text}}}.
+
+    A row is kept as its text until it is asked for (`LogRuns.row` reads it then):
+    a text is one object, where a row read is hundreds, each of which the kernel's
+    garbage collector would scan again and again for the rest of the session."""
     if not STORED_ROWS.exists():
         return {}
     stored = json.loads(gzip.decompress(STORED_ROWS.read_bytes()))
@@ -188,6 +192,8 @@ class LogRuns:
             value = None  # the policy as built by default: one row, not two
         settings = {} if value is None else {parameter: value}
         found = self._rows.get((key, window, value))
+        if isinstance(found, str):  # stored: read when first asked for
+            found = self._rows[(key, window, value)] = json.loads(found)
         if found is None:
             from ..policies.production.compare import measure_policy
 
