@@ -112,7 +112,7 @@ def test_window_change_is_what_left_and_joined_by_identity():
         if last and rng.random() < 0.2:
             last.append(last[0])  # a message twice
         window = list(last)
-        edit = rng.randrange(5)
+        edit = rng.randrange(6)
         if edit == 1 and window:  # in place
             window[rng.randrange(len(window))] = {"role": "user", "content": "new"}
         elif edit == 2:  # the front trimmed, by a few or by many
@@ -123,6 +123,11 @@ def test_window_change_is_what_left_and_joined_by_identity():
             window[at : at + rng.randrange(0, 4)] = new
         elif edit == 4:
             window = rng.sample(pool, rng.randrange(0, 30))
+        elif edit == 5 and len(window) > 2:  # one changed, a later one an equal copy
+            at = rng.randrange(len(window) - 1)
+            window[at] = {"role": "user", "content": "new"}
+            later = rng.randrange(at + 1, len(window))
+            window[later] = dict(window[later])
         window += [{"role": "tool", "content": "x"}] * rng.randrange(0, 3)
         shared = shared_prefix(last, window)
         left, joined = window_change(last, window, shared)

@@ -38,6 +38,7 @@ message breaks the cache for everything after it.
     0
 """
 
+import operator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -225,8 +226,8 @@ def window_change(
     first `shared` messages, as `shared_prefix` compares them): (left, joined), so
     that `window` holds `last`'s messages less `left`, plus `joined`, a message
     counted as often as it is there. A round that appended costs nothing; one that
-    changed a few messages and went on as the last window did (`resumption`), a
-    comparison of the rest in C; any other, the messages of the changed parts, less
+    changed a few messages and went on as the last window did (`resumption`), the
+    same objects, compared in C; any other, the messages of the changed parts, less
     those in both (when each is in them once), found by identity."""
     known = len(last)
     joined = window[shared:]
@@ -236,7 +237,9 @@ def window_change(
     if resumed is not None:
         k, d = resumed
         after = shared + k + known - shared - d  # the end of the last window in it
-        return last[shared : shared + d], window[shared : shared + k] + window[after:]
+        # the same message objects, not equal copies (what is counted is theirs)
+        if all(map(operator.is_, window[shared + k : after], last[shared + d :])):
+            return last[shared : shared + d], window[shared : shared + k] + window[after:]
     left = last[shared:]
     was = dict(zip(map(id, left), left))
     now = dict(zip(map(id, joined), joined))
