@@ -23,6 +23,7 @@ Example: the summary quotes each action with its tools and each result's first l
 """
 
 import copy
+import re
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from .markers import AGING_MARK, is_summary
@@ -34,13 +35,24 @@ class ScriptEndedError(RuntimeError):
     """The loop asked the scripted model for more replies than the session holds."""
 
 
+# Where `str.splitlines` splits a text.
+LINE_BREAK = re.compile(r"\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
 def first_line_of_result(content: str) -> str:
     """The first line of a tool result; for an aged one, the first line of
-    its kept head."""
-    lines = content.splitlines()
-    if lines and lines[0].startswith(AGING_MARK) and len(lines) > 1 and lines[1].strip():
-        return lines[1]
-    return lines[0] if lines else ""
+    its kept head. (`content.splitlines()`'s first or second line, read only as far
+    as that line: a summary quotes the first line of every result.)"""
+    first_break = LINE_BREAK.search(content)
+    if first_break is None:
+        return content
+    first, rest = content[: first_break.start()], first_break.end()
+    if first.startswith(AGING_MARK) and rest < len(content):
+        second_break = LINE_BREAK.search(content, rest)
+        second = content[rest : second_break.start() if second_break else len(content)]
+        if second.strip():
+            return second
+    return first
 
 
 def scripted_summary(

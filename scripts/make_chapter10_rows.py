@@ -3,7 +3,10 @@
 Chapter 10 replays its thousand-call session under every production policy at two
 windows, and its lab opens on the 200-call session with a slider a policy, each
 slider's two ends replayed too, to tell a slider that can change nothing: some ninety
-replays before a class sees anything. The rows are computed here, by the same code
+replays before a class sees anything. Its log list offers the thousand-call session
+with one task too: picking it costs its seventeen policies at the defaults and at
+each slider's two ends, about fifty replays of a thousand calls (seconds, not the
+second a control may take), so its rows are stored as well. The rows are computed here, by the same code
 the chapter runs (`minilib.lab.policies_view.LogRuns` on the log as generated), and
 stored; the chapter reads them for those settings and computes any other row when it
 is asked for. tests/test_packaging.py checks the file is what this script writes now,
@@ -31,10 +34,11 @@ from minilib.lab.policies_view import (
 DATA = Path(__file__).resolve().parent.parent / "data"
 LONG = "generated session, 1,000 tool calls, 10 user turns"
 LAB = "generated session, 200 tool calls, 4 user turns"
+ONE_TASK = "generated session, 1,000 tool calls, one task"
 # The chapter's cells ask for the long session's rows at its policies' defaults; its
-# lab opens on the 200-call session, and offers the long one: at each window the lab
+# lab opens on the 200-call session, and offers the long ones: at each window the lab
 # offers, the rows at the defaults and at each slider's two ends.
-SHOWN = tuple((log, window) for log in (LONG, LAB) for window in POLICY_WINDOWS)
+SHOWN = tuple((log, window) for log in (LONG, LAB, ONE_TASK) for window in POLICY_WINDOWS)
 
 
 def rows() -> dict:
@@ -63,7 +67,8 @@ def rows() -> dict:
 
 
 def text(logs: dict) -> str:
-    """The file: one row a line, so a change shows as the rows it changes."""
+    """The file: one row a line, so a change shows as the rows it changes; each row
+    as its own JSON text, which the chapter reads only when it shows the row."""
     lines = ["{"]
     for number, (name, log) in enumerate(logs.items()):
         lines.append(f"{json.dumps(name)}: {{")
@@ -71,7 +76,13 @@ def text(logs: dict) -> str:
             lines.append(f"{json.dumps(field)}: {json.dumps(log[field])},")
         lines.append('"rows": [')
         lines.append(
-            ",\n".join(json.dumps(row, ensure_ascii=False) for row in log["rows"])
+            ",\n".join(
+                json.dumps(
+                    [key, window, value, json.dumps(row, ensure_ascii=False)],
+                    ensure_ascii=False,
+                )
+                for key, window, value, row in log["rows"]
+            )
         )
         lines.append("]}" + ("," if number < len(logs) - 1 else ""))
     lines.append("}")

@@ -94,3 +94,45 @@ def test_the_cost_uses_the_price_table():
     assert cache_cost(cache.rounds, "none").cost == cost.uncached
     with pytest.raises(ValueError, match="unknown cache prices 'cheap'"):
         cache_cost(cache.rounds, "cheap")
+
+
+def test_window_change_is_what_left_and_joined_by_identity():
+    """A window less what left plus what joined is the new window, whatever the
+    policy did: appended, changed in place, trimmed at the front, dropped from the
+    middle, with a message twice."""
+    import random
+    from collections import Counter
+
+    from minilib.measure.cache import shared_prefix, window_change
+
+    rng = random.Random(3)
+    pool = [{"role": "user", "content": f"m{i}"} for i in range(60)]
+    for _ in range(2_000):
+        last = rng.sample(pool, rng.randrange(0, 30))
+        if last and rng.random() < 0.2:
+            last.append(last[0])  # a message twice
+        window = list(last)
+        edit = rng.randrange(6)
+        if edit == 1 and window:  # in place
+            window[rng.randrange(len(window))] = {"role": "user", "content": "new"}
+        elif edit == 2:  # the front trimmed, by a few or by many
+            del window[1 : 1 + rng.randrange(0, 24)]
+        elif edit == 3 and window:  # some replaced by fewer, more or none
+            at = rng.randrange(len(window))
+            new = [{"role": "user", "content": "new"}] * rng.randrange(0, 3)
+            window[at : at + rng.randrange(0, 4)] = new
+        elif edit == 4:
+            window = rng.sample(pool, rng.randrange(0, 30))
+        elif edit == 5 and len(window) > 2:  # one changed, a later one an equal copy
+            at = rng.randrange(len(window) - 1)
+            window[at] = {"role": "user", "content": "new"}
+            later = rng.randrange(at + 1, len(window))
+            window[later] = dict(window[later])
+        window += [{"role": "tool", "content": "x"}] * rng.randrange(0, 3)
+        shared = shared_prefix(last, window)
+        left, joined = window_change(last, window, shared)
+        counted = Counter(map(id, last))
+        counted.subtract(map(id, left))
+        counted.update(map(id, joined))
+        assert +counted == Counter(map(id, window))
+        assert len(left) <= len(last) - shared

@@ -49,6 +49,7 @@ CASES = [
     ("gemini-cli", 32_000, {}),
     ("gemini-cli", 60_000, {"compression_threshold": 0.3}),
     ("gemini-cli", 200_000, {"summary_tokens": 60_000}),  # a snapshot that fails
+    ("gemini-cli", 32_000, {"protect_latest_turn": False}),
     ("langchain-trim", 200_000, {}),
     ("langchain-trim", 16_000, {}),
     ("langchain-trim-human", 32_000, {}),
@@ -93,3 +94,51 @@ def test_the_cases_reach_each_path_gemini_cli_keeps_beside_its_walk():
             reached["failed"] |= policy.failed and policy.files > 0
             reached["compacted"] |= bool(policy.compactions)
     assert all(reached.values()), reached
+
+
+def exempt_and_reused(rounds: int = 40) -> list:
+    """A session whose outputs are now and then of a tool masking never masks, and
+    whose call ids come back later for another tool (an id is unique only within its
+    message): which outputs masking offers changes with the names."""
+    messages = [{"role": "user", "content": "go"}]
+    for number in range(rounds):
+        name = "ask_user" if number % 7 == 3 else "read_file"
+        call_id = f"call_{number % 9}"  # the ids come back, for another tool
+        messages.append(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": call_id,
+                        "type": "function",
+                        "function": {"name": name, "arguments": "{}"},
+                    }
+                ],
+            }
+        )
+        size = 40 if number % 5 == 0 else 4_000  # some too small to gain by masking
+        body = f"output {number} " + "x" * size
+        messages.append({"role": "tool", "tool_call_id": call_id, "content": body})
+    messages.append({"role": "assistant", "content": "done"})
+    return with_output_ids(messages)
+
+
+@pytest.mark.parametrize("protect_latest_turn", [True, False])
+def test_gemini_cli_offers_what_its_walk_offers_when_tools_are_exempt_or_renamed(
+    protect_latest_turn,
+):
+    messages = exempt_and_reused()
+    parameters = {
+        "protection_tokens": 3_000,
+        "min_prunable_tokens": 1_000,
+        "protect_latest_turn": protect_latest_turn,
+    }
+    fast_policy, fast, fast_sent = windows(
+        messages, "gemini-cli", 60_000, False, **parameters
+    )
+    plain_policy, plain, plain_sent = windows(
+        messages, "gemini-cli", 60_000, True, **parameters
+    )
+    assert fast_policy.maskings and fast_policy.maskings == plain_policy.maskings
+    assert fast_sent == plain_sent and fast.tokens == plain.tokens

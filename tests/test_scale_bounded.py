@@ -4,7 +4,7 @@ It is the base text when that fits, and with it 1,000-call sessions complete.
 """
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from scale_helpers import SCALE_PROFILE, quick_replay
 
@@ -266,3 +266,17 @@ def test_an_overflow_means_the_protected_content_does_not_fit_and_says_so():
 
 def threshold_of(threshold: int) -> Settings:
     return Settings(threshold=threshold)
+
+
+@settings(SCALE_PROFILE, max_examples=300)
+@given(
+    st.lists(
+        st.text(alphabet=st.sampled_from(list("aZ0_/.-#:5 sv") + ["\n"]), max_size=20),
+        max_size=5,
+    )
+)
+def test_lines_joined_name_the_facts_each_names(texts):
+    """No fact runs across a line break: the condensed line takes what the verbatim
+    blocks name block by block."""
+    joined = named_facts("\n".join(texts))
+    assert joined == [fact for text in texts for fact in named_facts(text)]

@@ -22,9 +22,7 @@ from plotly.subplots import make_subplots
 
 from ..logs import LogFileError, decoded_text
 from ..logs.replay import load_transcript, parse_transcript, with_output_ids
-from ..measure.used_facts import used_facts
 from ..policies.production import POLICIES, build_policy
-from ..policies.production.compare import measure_policy
 from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
@@ -102,15 +100,20 @@ def baseline(messages: Sequence[Mapping]) -> Baseline:
 
 # The rows chapter 10 shows when it runs, on its own logs at their settings, as
 # scripts/make_chapter10_rows.py computes them (a test checks the file is what the
-# script writes): a Run All and the lab's first screen read them instead of replaying
-# a thousand-call log ninety times. Any other row is computed when asked.
+# script writes): a Run All, the lab's first screen and a pick of one of its generated
+# logs read them instead of replaying a thousand-call log fifty to ninety times. Any
+# other row is computed when asked.
 STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
 
 
 @lru_cache(maxsize=1)
 def stored_rows() -> Dict[str, dict]:
     """{log name: {"rounds": the whole log's tokens a round, "facts_used": n,
-    "timestamps": bool, "rows": {(policy, window, value): row}}}."""
+    "timestamps": bool, "rows": {(policy, window, value): the row's JSON text}}}.
+
+    A row is kept as its text until it is asked for (`LogRuns.row` reads it then):
+    a text is one object, where a row read is hundreds, each of which the kernel's
+    garbage collector would scan again and again for the rest of the session."""
     if not STORED_ROWS.exists():
         return {}
     stored = json.loads(gzip.decompress(STORED_ROWS.read_bytes()))
@@ -151,6 +154,9 @@ class LogRuns:
     def used(self):
         """The facts the agent used (`used_facts`), found when first needed."""
         if self._used is None:
+            # imported when a row not stored is asked for: a Run All reads them all
+            from ..measure.used_facts import used_facts
+
             self._used = used_facts(self.messages)
         return self._used
 
@@ -186,7 +192,11 @@ class LogRuns:
             value = None  # the policy as built by default: one row, not two
         settings = {} if value is None else {parameter: value}
         found = self._rows.get((key, window, value))
+        if isinstance(found, str):  # stored: read when first asked for
+            found = self._rows[(key, window, value)] = json.loads(found)
         if found is None:
+            from ..policies.production.compare import measure_policy
+
             try:
                 found = measure_policy(
                     self.messages,

@@ -38,9 +38,10 @@ message breaks the cache for everything after it.
     0
 """
 
+import operator
 from dataclasses import dataclass, field
 from itertools import accumulate, compress
-from typing import Callable, Dict, List, Mapping, Optional, Sequence
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 MessageCounter = Callable[[Mapping], int]
 
@@ -188,6 +189,64 @@ def shared_prefix(last: List[Mapping], window: List[Mapping]) -> int:
         else:
             high = middle
     return low
+
+
+def resumption(
+    last: List[Mapping], window: List[Mapping], shared: int
+) -> Optional[Tuple[int, int]]:
+    """Where `window`, changed at `shared` (the messages the two share from the
+    start), goes on as `last` ended: (k, d) such that after `k` messages of its own
+    the window repeats all of `last` after the `d` messages of it that left, through
+    its end (what follows in the window is new); the smallest change tried first
+    (a message changed in place, one replaced by another or by none, the front of a
+    long window trimmed by a few); None when it is not so near.
+
+    Each try is one identity check, and the one that holds one comparison in C."""
+    known, length = len(last), len(window)
+    for size in range(1, RESUME_AHEAD + RESUME_BEHIND + 1):
+        for k in range(min(size, RESUME_AHEAD) + 1):
+            d = size - k
+            at, was = shared + k, shared + d
+            if d > RESUME_BEHIND or was >= known or at >= length:
+                continue
+            rest = known - was
+            if window[at] is last[was] and window[at : at + rest] == last[was:]:
+                return k, d
+    return None
+
+
+# How far `resumption` looks: messages of the window's own, and messages that left.
+RESUME_AHEAD, RESUME_BEHIND = 4, 16
+
+
+def window_change(
+    last: List[Mapping], window: List[Mapping], shared: int
+) -> Tuple[List[Mapping], List[Mapping]]:
+    """What left the window and what joined it since `last` (the two share their
+    first `shared` messages, as `shared_prefix` compares them): (left, joined), so
+    that `window` holds `last`'s messages less `left`, plus `joined`, a message
+    counted as often as it is there. A round that appended costs nothing; one that
+    changed a few messages and went on as the last window did (`resumption`), the
+    same objects, compared in C; any other, the messages of the changed parts, less
+    those in both (when each is in them once), found by identity."""
+    known = len(last)
+    joined = window[shared:]
+    if shared == known:
+        return [], joined
+    resumed = resumption(last, window, shared)
+    if resumed is not None:
+        k, d = resumed
+        after = shared + k + known - shared - d  # the end of the last window in it
+        # the same message objects, not equal copies (what is counted is theirs)
+        if all(map(operator.is_, window[shared + k : after], last[shared + d :])):
+            return last[shared : shared + d], window[shared : shared + k] + window[after:]
+    left = last[shared:]
+    was = dict(zip(map(id, left), left))
+    now = dict(zip(map(id, joined), joined))
+    if len(was) == len(left) and len(now) == len(joined):  # each once: the difference
+        left = [was[key] for key in was.keys() - now.keys()]
+        joined = [now[key] for key in now.keys() - was.keys()]
+    return left, joined
 
 
 @dataclass(frozen=True)

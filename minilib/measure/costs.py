@@ -29,6 +29,7 @@ from .cache import (
     PrefixCache,
     cache_cost,
     shared_prefix,
+    window_change,
 )
 from .used_facts import FactFate, FactMeter, UsedFacts, used_facts
 
@@ -126,10 +127,13 @@ class RunMeter:
         self.cache = PrefixCache(count_message)
         self.cache_rounds: List[CacheRound] = []
         # The article's estimate of the same windows, beside a real tokenizer's count
-        # (`known_estimates`: the log's messages estimated already).
-        self.estimate = None
+        # (`known_estimates`: the log's messages estimated already): the window's
+        # estimate, kept from what left and joined it, and its sum over the rounds.
+        self.estimate: Optional[KnownCounts] = None
         if count_message is not estimate_message_tokens:
-            self.estimate = PrefixCache(estimate_message_tokens, known_estimates)
+            self.estimate = known_estimates or KnownCounts(estimate_message_tokens, ())
+        self._estimated = 0  # the last window's estimate
+        self.estimated_tokens = 0  # every window's, summed
         self.prices = prices
         self.outputs: Dict[str, OutputFate] = {}
         self._texts: Dict[str, str] = {}  # output id -> its whole text
@@ -167,24 +171,22 @@ class RunMeter:
         shared = measured.shared
         self.cache_rounds.append(measured)
         self.tokens.append(measured.tokens)
+        # what left the window and what joined it, found once for every measure
+        left, joined = change = window_change(self._window, window, shared)
         if self.estimate is not None:
-            self.estimate.sent(window, shared)
-        self.facts.sent(step, window, shared)
-        self._follow(window, shared)
+            many = self.estimate.many
+            self._estimated += sum(many(joined)) - sum(many(left))
+            self.estimated_tokens += self._estimated
+        self.facts.sent(step, window, shared, change)
+        self._follow(window, left, joined)
         if measured.broke or len(self.tokens) == 1:
             self._fates(step)  # a window that only appended changes no fate
 
-    def _follow(self, window: List[Mapping], shared: int) -> None:
-        """Which messages name each output in `window`, from what left the last one
-        and what joined (the first `shared` messages are the last window's; a
-        message in both, however it moved, names what it named)."""
-        left, joined = self._window[shared:], window[shared:]
-        if left:
-            was = dict(zip(map(id, left), left))
-            now = dict(zip(map(id, joined), joined))
-            if len(was) == len(left) and len(now) == len(joined):  # each once
-                left = [was[key] for key in was.keys() - now.keys()]
-                joined = [now[key] for key in now.keys() - was.keys()]
+    def _follow(
+        self, window: List[Mapping], left: List[Mapping], joined: List[Mapping]
+    ) -> None:
+        """Which messages name each output in `window`, from what `left` the last one
+        and what `joined` it (`window_change`)."""
         holders, changed, shared_names = self._holders, self._changed, self._shared_names
         for message in left:
             output_id = message.get("tool_call_id") or message.get("output_id")
@@ -253,9 +255,7 @@ class RunMeter:
             [fate for fate in fates if fate.fate == "lost"],
             cache_cost(self.cache_rounds, self.prices),
             list(self.outputs.values()),
-            None
-            if self.estimate is None
-            else sum(r.tokens for r in self.estimate.rounds),
+            None if self.estimate is None else self.estimated_tokens,
             list(self.cache_rounds),
         )
 

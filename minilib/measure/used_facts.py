@@ -55,13 +55,15 @@ import json
 import os
 import re
 from bisect import bisect_left
+from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
 from ..tokens import estimate_message_tokens
-from .cache import shared_prefix
+from .cache import shared_prefix, window_change
 from .fact_rule import facts, facts_near
 from .way_back import MIN_POINTER, log_declares_recall, read_only
 
@@ -280,10 +282,10 @@ def _read_outputs(
             after = bisect_left(places, index)
             if after < len(places) and shows.get((fact, places[after]), 0) < MAX_SOURCES:
                 needed.add(fact)
-        places_needed = [(a, b) for a, b, marks in spans if needed.intersection(marks)]
+        places_needed = [span for span in spans if needed.intersection(span[2])]
         if not places_needed:
             continue
-        found = facts_near(content, sorted(places_needed))
+        found = _facts_shown(content, sorted(places_needed), needed)
         read[index] = found
         for fact in {fact for fact, _ in found}.intersection(writes):
             places = writes[fact]
@@ -292,6 +294,34 @@ def _read_outputs(
                 key = (fact, places[after])
                 shows[key] = shows.get(key, 0) + 1
     return read
+
+
+def _facts_shown(content: str, spans: List[tuple], needed: set) -> list:
+    """The facts of `content` on the lines around `spans` ((start, end, the strings
+    there), in order) as far as telling which of `needed` it shows takes: a string is
+    shown where the fact rule names it on a line that holds it, so the lines of each
+    string's first place are read, then, for a string not named there, those of its
+    next place, and so on. Every string of `needed` the whole reading of those lines
+    names is named (an output can hold one a hundred times; one line that names it
+    tells). The facts read besides are what those lines name."""
+    found: list = []
+    missing = set(needed)
+    while missing and spans:
+        batch, rest, asked = [], [], set()
+        for start, end, marks in spans:
+            wanted = missing.intersection(marks)
+            if not wanted:
+                continue
+            if wanted <= asked:  # each has a place in this batch: later, if needed
+                rest.append((start, end, marks))
+                continue
+            asked.update(wanted)
+            batch.append((start, end))
+        named = facts_near(content, batch)
+        found += named
+        missing.difference_update(fact for fact, _ in named)
+        spans = rest
+    return found
 
 
 def _tree(strings: List[str]) -> str:
@@ -556,50 +586,51 @@ class HeldWindow:
     def __init__(self, held: Held):
         self._held = held
         self._window: List[Mapping] = []
-        self._counts: Dict[str, int] = {}  # string -> messages holding it
-        self.ids: Dict[str, int] = {}  # output id -> messages naming it
+        # string -> messages holding it that joined, and that left (two counts, each
+        # only added to, so a message's strings are counted in C)
+        self._joined: Counter = Counter()
+        self._left: Counter = Counter()
+        # output id -> messages naming it that joined, and that left
+        self._named: Counter = Counter()
+        self._unnamed: Counter = Counter()
         self._whole: Optional[WindowIndex] = None
 
-    def update(self, window: List[Mapping], shared: int) -> "HeldWindow":
+    def update(
+        self, window: List[Mapping], shared: int, change: Optional[tuple] = None
+    ) -> "HeldWindow":
         """The window is now `window` (a list no one changes), whose first `shared`
-        messages are the last one's."""
-        left, joined = self._window[shared:], window[shared:]
+        messages are the last one's; `change`, what left it and what joined it
+        (`window_change`), when the caller has found it."""
+        left, joined = change or window_change(self._window, window, shared)
         if left:
-            was = {id(message): message for message in left}
-            now = {id(message): message for message in joined}
-            if len(was) == len(left) and len(now) == len(joined):
-                # each message once: only what left or joined (C set operations)
-                left = [was[key] for key in was.keys() - now.keys()]
-                joined = [now[key] for key in now.keys() - was.keys()]
-        self._count(left, -1)
-        self._count(joined, 1)
+            self._count(left, self._left, self._unnamed)
+        self._count(joined, self._joined, self._named)
         self._window, self._whole = window, None
         return self
 
-    def _count(self, messages: Sequence[Mapping], step: int) -> None:
-        counts, ids, both = self._counts, self.ids, self._held.both
-        for message in messages:
-            _, held, named = both(message)
-            for string in held:
-                counts[string] = counts.get(string, 0) + step
-            for name in named:
-                left = ids.get(name, 0) + step
-                if left:
-                    ids[name] = left
-                else:
-                    del ids[name]
+    def _count(self, messages: Sequence[Mapping], held: Counter, named: Counter):
+        both = self._held.both
+        found = [both(message) for message in messages]
+        held.update(chain.from_iterable(each[1] for each in found))
+        named.update(chain.from_iterable(each[2] for each in found))
+
+    @property
+    def ids(self) -> Dict[str, int]:
+        """Output id -> how many messages of the window name it."""
+        named = self._named - self._unnamed  # only the ids still named
+        return dict(named)
 
     def contains(self, string: str) -> bool:
         """Whether `string` is in the window's text."""
         if string in self._held.strings:
-            return self._counts.get(string, 0) > 0
+            return self._joined[string] > self._left[string]
         if self._whole is None:
             self._whole = WindowIndex(self._window)
         return self._whole.contains(string)
 
     def names(self, source: str) -> bool:
         """`WindowIndex.names`."""
-        return source in self.ids or (
+        return self._named[source] > self._unnamed[source] or (
             len(source) >= MIN_POINTER and self.contains(source)
         )
 
@@ -664,15 +695,20 @@ class FactMeter:
         self._last: List[Mapping] = []  # the last window judged
 
     def sent(
-        self, step: int, window: Sequence[Mapping], shared: Optional[int] = None
+        self,
+        step: int,
+        window: Sequence[Mapping],
+        shared: Optional[int] = None,
+        change: Optional[tuple] = None,
     ) -> List[Tuple[FactUse, str]]:
         """Judge the uses of round `step` against the window it sent. `shared`: how
         many messages it shares from the start with the last window given here, when
         the caller knows (the caller's own list then, which it does not change): every
-        window is followed then, a round costing what left and joined it."""
+        window is followed then, a round costing what left and joined it (`change`,
+        when the caller has found it: `window_change`)."""
         uses = self._by_round.get(step)
         if shared is not None:
-            index = self._window.update(window, shared)
+            index = self._window.update(window, shared, change)
             self._last = window
         elif not uses:
             return []

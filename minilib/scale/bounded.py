@@ -31,6 +31,7 @@ and the error says so (`ProtectedContentOverflowError`).
 """
 
 import errno
+import operator
 import re
 import signal
 from dataclasses import dataclass, field, replace
@@ -43,7 +44,7 @@ from ..messages import check_int, is_observation, protected_head_length
 from ..model import scripted_summary
 from ..ranges import closed_range
 from ..summary import RollingSummary, Summarizer, summary_header
-from ..tokens import TokenCounter, estimate_text_tokens, estimate_tokens
+from ..tokens import TokenCounter, count_cjk, estimate_text_tokens, estimate_tokens
 from ..window import ContextOverflowError, ContextWindow, Settings
 
 TextCounter = Callable[[str], int]
@@ -234,8 +235,12 @@ class BoundedSummarizer:
             )
             for block in blocks[:first_kept]:
                 line_state.add(block)
-            verbatim = "\n".join(block.text for block in blocks[first_kept:])
-            text = self._fit(line_state, verbatim)
+            kept = blocks[first_kept:]
+            verbatim = "\n".join(block.text for block in kept)
+            # what the verbatim lines name, block by block (no fact runs across a
+            # line break, so the joined text names what its blocks name)
+            quoted = {fact for block in kept for fact, _ in named_facts(block.text)}
+            text = self._fit(line_state, verbatim, quoted)
             if text is not None:
                 return text
             # Not even the bare line fits beside the verbatim actions: condense one more.
@@ -272,7 +277,10 @@ class BoundedSummarizer:
                 group = group[1:]
                 if not group:
                     continue
-            text = self.base(group)
+            if self.base is scripted_summary:  # quoted once, however often folded
+                text = _quoted(SameMessages(group))
+            else:
+                text = self.base(group)
             if not text:
                 continue
             head = group[0]
@@ -288,21 +296,50 @@ class BoundedSummarizer:
                 blocks.append(Block(text, "action", names))
         return condensed, blocks
 
-    def _fit(self, state: Condensed, verbatim: str) -> Optional[str]:
+    def _fit(
+        self, state: Condensed, verbatim: str, quoted: Optional[set] = None
+    ) -> Optional[str]:
         """The condensed line (dropping the oldest facts as needed) and `verbatim`, or
-        None when not even the bare line fits beside `verbatim`."""
-        quoted = {fact for fact, _ in named_facts(verbatim)}  # already in the summary
+        None when not even the bare line fits beside `verbatim`. `quoted`: the facts
+        `verbatim` names, when the caller knows them."""
+        if quoted is None:  # already in the summary
+            quoted = {fact for fact, _ in named_facts(verbatim)}
         facts = [(fact, kind) for fact, kind in state.facts.items() if fact not in quoted]
-        keep_order = newest_first_by_kind(facts)
+        # The facts kept are the first of `newest_first_by_kind(facts)`: the newest of
+        # each kind in turn. So the first `kept` of them are, of each kind, the newest
+        # as many as there are of it among them, listed oldest first as the facts are.
+        by_kind = {kind: [f for f, k in facts if k == kind] for kind in FACT_KINDS}
+        kinds = [kind for _, kind in newest_first_by_kind(facts)]
+
+        def line_with(kept: int, with_tools: bool = True) -> str:
+            first = kinds[:kept]
+            listed = {}
+            for kind, named in by_kind.items():
+                taken = first.count(kind)
+                listed[kind] = named[len(named) - taken :] if taken else []
+            dropped = state.dropped + len(facts) - kept
+            return _rendered(state, listed, dropped, with_tools)
 
         def text_with(kept: int, with_tools: bool = True) -> str:
-            chosen = set(keep_order[:kept])
-            listed = [fact for fact in facts if fact in chosen]
-            dropped = state.dropped + len(facts) - kept
-            line = render_line(state, listed, dropped, with_tools)
+            line = line_with(kept, with_tools)
             return f"{line}\n{verbatim}" if verbatim else line
 
-        if self.count_text(text_with(0)) > self.budget_tokens:
+        if self.count_text is estimate_text_tokens and verbatim:
+            # the estimate of the line, a line break and the verbatim text, from the
+            # verbatim text's characters counted once (not again on every try)
+            verbatim_cjk, verbatim_length = count_cjk(verbatim), len(verbatim)
+
+            def counted(kept: int) -> int:
+                line = line_with(kept)
+                cjk = count_cjk(line) + verbatim_cjk
+                return cjk + (len(line) + 1 + verbatim_length - cjk + 3) // 4
+
+        else:
+
+            def counted(kept: int) -> int:
+                return self.count_text(text_with(kept))
+
+        if counted(0) > self.budget_tokens:
             if verbatim:
                 return None
             bare = text_with(0, with_tools=False)  # the tool tally goes last
@@ -310,11 +347,38 @@ class BoundedSummarizer:
         low, high = 0, len(facts)  # the most facts that fit
         while low < high:
             middle = (low + high + 1) // 2
-            if self.count_text(text_with(middle)) <= self.budget_tokens:
+            if counted(middle) <= self.budget_tokens:
                 low = middle
             else:
                 high = middle - 1
         return text_with(low)
+
+
+class SameMessages(tuple):
+    """Messages as a key: the same message objects, not equal ones (a log's messages
+    are not changed in place, so the same objects say the same)."""
+
+    __slots__ = ()
+
+    def __hash__(self):
+        return hash(tuple(map(id, self)))
+
+    def __eq__(self, other):
+        return (
+            isinstance(other, SameMessages)
+            and len(self) == len(other)
+            and all(map(operator.is_, self, other))
+        )
+
+    def __ne__(self, other):
+        return not self == other
+
+
+@lru_cache(maxsize=65_536)  # held by the cache, each message keeps its id
+def _quoted(group: SameMessages) -> str:
+    """`scripted_summary` of one group: every summary that folds it quotes the same
+    group of the log again, summary after summary and policy after policy."""
+    return scripted_summary(list(group))
 
 
 def newest_first_by_kind(facts: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
@@ -331,6 +395,14 @@ def newest_first_by_kind(facts: List[Tuple[str, str]]) -> List[Tuple[str, str]]:
 def render_line(
     state: Condensed, facts: List[Tuple[str, str]], dropped: int, with_tools: bool = True
 ) -> str:
+    by_kind = {kind: [fact for fact, k in facts if k == kind] for kind in FACT_KINDS}
+    return _rendered(state, by_kind, dropped, with_tools)
+
+
+def _rendered(
+    state: Condensed, by_kind: Dict[str, List[str]], dropped: int, with_tools: bool
+) -> str:
+    """`render_line` of the facts of each kind, listed in order."""
     counts = f"{state.actions} actions"
     if state.user_turns:
         counts += f", {state.user_turns} user turns"
@@ -341,7 +413,7 @@ def render_line(
         ordered = sorted(state.tools.items(), key=lambda item: (-item[1], item[0]))
         parts.append(", ".join(f"{name}×{count}" for name, count in ordered))
     for kind in FACT_KINDS:
-        named = [fact for fact, fact_kind in facts if fact_kind == kind]
+        named = by_kind[kind]
         if named:
             parts.append(f"{kind}: " + ", ".join(named))
     if dropped:

@@ -51,8 +51,8 @@ Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
 import re
-from bisect import bisect_right
-from itertools import accumulate
+from bisect import bisect_left, bisect_right, insort
+from itertools import compress
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
@@ -283,6 +283,15 @@ class GeminiCliPolicy(Policy):
         self.sizes: List[int] = []
         self.lengths: List[int] = []
         self.unmasked: List[bool] = []
+        # The outputs masking offers (not masked yet, not of an exempt tool), by index
+        # in order, their tokens' sum, and those of them masking may still shrink (one
+        # whose masked copy is no smaller never is, while it and its tool's name stay).
+        self.offered: List[int] = []
+        self.offered_tokens = 0
+        self.gainful: List[int] = []
+        self.responses: List[int] = []  # the function responses' indices, in order
+        self.answered: set = set()  # the call ids the kept outputs answer
+        self.renamed = False  # a call id an output answers named another tool: read all
         self.plain = False  # True: the walks over the whole history (for the tests)
 
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
@@ -290,7 +299,10 @@ class GeminiCliPolicy(Policy):
             self.tokens += self.tokens_of(message)
             self._note(message)
             for call in message.get("tool_calls") or ():
-                self.names[call.get("id")] = tool_call_name(call)
+                call_id, name = call.get("id"), tool_call_name(call)
+                if call_id in self.answered and self.names.get(call_id) != name:
+                    self.renamed = True  # an output kept is of another tool now
+                self.names[call_id] = name
         calls = 0
         counted = self.tokens + self.overhead_tokens
         if counted >= self.trigger_tokens:
@@ -309,12 +321,42 @@ class GeminiCliPolicy(Policy):
             len(message.get("content") or "") if is_function_response(message) else -1,
             unmasked_output(message),
         )
+        if message.get("tool_call_id"):
+            self.answered.add(message.get("tool_call_id"))
         if index is None:
+            index = len(self.sizes)
+            if shape[1] >= 0:
+                self.responses.append(index)
             self.sizes.append(shape[0])
             self.lengths.append(shape[1])
             self.unmasked.append(shape[2])
         else:
+            self._unoffer(index)
+            if (shape[1] >= 0) != (self.lengths[index] >= 0):  # no longer, or now, one
+                if shape[1] >= 0:
+                    insort(self.responses, index)
+                else:
+                    del self.responses[bisect_left(self.responses, index)]
             self.sizes[index], self.lengths[index], self.unmasked[index] = shape
+        if self._offers(index):
+            insort(self.offered, index)  # at the end, when appended
+            insort(self.gainful, index)
+            self.offered_tokens += shape[0]
+
+    def _offers(self, index: int) -> bool:
+        """Whether masking offers the kept message at `index`."""
+        call_id = self.kept.messages[index].get("tool_call_id")
+        return self.unmasked[index] and self.names.get(call_id) not in EXEMPT_TOOLS
+
+    def _unoffer(self, index: int) -> None:
+        """The message at `index` is no longer offered as it was (masked, or
+        replaced)."""
+        for offered in (self.offered, self.gainful):
+            place = bisect_left(offered, index)
+            if place < len(offered) and offered[place] == index:
+                del offered[place]
+                if offered is self.offered:
+                    self.offered_tokens -= self.sizes[index]
 
     def _replace(self, index: int, message: Mapping) -> None:
         self.kept.messages[index] = message
@@ -323,6 +365,9 @@ class GeminiCliPolicy(Policy):
     def _renote(self) -> None:
         """The kept history was rebuilt: read it all again."""
         self.sizes, self.lengths, self.unmasked = [], [], []
+        self.offered, self.offered_tokens, self.gainful = [], 0, []
+        self.responses = []
+        self.answered, self.renamed = set(), False
         for message in self.kept.messages:
             self._note(message)
 
@@ -383,33 +428,43 @@ class GeminiCliPolicy(Policy):
                 self._replace(index, new)
                 self.tokens += after - tokens
                 masked += 1
+            else:  # never smaller, while it and its tool's name stay what they are
+                place = bisect_left(self.gainful, index)
+                if place < len(self.gainful) and self.gainful[place] == index:
+                    del self.gainful[place]
         return masked
 
     def mask_changed(self) -> int:
         """`mask`, reading what is kept beside each message: the outputs not masked
         yet, newest first, the newest `protection_tokens` of them protected (the one
         that crosses that line is prunable, and every older one)."""
-        messages, names = self.kept.messages, self.names
+        messages = self.kept.messages
         last = len(messages) - 1
         while last >= 0 and messages[last].get("role") != "assistant":
             last -= 1
         if not self.protect_latest_turn:
             last = len(messages)
-        unmasked, sizes = self.unmasked, self.sizes
-        candidates = [
-            index
-            for index in range(last - 1, -1, -1)
-            if unmasked[index]
-            and names.get(messages[index].get("tool_call_id")) not in EXEMPT_TOOLS
-        ]
-        running = list(accumulate(sizes[index] for index in candidates))
-        crossing = bisect_right(running, self.protection_tokens)
-        if crossing == len(candidates):
+        if self.renamed:  # what is offered is read again
+            self._renote()
+        sizes, offered = self.sizes, self.offered
+        # the candidates are the outputs offered before the latest turn, newest first:
+        # those within `protection_tokens` are protected, the one that crosses it and
+        # every older one prunable
+        place, protected = bisect_left(offered, last) - 1, 0
+        while place >= 0:
+            protected += sizes[offered[place]]
+            if protected > self.protection_tokens:
+                break
+            place -= 1
+        if place < 0:
             return 0
-        total = running[-1] - (running[crossing - 1] if crossing else 0)
-        if total < self.min_prunable_tokens:
+        after = sum(sizes[index] for index in offered[place + 1 :])
+        if self.offered_tokens - after < self.min_prunable_tokens:
             return 0
-        return self._mask_each([(index, sizes[index]) for index in candidates[crossing:]])
+        # a prunable output whose masked copy is no smaller is left as it is: only
+        # those that may shrink are looked at
+        gainful = self.gainful[: bisect_right(self.gainful, offered[place])]
+        return self._mask_each([(index, sizes[index]) for index in reversed(gainful)])
 
     def compress(self) -> int:
         """One compression attempt; the summary calls it made."""
@@ -464,12 +519,14 @@ class GeminiCliPolicy(Policy):
         messages, sizes, lengths = self.kept.messages, self.sizes, self.lengths
         budget = self.function_response_budget
         changes, change, used = [], 0, 0
-        responses = [i for i in range(len(messages) - 1, head - 1, -1) if lengths[i] >= 0]
-        older = []
-        for place, index in enumerate(responses):
+        responses = self.responses  # oldest first: read from the end
+        first_after_head = bisect_left(responses, head)
+        place = len(responses) - 1
+        while place >= first_after_head:
             if used > budget:  # and stays over it: every older one is cut
-                older = responses[place:]
                 break
+            index = responses[place]
+            place -= 1
             tokens = sizes[index]
             if used + tokens > budget:
                 message = messages[index]
@@ -480,14 +537,15 @@ class GeminiCliPolicy(Policy):
                     change += after - tokens
                     tokens = after
             used += tokens
+        # every older one, newest first
+        older = responses[first_after_head : place + 1][::-1]
         if older:
             first = self.files
             self.files += len(older)
             left = self.window_tokens - self.tokens - self.overhead_tokens
             max_chars = max(0, min(4 * left, self.truncate_chars))
-            for place, index in enumerate(older):
-                if lengths[index] <= max_chars:
-                    continue
+            longer = map(max_chars.__lt__, map(lengths.__getitem__, older))
+            for place, index in compress(enumerate(older), longer):
                 message = messages[index]
                 name = self._name_at(index, head) or "unknown_tool"
                 path = OUTPUT_FILE.format(name=name, number=first + place + 1)

@@ -22,7 +22,13 @@ from dataclasses import dataclass, field
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...logs.replay import with_output_ids
-from ...measure.cache import CacheRound, KnownCounts, PrefixCache, shared_prefix
+from ...measure.cache import (
+    CacheRound,
+    KnownCounts,
+    PrefixCache,
+    resumption,
+    shared_prefix,
+)
 from ...messages import ConversationChecker, InvalidMessagesError
 from ...tokens import known_per_message
 from ...window import ContextOverflowError
@@ -80,13 +86,16 @@ class PairingCheck:
     did: from a message that is not a tool result on, the rest of the last window
     followed by what is new, at the same place (a message changed in the middle) or
     elsewhere (messages dropped from the front, or replaced by fewer); there the last
-    window's final state carries on."""
+    window's final state carries on. A window that breaks pairing leaves the last
+    valid one what the next window is checked against (a policy that breaks pairing
+    every few rounds is not checked whole after each)."""
 
     def __init__(self):
         self._last: List[Mapping] = []
         self._valid = False
         self._end: Optional[ConversationChecker] = None  # the state after _last
         self._places: Optional[dict] = None  # id of each of _last's messages -> place
+        self._fresh = True  # _last is the window checked last (a `shared` is its)
 
     def valid(self, window: List[Mapping], shared: Optional[int] = None) -> bool:
         """Whether `window` keeps pairing; `shared`: the messages it shares from the
@@ -94,10 +103,10 @@ class PairingCheck:
         last, known = self._last, len(self._last)
         start, end, tail = 0, len(window), None
         if self._valid:
-            if shared is None:
+            if shared is None or not self._fresh:
                 shared = shared_prefix(last, window)
             if shared == known:  # appended: the last window's state goes on
-                start, end, tail = known, known, known
+                return self._appended(window, known)
             else:
                 start = shared  # from the last message before it not a tool result
                 while start > 0 and window[start - 1].get("role") == "tool":
@@ -113,9 +122,24 @@ class PairingCheck:
                 for index in range(tail, len(window)):
                     checker.add(window[index], index)
         except InvalidMessagesError:
-            self._last, self._valid, self._places = window, False, None
+            # the last valid window and its state (never changed here) stay
+            self._fresh = False
             return False
         self._last, self._valid, self._end, self._places = window, True, checker, None
+        self._fresh = True
+        return True
+
+    def _appended(self, window: List[Mapping], known: int) -> bool:
+        """`valid` for a window that appended to the last valid one: the state after
+        it goes on (no copy: an invalid window leaves no state to go on from)."""
+        checker = self._end
+        try:
+            for index in range(known, len(window)):
+                checker.add(window[index], index)
+        except InvalidMessagesError:
+            self._last, self._valid, self._end, self._places = window, False, None, None
+            return False
+        self._last, self._places, self._fresh = window, None, True
         return True
 
     def _resumes(self, window: List[Mapping], shared: int):
@@ -123,6 +147,17 @@ class PairingCheck:
         a message that is not a tool result, and where the rest of the last window
         ends in it: (stop, end), or (len(window), None) when it does not go on so."""
         last, known = self._last, len(self._last)
+        # near the change: a few messages changed, and then the last window's rest
+        resumed = resumption(last, window, shared)
+        if resumed is not None:
+            at = shared + resumed[0]
+            end = at + known - shared - resumed[1]
+            for place in range(at, end):
+                if window[place].get("role") != "tool":
+                    return place + 1, end
+            # the rest is tool results and what is new: nowhere to pick the last
+            # window's state up (what follows the change is not in the last window)
+            return len(window), None
         # the same place: the shortest end of the last window that window repeats
         low, high = shared + 1, known
         if len(window) >= known and high > low:
