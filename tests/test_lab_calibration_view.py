@@ -32,6 +32,14 @@ def test_the_figure_shades_fitted_and_held_out_calls_apart():
     assert (frame["fit"] == "held out").sum() == view.calibration.held_out["calls"]
     # the words quote the held-out error the calibration measured
     assert f"{view.calibration.held_out['median_abs_error']:.1%}" in view.held_out_words
+    # and how a call's calibrated count is made, which the table lets a student redo
+    fit = next(iter(view.calibration.held_out_fits.values()))
+    assert fit.missing == 0
+    assert f"{fit.overhead:,} (the overhead" in view.formula_words
+    assert f"+ {fit.ratio:.2f} x the lab's count" in " ".join(view.formula_words.split())
+    for call, count, shown in zip(view.calls, view.counts, frame["lab's count"]):
+        assert shown == f"{count:,}"
+        assert call.predicted == fit.overhead + round(fit.ratio * count)
 
 
 def test_an_upload_gets_the_same_view_or_says_why_not():
@@ -50,8 +58,12 @@ def test_the_agent_replay_figure_marks_both_compactions():
     figure, lines, row = agent_replay_of(load_log(SESSION))
     replayed = next(t for t in figure.data if t.name.startswith("the replay compacted"))
     assert list(replayed.x) == [c["round"] for c in row["compaction_rounds"]]
-    assert [s.x0 for s in figure.layout.shapes] == [
+    vertical = [s for s in figure.layout.shapes if s.x0 == s.x1]
+    assert [s.x0 for s in vertical] == [
         c["round"] - 0.5 for c in row["recorded_compaction_rounds"]
     ]
+    # the count at which the version that wrote the log compacts, drawn across
+    (level,) = [s for s in figure.layout.shapes if s.y0 == s.y1]
+    assert level.y0 == 167_000  # 2.1.36 at 200,000: 200,000 - 20,000 - 13,000
     assert any("the real summary used" in line for line in lines)
     assert all(len(line) <= 100 for line in lines)

@@ -94,3 +94,26 @@ def test_every_numeric_box_of_every_chapter_reads_the_same_inputs(chapter, build
         assert box.accept("lots") == before
         assert "is not a number" in box.note.value and "kept" in box.note.value
         assert box.text.value.replace(",", "") == str(before).replace(".0", "")
+
+
+def test_a_slider_switched_off_takes_its_boxs_note_away():
+    import ipywidgets as widgets
+
+    from minilib.lab.numbers import boxed_slider
+
+    slider = widgets.IntSlider(500, min=100, max=1000, step=100)
+    box = boxed_slider(slider, unit="token")
+    box.accept("abc")
+    assert "is not a number" in box.note.value
+    slider.disabled = True  # the box greys out with it: an old complaint would stay
+    assert box.note.value == "" and box.text.disabled
+
+
+def test_the_log_reports_threshold_line_agrees_with_its_number():
+    from minilib.lab.log_explorer import ThresholdChoice, threshold_line
+
+    choice = ThresholdChoice(threshold=600, stops_at=500, step=100, largest_window=1)
+    assert threshold_line(1, choice).startswith("threshold: 1 token.")
+    assert "its largest window" in threshold_line(1, choice)
+    choice = ThresholdChoice(threshold=600, stops_at=500, step=100, largest_window=4_000)
+    assert threshold_line(1_500, choice).startswith("threshold: 1,500 tokens.")

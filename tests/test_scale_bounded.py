@@ -256,6 +256,11 @@ def test_an_overflow_means_the_protected_content_does_not_fit_and_says_so():
     assert error.head_tokens > 2_000
     assert "Protected content: head (system + task, 2 messages)" in str(error)
     assert "over the threshold on their own" in str(error)
+    # without a system prompt the head is the task alone, and one message is one
+    alone = quick_replay(
+        RecordedConversation(messages[1:]), bounded_window(threshold_of(2_000))
+    ).overflow
+    assert "Protected content: head (the task, 1 message)" in str(alone)
     # A task that leaves room for a summary: the session completes.
     messages[1]["content"] = messages[1]["content"][:1_000]
     run = quick_replay(

@@ -8,6 +8,7 @@ from typing import List
 
 import plotly.graph_objects as go
 
+from ..agents.claude_code import auto_compact_trigger
 from ..measure.compactions import measure_compactions
 from ..policies.production.compare import rounds_before
 from ..policies.production.own_agent import own_agent_row
@@ -33,10 +34,13 @@ def clearing_rounds(log) -> List[int]:
     return [before[clearing.at] for clearing in log.clearings]
 
 
-def agent_replay_figure(log, row: dict, title: str = "") -> go.Figure:
+def agent_replay_figure(
+    log, row: dict, title: str = "", window: int = 200_000
+) -> go.Figure:
     """The record (black) and the replay (blue) per call; a dashed black line where the
     agent compacted, a blue triangle where the replay did; crosses where results were
-    cleared in place (black: recorded by the agent; blue: the replay)."""
+    cleared in place (black: recorded by the agent; blue: the replay); for Claude Code,
+    a dotted line at the count where that version compacts."""
     recorded = recorded_inputs(log)
     replay = row["tokens_per_round"]
     figure = go.Figure()
@@ -55,6 +59,14 @@ def agent_replay_figure(log, row: dict, title: str = "") -> go.Figure:
         line={"color": BLUE, "width": 2},
     )
     _events(figure, log, row, max([t for _, t in recorded] + replay + [1]))
+    if log.agent == "claude-code":
+        trigger = auto_compact_trigger(log.agent_version, window)
+        figure.add_hline(
+            y=trigger,
+            line={"color": RECORDED_COLOR, "dash": "dot", "width": 1},
+            annotation_text=f"{log.agent_version or 'its'} compacts at {trigger:,}",
+            annotation_position="bottom left",
+        )
     return per_call_layout(
         figure,
         title or "Input tokens per call: the agent's record and its policy replayed",
@@ -142,4 +154,4 @@ def agent_replay_of(log, window: int = 200_000):
         for line in lines + summaries_beside(log)
         for part in textwrap.wrap(line, PRINTED_COLUMNS, subsequent_indent="  ")
     ]
-    return agent_replay_figure(log, row), wrapped, row
+    return agent_replay_figure(log, row, window=window), wrapped, row

@@ -6,7 +6,7 @@ pure function of the upload, so tests call it without a browser."""
 
 import html
 import textwrap
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 from typing import List, Optional
 
@@ -49,6 +49,8 @@ class CalibratedLog:
     calibration: Calibration
     calls: List[PredictedCall]  # the fit's prediction, held out past the first half
     estimates: List[int]  # the article's estimate of each call's window
+    # the lab's count of what each call sent (the count the ratio multiplies)
+    counts: List[int] = field(default_factory=list)
 
     @property
     def held_out_words(self) -> str:
@@ -60,6 +62,28 @@ class CalibratedLog:
             f"{held['median_abs_error']:.1%} (median) on the other {held['calls']}, "
             f"which the fit never saw; on the same calls the article's estimate of "
             f"the window counts {-self.estimate_error:.0%} less than the API did.",
+            PRINTED_COLUMNS,
+        )
+
+    @property
+    def formula_words(self) -> str:
+        """How a call's calibrated count is made, with the numbers of this fit."""
+        fit = next(iter(self.calibration.held_out_fits.values()))
+        lacks = (
+            f", plus the {fit.missing:,} of history the file lacks until it compacts"
+            if fit.missing
+            else ""
+        )
+        by_class = (
+            "; here it weighs each character by its class, as Claude's API counts"
+            if self.calibration.agent == "claude-code" and fit.model.startswith("claude-")
+            else ""
+        )
+        return textwrap.fill(
+            f"Each call's calibrated count is {fit.overhead:,} (the overhead: system "
+            f"prompt and tools) + {fit.ratio:.2f} x the lab's count of what it sent"
+            f"{lacks}. The lab's count takes in the calls' arguments and the thinking "
+            f"the model keeps, which the article's estimate leaves out{by_class}.",
             PRINTED_COLUMNS,
         )
 
@@ -92,7 +116,11 @@ def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
         for number, point in enumerate(points)
     ]
     return CalibratedLog(
-        name, calibration, calls, [estimates.get(c.round, 0) for c in calls]
+        name,
+        calibration,
+        calls,
+        [estimates.get(c.round, 0) for c in calls],
+        [point.seen for point in points],
     )
 
 
@@ -148,8 +176,10 @@ def per_call_layout(figure: go.Figure, title: str, height: int) -> go.Figure:
         yaxis_title="input tokens",
         yaxis_rangemode="tozero",
         height=height,
+        # the legend under the axis title, from its top: on a narrow page it wraps
+        # to more lines downwards, never up over the title
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18},
     )
     return figure
 
@@ -166,12 +196,14 @@ def _shade(figure: go.Figure, start: float, end: float, color: str, label: str) 
 
 
 def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
-    """One row a call: the record, the article's estimate, the calibrated count, its
-    error, and whether the fit saw that call."""
+    """One row a call: the record, the article's estimate, the lab's count of what
+    the call sent, the calibrated count made of it, its error, and whether the fit
+    saw that call."""
     return pd.DataFrame(
         {
             "API counted": [f"{c.recorded:,}" for c in view.calls],
             "article's estimate": [f"{n:,}" for n in view.estimates],
+            "lab's count": [f"{n:,}" for n in view.counts],
             "calibrated": [f"{c.predicted:,}" for c in view.calls],
             "error": [f"{c.error:+.1%}" for c in view.calls],
             "fit": ["held out" if c.held_out else "fitted on" for c in view.calls],
@@ -214,7 +246,8 @@ def calibration_view(name: str, content: bytes):
             None,
             True,
         )
-    return view.held_out_words, calibration_figure(view), calibration_frame(view), False
+    words = view.held_out_words + "\n" + view.formula_words
+    return words, calibration_figure(view), calibration_frame(view), False
 
 
 class CalibrationExplorer(TextUploadExplorer):

@@ -203,29 +203,30 @@ def parsed(text: str, name: str):
 
 def threshold_line(threshold: int, choice: ThresholdChoice) -> str:
     """Which threshold the report is at, and what this log does around it."""
-    largest = f"{choice.largest_window:,} tokens (its largest window)"
+    largest = f"{plural(choice.largest_window, 'token')} (its largest window)"
+    at = plural(threshold, "token")
     chosen = threshold == choice.threshold
     if choice.threshold >= choice.largest_window:  # every compression of it fails
         if chosen:
             return (
-                f"threshold: {threshold:,} tokens, chosen from this log: its largest "
+                f"threshold: {at}, chosen from this log: its largest "
                 "window. Below it the window stops, so this log cannot be "
                 "compressed."
             )
         return (
-            f"threshold: {threshold:,} tokens. This log cannot be compressed: below "
+            f"threshold: {at}. This log cannot be compressed: below "
             f"{largest} the window stops."
         )
     stops = f" (at {choice.stops_at:,} it stops)" if choice.stops_at else ""
     if chosen:
         return (
-            f"threshold: {threshold:,} tokens, chosen from this log: the tightest "
+            f"threshold: {at}, chosen from this log: the tightest "
             f"budget (on a grid of {choice.step:,}) at which the window "
             f"still replays it to the end{stops}, so aging and the summary do the "
             f"most. At {largest} and above, nothing is compressed."
         )
     return (
-        f"threshold: {threshold:,} tokens. On this log the production window replays "
+        f"threshold: {at}. On this log the production window replays "
         f"to the end at {choice.threshold:,} tokens{stops}; at {largest} and above, "
         "nothing is compressed."
     )
@@ -482,8 +483,12 @@ class LogExplorer(ShownAsWidget):
         )
         # typed as every box of the course reads numbers (1,500, 1 500, 1.5k); 0 or
         # words are refused beside the box, in words
-        self.threshold_box = boxed_slider(self.threshold, unit="token", snap=False)
+        # the label inside the box's width: the number gets the rest (96 px of it)
+        self.threshold_box = boxed_slider(
+            self.threshold, unit="token", snap=False, width="176px"
+        )
         self.threshold_box.text.description = "threshold"
+        self.threshold_box.text.style.description_width = "72px"
         self.number_boxes = [self.threshold_box]
         self.fold = widgets.Checkbox(
             settings.fold_user_turns, indent=False, description="fold later user turns"

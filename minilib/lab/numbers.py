@@ -197,7 +197,8 @@ def boxed_slider(
     def follow_slider(change) -> None:
         box.minimum, box.maximum = slider.min, slider.max
         box.text.disabled = slider.disabled
-        if slider.value != box.value:  # moved by hand or by code: the box follows
+        if slider.value != box.value or slider.disabled:
+            # moved by hand or by code: the box follows; switched off: its note goes
             box.show(slider.value)
 
     def set_slider(value: float) -> None:
@@ -220,6 +221,7 @@ def note_under(items: Sequence[object], layout=None) -> widgets.VBox:
     row, notes = [], []
     for item in items:
         if isinstance(item, NumberBox):
+            item.text.layout.flex = "0 0 auto"  # a full row narrows the others, not it
             row.append(item.text)
             item.note_css = "display:block;line-height:16px"
             item.empty_note_display = "none"

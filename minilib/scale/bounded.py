@@ -584,13 +584,23 @@ class ProtectedContentOverflowError(ContextOverflowError):
                 f"leaving {error.threshold - protected:,} tokens, less than the "
                 f"{self.summary_tokens:,} of the shortest summary"
             )
+        opening = (
+            "system + task"
+            if any(m.get("role") == "system" for m in window[:head])
+            else "the task"
+        )
+        after_count = len(window) - after
         self.args = (
-            f"{self.args[0]} Protected content: head (system + task, {head} messages) "
-            f"{self.head_tokens:,} tokens + {len(window) - after} messages after "
+            f"{self.args[0]} Protected content: head ({opening}, {_messages(head)}) "
+            f"{self.head_tokens:,} tokens + {_messages(after_count)} after "
             f"{'the summary' if has_summary else 'it'} that no closed range may fold "
             f"(the last {protect_tail} and the tool-call groups they keep whole) "
             f"{self.kept_tokens:,} tokens = {protected:,} tokens, {verdict}.",
         )
+
+
+def _messages(count: int) -> str:
+    return f"{count:,} message" + ("" if count == 1 else "s")
 
 
 @dataclass

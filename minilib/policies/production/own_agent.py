@@ -46,8 +46,8 @@ def own_agent_count(log, counting):
     overhead = calibration.overhead(log, held_out=True)
     lines = [
         f"{log.agent}'s own row: counted as calibrated on the log's first "
-        f"{calibration.fitted_calls} calls ({fit.ratio:.2f} x, {overhead:,} "
-        "overhead a call)"
+        f"{calibration.fitted_calls} calls (the API's count of a call ~ {overhead:,} "
+        f"+ {fit.ratio:.2f} x the lab's count of what it sent)"
     ]
     missing = calibration.missing_history(log)
     if missing:
