@@ -765,6 +765,13 @@ def test_unreadable_files_are_one_line_errors(tmp_path):
         r"tried aider-llm-history \(no first line 'TO LLM <time>'\), aider-chat-md",
     ):
         parse_log("nope", "x")
+    # an upload is decoded with its bad bytes replaced: an image is a binary file, not
+    # "a Markdown text file" because a line of it happened to start with "-"
+    png = (b"\x89PNG\r\n\x1a\n-" + bytes(range(256)) * 4).decode("utf-8", "replace")
+    with pytest.raises(LogFileError, match=r"^x\.png: a binary file .*, not a log$"):
+        parse_log(png, "x.png")
+    with pytest.raises(LogFileError, match=r"^x: a Markdown text file"):
+        parse_log("- a list\n- of notes \ufffd\n", "x")  # one stray byte is text
 
 
 @pytest.mark.parametrize(

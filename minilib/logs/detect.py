@@ -130,6 +130,17 @@ def parse_text(text: str, source: str, strict: bool = False) -> Doc:
     return Doc(objects, kept, text, bad)
 
 
+BINARY_SAMPLE = 4096  # characters looked at
+BINARY_MARKS = 8  # NULs or undecodable bytes in them that no text file has
+
+
+def looks_binary(text: str) -> bool:
+    """True when the start of `text` holds NUL characters or bytes that did not decode
+    (read with errors="replace"): an image or an archive, not a text log."""
+    sample = text[:BINARY_SAMPLE]
+    return sample.count("\x00") + sample.count("\ufffd") >= BINARY_MARKS
+
+
 def find_shape(
     doc: Doc,
     shapes: List[Shape],
@@ -152,6 +163,10 @@ def find_shape(
             return shape
         tried.append(f"{shape.name} ({missing})")
     if doc.is_text:
+        if looks_binary(doc.text):
+            raise LogFileError(
+                f"{source}: a binary file (it holds bytes no text has), not a log"
+            )
         first = next((line for line in doc.text.splitlines() if line.strip()), "")
         kind = "Markdown" if first.lstrip().startswith(("#", "-", "*", ">")) else "plain"
         raise LogFileError(
