@@ -117,3 +117,14 @@ def test_the_log_reports_threshold_line_agrees_with_its_number():
     assert "its largest window" in threshold_line(1, choice)
     choice = ThresholdChoice(threshold=600, stops_at=500, step=100, largest_window=4_000)
     assert threshold_line(1_500, choice).startswith("threshold: 1,500 tokens.")
+
+
+def test_a_note_under_one_box_goes_when_another_slider_moves():
+    explorer = SixPathsExplorer()
+    first, second = list(explorer.typed)[:2]
+    explorer.typed[first].accept("abc")
+    assert "is not a number" in explorer.typed[first].note.value
+    slider = explorer.sliders[second]
+    options = getattr(slider, "options", None)
+    slider.value = options[-1] if options else slider.max
+    assert explorer.typed[first].note.value == ""

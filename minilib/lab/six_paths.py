@@ -656,6 +656,11 @@ class SixPathsExplorer(ShownAsWidget):
         self.render()
 
     def _on_change(self, change) -> None:
+        # a note under one box is about what was typed there: another slider moved
+        # makes it old news
+        for key, box in self.typed.items():
+            if self.sliders[key] is not change.get("owner") and box.note.value:
+                box.show(box.value)
         if not self._holding:
             self.render()
 
