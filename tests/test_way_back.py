@@ -15,7 +15,15 @@ def call(name, arguments):
 @pytest.mark.parametrize(
     "name, arguments, needs",
     [
-        ("Read", {"file_path": "/home/dev/app.py"}, ("/home/dev/app.py",)),
+        # an absolute path, from its last folder on: a summary names the project's
+        # files relative to it, and the agent knows the folder it works in
+        ("Read", {"file_path": "/home/dev/app.py"}, ("dev/app.py",)),
+        (
+            "Read",
+            {"file_path": "/Users/me/cli/cmd/strategy/auto_commit.go"},
+            ("strategy/auto_commit.go",),
+        ),
+        ("Read", {"file_path": "/etc/hosts"}, ("/etc/hosts",)),  # too short to cut
         (
             "Grep",
             {"pattern": "delay_for", "path": "src", "description": "find"},

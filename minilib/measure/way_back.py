@@ -8,7 +8,9 @@ with a tool call of the harness it ran in, and by no other road:
   that showed the fact (in a pairing field, an omission line, a summary);
 - **re-read**: the output came from a read-only call (reading a file, searching text,
   listing a folder: see `read_only`), and what that call needs to run again (the path,
-  the pattern, the command) is still in the window's text. Re-running it costs about
+  the pattern, the command) is still in the window's text; an absolute path from its
+  last folder on, as a summary names the project's files (the agent knows the folder
+  it works in). Re-running it costs about
   what the output cost the first time: `ReRead.tokens`, the output's tokens.
 
 An omission line's id alone is no way back where no recall tool is declared: no
@@ -111,9 +113,26 @@ def _read_only_command(command: str) -> Optional[Tuple[str, ...]]:
     return operands or (command,)
 
 
+def _as_named(need: str) -> str:
+    """An absolute path as a window may name it: from its last folder on. An agent's
+    tools take absolute paths, but a summary names the project's files relative to
+    it (`strategy/auto_commit.go` for `/Users/me/cli/cmd/strategy/auto_commit.go`),
+    and the agent, which knows its working folder, can read them again by that."""
+    parts = need.split("/")
+    if need.startswith("/") and len(parts) > 3 and " " not in need and parts[-1]:
+        return "/".join(parts[-2:])
+    return need
+
+
 def read_only(call: Mapping) -> Optional[Tuple[str, ...]]:
     """What a read-only call needs in the window to be run again (its path, pattern or
-    command), or None when the call is not read-only (an edit, a test run)."""
+    command; an absolute path from its last folder on), or None when the call is not
+    read-only (an edit, a test run)."""
+    needs = _read_only(call)
+    return tuple(_as_named(need) for need in needs) if needs else needs
+
+
+def _read_only(call: Mapping) -> Optional[Tuple[str, ...]]:
     name = ((call.get("function") or {}).get("name") or "").lower()
     arguments = _arguments(call)
     if name in SHELL_TOOLS or (
