@@ -186,43 +186,53 @@ def time_compare(codes: dict, log: Path, window: int, repeats: int) -> dict:
     }
 
 
-def time_chapter(codes: dict, repeats: int) -> dict:
-    """Chapter 10 run in full, headless (nbconvert --execute into build/), for each
-    code its own chapter: medians of `repeats`, the codes taking turns."""
-    out = BUILD / "chapter"
-    out.mkdir(parents=True, exist_ok=True)
-    jupyter = JUPYTER_DIRS
+def chapter_turns(codes: dict, repeats: int, command, seconds) -> dict:
+    """Chapter 10 run `repeats` times for each code, the codes taking turns, each its
+    own chapter on its own minilib: `command(name, code)` is the child's argv,
+    `seconds(done, wall)` what one run took. Medians and every run, by code."""
     times = {name: [] for name in codes}
     for _ in range(repeats):
         for name, code in codes.items():
             start = time.perf_counter()
             done = subprocess.run(
-                [
-                    sys.executable,
-                    "-m",
-                    "jupyter",
-                    "nbconvert",
-                    "--execute",
-                    "--to",
-                    "notebook",
-                    "--output-dir",
-                    str(out),
-                    "--output",
-                    f"chapter10_{name.replace('/', '_')}",
-                    str(Path(code) / CHAPTER),
-                ],
+                command(name, code),
                 cwd=ROOT,
                 capture_output=True,
                 text=True,
-                env={**os.environ, **jupyter, "PYTHONPATH": str(code)},
+                env={**os.environ, **JUPYTER_DIRS, "PYTHONPATH": str(code)},
             )
-            times[name].append(time.perf_counter() - start)
+            wall = time.perf_counter() - start
             if done.returncode != 0:
                 raise SystemExit(f"chapter 10 failed on {name}: {done.stderr[-2000:]}")
+            times[name].append(seconds(done, wall))
     return {
         name: {"median": statistics.median(each), "each": each}
         for name, each in times.items()
     }
+
+
+def time_chapter(codes: dict, repeats: int) -> dict:
+    """Chapter 10 run in full, headless (nbconvert --execute into build/)."""
+    out = BUILD / "chapter"
+    out.mkdir(parents=True, exist_ok=True)
+
+    def nbconvert(name, code):
+        return [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "nbconvert",
+            "--execute",
+            "--to",
+            "notebook",
+            "--output-dir",
+            str(out),
+            "--output",
+            f"chapter10_{name.replace('/', '_')}",
+            str(Path(code) / CHAPTER),
+        ]
+
+    return chapter_turns(codes, repeats, nbconvert, lambda done, wall: wall)
 
 
 # Chapter 10's cells run in order in a kernel started first, as Run All runs them in a
@@ -252,33 +262,17 @@ finally:
 
 
 def time_open_run_all(codes: dict, repeats: int) -> dict:
-    """Chapter 10's Run All in a notebook already open (`TIMED_RUN_ALL`), for each
-    code its own chapter: medians of `repeats`, the codes taking turns."""
-    times = {name: [] for name in codes}
-    for _ in range(repeats):
-        for name, code in codes.items():
-            done = subprocess.run(
-                [
-                    sys.executable,
-                    "-c",
-                    TIMED_RUN_ALL,
-                    str(Path(code) / CHAPTER),
-                    str(Path(code) / "notebooks"),
-                ],
-                cwd=ROOT,
-                capture_output=True,
-                text=True,
-                env={**os.environ, **JUPYTER_DIRS, "PYTHONPATH": str(code)},
-            )
-            if done.returncode != 0:
-                raise SystemExit(f"chapter 10 failed on {name}: {done.stderr[-2000:]}")
-            times[name].append(
-                json.loads(done.stderr.strip().splitlines()[-1])["seconds"]
-            )
-    return {
-        name: {"median": statistics.median(each), "each": each}
-        for name, each in times.items()
-    }
+    """Chapter 10's Run All in a notebook already open (`TIMED_RUN_ALL`): the seconds
+    the child measured, its kernel's start left out."""
+
+    def run_all(name, code):
+        chapter = Path(code) / CHAPTER
+        return [sys.executable, "-c", TIMED_RUN_ALL, str(chapter), str(chapter.parent)]
+
+    def measured(done, wall):
+        return json.loads(done.stderr.strip().splitlines()[-1])["seconds"]
+
+    return chapter_turns(codes, repeats, run_all, measured)
 
 
 def time_controls(codes: dict, repeats: int) -> dict:
@@ -379,47 +373,43 @@ def side_by_side(
             f"{same}.",
         ]
     if chapter:
-        lines += [
-            "",
-            "### Chapter 10, Run All (nbconvert --execute, headless)",
-            "",
-            "| code | wall (median) | each run | target | |",
-            "|---|---:|---|---:|---|",
-        ]
-        for name, result in chapter.items():
-            each = ", ".join(f"{value:.1f}" for value in result["each"])
-            verdict = "PASS" if result["median"] <= TARGET_CHAPTER_S else "FAIL"
-            lines.append(
-                f"| {name} | {result['median']:.1f} s | {each} | "
-                f"{TARGET_CHAPTER_S:.0f} s | {verdict} |"
-            )
-        if against:
-            ratio = chapter[against]["median"] / chapter[THIS]["median"]
-            lines += ["", f"{against} / this checkout: {ratio:.1f}x."]
+        lines += run_all_table(
+            "Chapter 10, Run All (nbconvert --execute, headless)", (), chapter, against
+        )
     if opened:
-        lines += [
-            "",
-            "### Chapter 10, Run All in a notebook already open (its kernel started)",
-            "",
+        intro = (
             "What a student waits for after opening the chapter and choosing Run All:",
             "the cells run in order in a running kernel, from the first sent to the last",
             "done (the browser's drawing left out). The headless run above also starts",
             "a kernel and nbconvert, which a student who has the chapter open never",
             "waits for.",
-            "",
-            "| code | wall (median) | each run | target | |",
-            "|---|---:|---|---:|---|",
-        ]
-        for name, result in opened.items():
-            each = ", ".join(f"{value:.1f}" for value in result["each"])
-            verdict = "PASS" if result["median"] <= TARGET_CHAPTER_S else "FAIL"
-            lines.append(
-                f"| {name} | {result['median']:.1f} s | {each} | "
-                f"{TARGET_CHAPTER_S:.0f} s | {verdict} |"
-            )
-        if against:
-            ratio = opened[against]["median"] / opened[THIS]["median"]
-            lines += ["", f"{against} / this checkout: {ratio:.1f}x."]
+        )
+        lines += run_all_table(
+            "Chapter 10, Run All in a notebook already open (its kernel started)",
+            intro,
+            opened,
+            against,
+        )
+    return lines
+
+
+def run_all_table(title: str, intro, timings: dict, against: Optional[str]) -> list:
+    """The lines of one Run All measurement: each code's median against the target,
+    and with `against` the ratio."""
+    lines = ["", f"### {title}", ""]
+    if intro:
+        lines += [*intro, ""]
+    lines += ["| code | wall (median) | each run | target | |", "|---|---:|---|---:|---|"]
+    for name, result in timings.items():
+        each = ", ".join(f"{value:.1f}" for value in result["each"])
+        verdict = "PASS" if result["median"] <= TARGET_CHAPTER_S else "FAIL"
+        lines.append(
+            f"| {name} | {result['median']:.1f} s | {each} | "
+            f"{TARGET_CHAPTER_S:.0f} s | {verdict} |"
+        )
+    if against:
+        ratio = timings[against]["median"] / timings[THIS]["median"]
+        lines += ["", f"{against} / this checkout: {ratio:.1f}x."]
     return lines
 
 
