@@ -57,8 +57,11 @@ def tool_call_name(call: Mapping) -> str:
     return (call.get("function") or {}).get("name") or ""
 
 
-def estimate_message_tokens(message: Mapping) -> int:
-    """Tokens of one message, structure overhead and tool calls included.
+def estimate_message_tokens(
+    message: Mapping, count_text: Callable[[str], int] = estimate_text_tokens
+) -> int:
+    """Tokens of one message, structure overhead and tool calls included, its text by
+    `count_text` (the article's rule unless told).
 
     A call's arguments are not counted: the article's rule counts only its name.
     """
@@ -67,7 +70,7 @@ def estimate_message_tokens(message: Mapping) -> int:
     content = message.get("content") or ""
     if not isinstance(content, str):
         raise TypeError(f"message content must be a string, got {type(content).__name__}")
-    total = MESSAGE_OVERHEAD + estimate_text_tokens(content)
+    total = MESSAGE_OVERHEAD + count_text(content)
     for call in message.get("tool_calls") or ():
         total += TOOL_CALL_OVERHEAD + len(tool_call_name(call))
     return total

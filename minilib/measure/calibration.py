@@ -65,8 +65,6 @@ from ..agents import claude_code as claude_code_agent
 from ..agents.windows import agent_window
 from ..logs.replay import sent_stretches
 from ..tokens import (
-    MESSAGE_OVERHEAD,
-    TOOL_CALL_OVERHEAD,
     TokenCounter,
     estimate_message_tokens,
     estimate_text_tokens,
@@ -111,17 +109,6 @@ def thinking_rule(model: str) -> str:
     return KEPT if version > (4, 5) else TOOL_LOOP
 
 
-def message_tokens(message: Mapping, count_text: Callable[[str], int]) -> int:
-    """The article's count of a message (`estimate_message_tokens`), its text by
-    `count_text`."""
-    if count_text is estimate_text_tokens:
-        return estimate_message_tokens(message)
-    total = MESSAGE_OVERHEAD + count_text(message.get("content") or "")
-    for call in message.get("tool_calls") or ():
-        total += TOOL_CALL_OVERHEAD + len(tool_call_name(call))
-    return total
-
-
 def text_rule(log) -> Callable[[str], int]:
     """The text rule the calibrated count of `log` uses: for Claude Code with a Claude
     model, the article's rule reweighted by character class as Claude's API counted
@@ -161,7 +148,7 @@ def sent_counter(
         known = counted.get(id(message))
         if known is not None and known[0] is message:
             return known[1]
-        total = message_tokens(message, count_text) + arguments_tokens(
+        total = estimate_message_tokens(message, count_text) + arguments_tokens(
             message, count_text
         )
         if thinking and message.get("role") == "assistant":
