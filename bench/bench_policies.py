@@ -13,11 +13,12 @@ The log is the generated 1,000-call session (`generate_history(1000, user_turns=
   spawn to exit, the interpreter's start included; median of `--repeats`);
 - in this process, each policy alone (`measure_policy`, the facts read once and
   shared, as `compare` does): the median of `--repeats` runs, so a slow policy shows;
+- the time `compare` takes inside the command at 200k (the log read, its facts found,
+  every policy replayed and the table printed; the interpreter's start and the
+  imports left out), as it runs by default (two processes) and with `--jobs 1`, runs
+  taking turns, with the ratio and whether both wrote the same rows;
 - `--against REV`: that git revision's minilib (exported under build/bench_policies/,
-  run from its own PYTHONPATH) beside this checkout's, runs taking turns: the command
-  at 200k as above, and inside it the time `compare` takes (the log read, its facts
-  found, every policy replayed and the table printed; the interpreter's start and the
-  imports left out), with the ratio, and whether both wrote the same rows;
+  run from its own PYTHONPATH) beside this checkout's, taking turns with them;
 - chapter 10's Run All, headless: `jupyter nbconvert --execute` of
   notebooks/10_production_policies.ipynb into build/ (the notebook in the checkout is
   not touched), wall time, this checkout's and, with `--against`, that revision's
@@ -66,7 +67,10 @@ TIMED_COMPARE = """
 import json, sys, time
 from minilib.cli.main import main
 start = time.perf_counter()
-code = main(["compare", sys.argv[1], "--window", sys.argv[2], "--json", sys.argv[3]])
+code = main(
+    ["compare", sys.argv[1], "--window", sys.argv[2], "--json", sys.argv[3]]
+    + sys.argv[4:]
+)
 sys.stderr.write(json.dumps({"seconds": time.perf_counter() - start, "code": code}))
 """
 # Chapter 10's lab, each control as a student uses it, in a child process with a
@@ -104,6 +108,7 @@ JUPYTER_DIRS = {
 }
 TARGET_CONTROL_S = 1.0
 THIS = "this checkout"
+ONE_PROCESS = "this checkout, --jobs 1"
 BEGIN = "<!-- measured by bench/bench_policies.py: begin -->"
 END = "<!-- measured by bench/bench_policies.py: end -->"
 
@@ -153,17 +158,19 @@ def against_code(ref: str) -> Path:
 
 
 def time_compare(codes: dict, log: Path, window: int, repeats: int) -> dict:
-    """For each code (name -> the folder its minilib is in), the command's wall time
-    and the compare inside it, medians of `repeats`, the codes taking turns; and the
-    rows each wrote."""
+    """For each code (name -> the folder its minilib is in, and the arguments the
+    command is given beside the log's), the command's wall time and the compare
+    inside it, medians of `repeats`, the codes taking turns; and the rows each
+    wrote."""
     runs = {name: {"wall": [], "compare": []} for name in codes}
     rows = {}
     for _ in range(repeats):
-        for name, code in codes.items():
-            out = BUILD / f"rows_{window}_{name.replace('/', '_')}.json"
+        for name, (code, arguments) in codes.items():
+            out = BUILD / f"rows_{window}_{name.replace('/', '_').replace(' ', '_')}.json"
             start = time.perf_counter()
             done = subprocess.run(
-                [sys.executable, "-c", TIMED_COMPARE, str(log), str(window), str(out)],
+                [sys.executable, "-c", TIMED_COMPARE, str(log), str(window), str(out)]
+                + arguments,
                 cwd=code,  # `-c` puts the working folder first on the path
                 capture_output=True,
                 text=True,
@@ -363,12 +370,12 @@ def side_by_side(
             f"| {name} | {result['wall']:.2f} s | {result['compare']:.2f} s | {each} "
             f"| {TARGET_COMPARE_S:.0f} s | {verdict} |"
         )
-    if against:
-        then = compared[against]
+    for name in [ONE_PROCESS] + ([against] if against else []):
+        then = compared[name]
         same = "the same" if then["rows"] == here["rows"] else "DIFFERENT"
         lines += [
             "",
-            f"{against} / this checkout: compare {then['compare'] / here['compare']:.1f}x"
+            f"{name} / this checkout: compare {then['compare'] / here['compare']:.1f}x"
             f", command {then['wall'] / here['wall']:.1f}x; the rows both wrote are "
             f"{same}.",
         ]
@@ -471,7 +478,10 @@ def main(argv=None) -> int:
     codes = {THIS: ROOT}
     if args.against:
         codes[args.against] = against_code(args.against)
-    compared = time_compare(codes, log, 200_000, args.repeats)
+    # this checkout as the command runs by default, on one process, and REV's
+    timed = {THIS: (ROOT, []), ONE_PROCESS: (ROOT, ["--jobs", "1"])}
+    timed.update({name: (code, []) for name, code in codes.items() if name != THIS})
+    compared = time_compare(timed, log, 200_000, args.repeats)
     for name, result in compared.items():
         print(f"  {name}: compare {result['compare']:.2f} s, wall {result['wall']:.2f} s")
     chapter = None if args.no_notebook else time_chapter(codes, args.repeats)

@@ -10,7 +10,8 @@ computed, never the number.
 
 Three runs: `compare_policies`' own defaults (the article's estimate, a 200,000-token
 window), and the count the command uses on such a log (what each call sent) at its
-default window (200,000) and at 32,000, where several policies stop early.
+default window (200,000) and at 32,000, where several policies stop early; each in one
+process and in two, as the command runs by default.
 
 Regenerate (only when a number is meant to change, and say why in the commit):
     python tests/test_compare_golden.py
@@ -51,11 +52,13 @@ def write_log(folder: Path) -> Path:
     return path
 
 
-def rows_for(log, name: str) -> list:
+def rows_for(log, name: str, processes: int = 1) -> list:
     """The rows as the golden file holds them (through JSON, as `--json` writes)."""
     command, window = RUNS[name]
     count_tokens = sent_counter(log) if command else estimate_tokens
-    rows = compare_policies(log.messages, None, window, count_tokens, agent_log=log)
+    rows = compare_policies(
+        log.messages, None, window, count_tokens, agent_log=log, processes=processes
+    )
     return json.loads(json.dumps(rows, ensure_ascii=False))
 
 
@@ -79,10 +82,12 @@ def log(tmp_path_factory):
     return load_transcript(write_log(tmp_path_factory.mktemp("golden")))
 
 
+# two processes: one finds the facts while the other replays (the command's default)
+@pytest.mark.parametrize("processes", [1, 2])
 @pytest.mark.parametrize("name", list(RUNS))
-def test_every_row_as_golden(log, name):
+def test_every_row_as_golden(log, name, processes):
     expected = json.loads(gzip.decompress(golden_path(name).read_bytes()))
-    actual = rows_for(log, name)
+    actual = rows_for(log, name, processes)
     assert [row["policy"] for row in actual] == list(POLICIES)
     assert len(actual) == len(expected)
     for got, want in zip(actual, expected):

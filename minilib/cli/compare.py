@@ -61,9 +61,24 @@ def add_parser(commands) -> argparse.ArgumentParser:
         default=DEFAULT_PRICES,
         help="the cache cost's price table (default %(default)s)",
     )
+    compare.add_argument(
+        "--jobs",
+        type=positive,
+        default=DEFAULT_JOBS,
+        metavar="N",
+        help="processes to spread the policies over, no more than the cores this "
+        "process may use (default %(default)s: one finds the log's facts while the "
+        "others replay; 1 runs all in this process)",
+    )
     _add_output_arguments(compare)
     add_max_mb_argument(compare)
     return compare
+
+
+# Two processes halve most of the wait on a laptop or a class's two-core machine;
+# each process beyond them repeats its own warm-up (the caches the first policies
+# fill), so more pay off only on long logs.
+DEFAULT_JOBS = 2
 
 
 def _add_output_arguments(compare: argparse.ArgumentParser) -> None:
@@ -146,6 +161,7 @@ def main(args) -> int:
             agent_parameters=own_agent_parameters(
                 log, args.agent_version, agent_overhead, missing, agent_count
             ),
+            processes=args.jobs,
         )
     except TokenizerUnavailable as error:
         return fail(f"error: --tokenizer {args.tokenizer}: {error}")

@@ -463,6 +463,38 @@ class Held:
         return known
 
 
+def sendable(used: UsedFacts, messages: Sequence[Mapping]) -> dict:
+    """`used` as plain data, for another process that holds the same `messages` (a
+    process forked after the log was read): what `Held` found in each message is
+    given by the message's index, since a message's id means nothing elsewhere."""
+    index_of = {id(message): index for index, message in enumerate(messages)}
+    held: Dict[int, Tuple[str, ...]] = {}
+    if used.held is not None:
+        for key, (message, strings, _) in used.held._held.items():
+            index = index_of.get(key)
+            if index is not None and messages[index] is message:
+                held[index] = strings
+    return {
+        "uses": used.uses,
+        "rereads": used.rereads,
+        "tokens": used.tokens,
+        "recall": used.recall,
+        "held": held if used.held is not None else None,
+    }
+
+
+def received(sent: dict, messages: Sequence[Mapping]) -> UsedFacts:
+    """The `UsedFacts` that `sendable` sent, on this process's `messages`."""
+    used = UsedFacts(sent["uses"], sent["rereads"], sent["tokens"], sent["recall"])
+    if sent["held"] is not None:
+        seen = {
+            id(messages[index]): (messages[index], strings)
+            for index, strings in sent["held"].items()
+        }
+        used.held = Held(used.asked(), seen)
+    return used
+
+
 def _named(message: Mapping) -> Tuple[str, ...]:
     named = [call.get("id") for call in message.get("tool_calls") or ()]
     output = output_id(message)

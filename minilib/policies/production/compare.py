@@ -32,8 +32,9 @@ What each row adds about the policy itself:
 import operator
 import re
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
@@ -244,20 +245,83 @@ def measure_policy(
     `messages` came from, adds the agent's recorded compactions to its policy's row;
     `counted` keeps the log's messages counted once for every policy run with it."""
     prepared = with_output_ids(messages)
-    used = used_facts(prepared) if used is None else used
-    policy = build_policy(key, window_tokens, count_tokens, **parameters)
-    counted = {} if counted is None else counted
-    count_message = per_message_counter(count_tokens)
-    known = _known(counted, count_tokens, count_message, prepared)
-    estimates = None  # the article's estimate beside another count: once, too
-    if count_message is not estimate_message_tokens:
-        estimates = _known(
-            counted, estimate_message_tokens, estimate_message_tokens, prepared
-        )
-    meter = RunMeter(used, count_message, prices, known_estimates=estimates)
-    names: Dict[str, str] = {}
+    measurement = PolicyMeasurement(
+        prepared,
+        key,
+        window_tokens,
+        count_tokens,
+        counted_with=counted_with,
+        prices=prices,
+        tracer=tracer,
+        agent_log=agent_log,
+        counted=counted,
+        **parameters,
+    )
+    measurement.facts_found(used_facts(prepared) if used is None else used)
+    measurement.replay()
+    return measurement.row()
 
-    def on_window(step, window, arrived, measured):
+
+class PolicyMeasurement:
+    """One policy replayed on a log (`replay`) and measured window by window
+    (`RunMeter`), for `measure_policy`. The measures need the log's facts, which
+    the replay does not: a replay may run before they are found (by another
+    process), its windows kept until `facts_found` gives them, then measured in the
+    order they were sent, as if the facts had been there all along."""
+
+    def __init__(
+        self,
+        prepared: Sequence[Mapping],
+        key: str,
+        window_tokens: int,
+        count_tokens: TokenCounter = estimate_tokens,
+        *,
+        counted_with: str = ESTIMATED,
+        prices: str = DEFAULT_PRICES,
+        tracer: Optional[Tracer] = None,
+        agent_log: Optional[LoadedLog] = None,
+        counted: Optional[Dict[int, KnownCounts]] = None,
+        **parameters,
+    ):
+        self.prepared = prepared  # with output ids (`with_output_ids`)
+        self.policy = build_policy(key, window_tokens, count_tokens, **parameters)
+        self.counted_with, self.prices = counted_with, prices
+        self.tracer, self.agent_log = tracer, agent_log
+        counted = {} if counted is None else counted
+        self.count_message = per_message_counter(count_tokens)
+        self.known = _known(counted, count_tokens, self.count_message, prepared)
+        self.estimates = None  # the article's estimate beside another count: once
+        if self.count_message is not estimate_message_tokens:
+            self.estimates = _known(
+                counted, estimate_message_tokens, estimate_message_tokens, prepared
+            )
+        self.replies = [m for m in prepared if m["role"] == "assistant"]
+        self.meter: Optional[RunMeter] = None
+        self.run: Optional[PolicyRun] = None
+        self._names: Dict[str, str] = {}  # call id -> tool name
+        self._waiting: List[tuple] = []  # windows sent before the facts were given
+
+    def facts_found(self, used) -> None:
+        """The log's `used_facts`: the windows sent so far are measured now."""
+        self.meter = RunMeter(
+            used, self.count_message, self.prices, known_estimates=self.estimates
+        )
+        waiting, self._waiting = self._waiting, []
+        for sent in waiting:
+            self._measure(*sent)
+
+    def replay(self) -> PolicyRun:
+        self.run = replay_policy(self.prepared, self.policy, self._sent, self.known)
+        return self.run
+
+    def _sent(self, step, window, arrived, measured) -> None:
+        if self.meter is None:  # the replay's own list: no one changes it later
+            self._waiting.append((step, window, arrived, measured))
+        else:
+            self._measure(step, window, arrived, measured)
+
+    def _measure(self, step, window, arrived, measured) -> None:
+        meter, names, tracer = self.meter, self._names, self.tracer
         for message in arrived:  # outputs arrive after the call that asked for them
             for call in message.get("tool_calls") or ():
                 names[call["id"]] = tool_call_name(call)
@@ -272,12 +336,15 @@ def measure_policy(
                     )
         meter.sent(step, window, measured=measured)
         if tracer is not None:
-            tracer.model_call(step, "decision", window, replies[step])
+            tracer.model_call(step, "decision", window, self.replies[step])
 
-    replies = [m for m in prepared if m["role"] == "assistant"]
-    run = replay_policy(prepared, policy, on_window, known)
-    costs = meter.costs(run.rounds_total, run.overflow_round, counted_with)
-    return with_recorded(policy_row(run, costs, policy), agent_log)
+    def row(self) -> dict:
+        """The policy's row (`policy_row`, with the agent's own record)."""
+        if self.meter is None or self.run is None:
+            raise RuntimeError("a row needs the replay run and the log's facts given")
+        run = self.run
+        costs = self.meter.costs(run.rounds_total, run.overflow_round, self.counted_with)
+        return with_recorded(policy_row(run, costs, self.policy), self.agent_log)
 
 
 def _known(counted, counter, count_message, messages) -> KnownCounts:
@@ -308,52 +375,114 @@ def compare_policies(
     agent_log: Optional[LoadedLog] = None,
     agent_count: Optional[TokenCounter] = None,
     agent_parameters: Optional[dict] = None,
+    processes: int = 1,
 ) -> List[dict]:
     """One row a policy (all of them unless `keys`), in the order given.
     `overhead_tokens` (a value measured from the log) replaces every policy's default
     overhead; `agent_log` (the log `messages` came from) adds the agent's recorded
-    compactions to the row of the policy that models it."""
+    compactions to the row of the policy that models it. `processes` above 1 spreads
+    the policies over that many processes where the system can fork one
+    (`minilib.policies.production.processes`): the same rows, sooner on more cores."""
     keys = list(POLICIES) if keys is None else list(keys)
     unknown = [key for key in keys if key not in POLICIES]
     if unknown:
         raise ValueError(
             f"unknown policy {unknown[0]!r}; expected one of {', '.join(POLICIES)}"
         )
-    prepared = with_output_ids(messages)
-    used = used_facts(prepared)
     own = AGENT_POLICY.get(agent_log.shape) if agent_log is not None else None
-    counted: dict = {}  # each counter's count of the log's messages, made once
-    rows = []
+    tasks = []
     for key in keys:
-        tracer = Tracer() if trace_folder is not None else None
         parameters = (
             {} if overhead_tokens is None else {"overhead_tokens": overhead_tokens}
         )
+        counter = count_tokens
         if key == own:  # the agent's own row: its count and its version's behaviour
             parameters.update(agent_parameters or {})
-        rows.append(
-            measure_policy(
-                prepared,
-                key,
-                window_tokens,
-                agent_count if key == own and agent_count is not None else count_tokens,
-                counted_with=counted_with,
-                prices=prices,
-                used=used,
-                tracer=tracer,
-                agent_log=agent_log,
-                counted=counted,
-                **parameters,
-            )
-        )
-        if tracer is not None:
-            tracer.write_jsonl(Path(trace_folder) / key / "trace.jsonl")
+            counter = count_tokens if agent_count is None else agent_count
+        tasks.append((key, counter, parameters))
+    job = PolicyRows(
+        with_output_ids(messages),
+        tasks,
+        window_tokens,
+        counted_with,
+        prices,
+        agent_log,
+        None if trace_folder is None else Path(trace_folder),
+    )
+    from .processes import rows_in_processes, usable_processes
+
+    if usable_processes(processes) > 1 and len(tasks) > 1:
+        rows = rows_in_processes(job, usable_processes(processes))
+    else:
+        used = job.find_facts()
+        rows = []
+        for index in range(len(tasks)):
+            measurement = job.measurement(index)
+            measurement.facts_found(used)
+            measurement.replay()
+            rows.append(job.row(measurement))
     if agent_log is not None and agent_log.compactions:
         kept = standin_against_real(agent_log)
         for key, row in zip(keys, rows):
             if POLICIES[key].stand_in:
                 row["standin_vs_real"] = kept
     return rows
+
+
+@dataclass
+class PolicyRows:
+    """The rows `compare_policies` makes: one task a policy (its key, its count, its
+    parameters), all on one log; the log's messages counted once for every task
+    (`counted`, filled before any process is forked, so each shares it)."""
+
+    prepared: Sequence[Mapping]  # the log's messages, with output ids
+    tasks: List[Tuple[str, TokenCounter, dict]]
+    window_tokens: int
+    counted_with: str
+    prices: str
+    agent_log: Optional[LoadedLog]
+    trace_folder: Optional[Path]
+    counted: dict = field(default_factory=dict)
+
+    def __post_init__(self):
+        for _, counter, _ in self.tasks:
+            count_message = per_message_counter(counter)
+            _known(self.counted, counter, count_message, self.prepared)
+            if count_message is not estimate_message_tokens:
+                _known(
+                    self.counted,
+                    estimate_message_tokens,
+                    estimate_message_tokens,
+                    self.prepared,
+                )
+
+    def find_facts(self):
+        """The log's facts (`used_facts`), the same for every task."""
+        return used_facts(self.prepared)
+
+    def measurement(self, index: int) -> PolicyMeasurement:
+        """Task `index`, ready to replay; the facts may be given before or after."""
+        key, counter, parameters = self.tasks[index]
+        return PolicyMeasurement(
+            self.prepared,
+            key,
+            self.window_tokens,
+            counter,
+            counted_with=self.counted_with,
+            prices=self.prices,
+            tracer=None if self.trace_folder is None else Tracer(),
+            agent_log=self.agent_log,
+            counted=self.counted,
+            **parameters,
+        )
+
+    def row(self, measurement: PolicyMeasurement) -> dict:
+        """A replayed task's row; its trace written when a trace folder is given."""
+        row = measurement.row()
+        if measurement.tracer is not None and self.trace_folder is not None:
+            folder = self.trace_folder / measurement.policy.key
+            measurement.tracer.write_jsonl(folder / "trace.jsonl")
+        return row
 
 
 def standin_against_real(log: LoadedLog) -> dict:

@@ -1,0 +1,117 @@
+"""`compare_policies` over more than one process gives the rows one process gives.
+
+The 1,000-call golden rows are held in both ways by tests/test_compare_golden.py; here,
+every bundled log (their agents' own rows among them, and the traces), a policy that
+fails, and a forked process that dies before it sends what it made.
+"""
+
+import os
+
+import pytest
+from test_policies_compare import KEYS, READABLE
+
+from minilib.logs.replay import with_output_ids
+from minilib.measure.used_facts import received, sendable, used_facts
+from minilib.policies.production import POLICIES, processes
+from minilib.policies.production.compare import PolicyRows, compare_policies
+from minilib.policies.production.processes import usable_processes
+from minilib.trace import read_jsonl
+
+pytestmark = pytest.mark.skipif(
+    usable_processes(2) < 2, reason="needs fork and two cores to test two processes"
+)
+
+
+@pytest.mark.parametrize("name", sorted(READABLE))
+def test_two_processes_give_every_bundled_logs_rows_as_one_does(name):
+    log = READABLE[name]
+    one = compare_policies(log.messages, KEYS, 32_000, agent_log=log)
+    two = compare_policies(log.messages, KEYS, 32_000, agent_log=log, processes=2)
+    assert two == one
+
+
+def test_two_processes_write_the_same_traces(tmp_path):
+    log = READABLE["m3_release_check.json"]
+    keys = KEYS[:6]
+    compare_policies(log.messages, keys, 3_000, trace_folder=tmp_path / "one")
+    compare_policies(
+        log.messages, keys, 3_000, trace_folder=tmp_path / "two", processes=2
+    )
+    for key in keys:
+        one = read_jsonl(tmp_path / "one" / key / "trace.jsonl")
+        assert len(one) > 2, key
+        assert read_jsonl(tmp_path / "two" / key / "trace.jsonl") == one, key
+
+
+def test_the_facts_sent_to_another_process_hold_what_they_held():
+    log = READABLE["m3_release_check.json"]
+    messages = with_output_ids(log.messages)
+    found = used_facts(messages)
+    again = received(sendable(found, messages), messages)
+    assert (again.uses, again.rereads, again.tokens, again.recall) == (
+        found.uses,
+        found.rereads,
+        found.tokens,
+        found.recall,
+    )
+    assert again.held.strings == found.held.strings
+    for message in messages:
+        assert set(again.held(message)) == set(found.held(message))
+        assert again.held.named(message) == found.held.named(message)
+
+
+class Failing(POLICIES["article"]):
+    """The article's policy, failing at its tenth round."""
+
+    key = "article"
+
+    def send(self, history, step):
+        if step == 9:
+            raise KeyError("the tenth round failed")
+        return super().send(history, step)
+
+
+def only_forked_processes_take_policies(monkeypatch):
+    """This process takes none: every row and error comes from the forked one."""
+    parent, take = os.getpid(), processes._take
+    monkeypatch.setattr(
+        processes, "_take", lambda taken: 10**6 if os.getpid() == parent else take(taken)
+    )
+
+
+def test_rows_made_in_another_process_come_back_in_order(monkeypatch):
+    log = READABLE["m3_release_check.json"]
+    expected = compare_policies(log.messages, KEYS, 32_000, agent_log=log)
+    only_forked_processes_take_policies(monkeypatch)
+    assert compare_policies(log.messages, KEYS, 32_000, agent_log=log, processes=2) == (
+        expected
+    )
+
+
+def test_a_policy_that_fails_in_another_process_fails_the_call(monkeypatch):
+    log = READABLE["m3_release_check.json"]
+    monkeypatch.setitem(POLICIES, "article", Failing)
+    only_forked_processes_take_policies(monkeypatch)
+    keys = ["swe-agent-last-n", "article", "codex"]
+    with pytest.raises(KeyError, match="the tenth round failed"):
+        compare_policies(log.messages, keys, 200_000, processes=2)
+
+
+def test_a_process_that_dies_leaves_its_policies_to_this_one(monkeypatch):
+    log = READABLE["m3_release_check.json"]
+    expected = compare_policies(log.messages, KEYS, 32_000)
+    parent = os.getpid()
+    find_facts = PolicyRows.find_facts
+
+    def dies_when_forked(self):
+        if os.getpid() != parent:
+            os._exit(3)  # killed before it sent the facts or a row
+        return find_facts(self)
+
+    monkeypatch.setattr(PolicyRows, "find_facts", dies_when_forked)
+    assert compare_policies(log.messages, KEYS, 32_000, processes=2) == expected
+
+
+def test_no_more_processes_than_cores_and_one_when_asked_for_one():
+    assert usable_processes(1) == 1
+    assert 1 <= usable_processes(64) <= len(os.sched_getaffinity(0))
