@@ -75,7 +75,11 @@ def only_forked_processes_take_policies(monkeypatch):
     """This process takes none: every row and error comes from the forked one."""
     parent, take = os.getpid(), processes._take
     monkeypatch.setattr(
-        processes, "_take", lambda taken: 10**6 if os.getpid() == parent else take(taken)
+        processes,
+        "_take",
+        lambda taken, from_end=False: (
+            None if os.getpid() == parent else take(taken, from_end)
+        ),
     )
 
 

@@ -39,7 +39,8 @@ def rows_in_processes(job, processes: int) -> List[dict]:
     """`job`'s rows (a `compare.PolicyRows`), made by `processes` processes: this
     one and `processes - 1` forked from it."""
     context = multiprocessing.get_context("fork")
-    taken = context.Value("i", 0)  # the next task no process has taken
+    # the tasks no process has taken: from the first to before the second
+    taken = context.Array("i", [0, len(job.tasks)])
     pipes = [context.Pipe(duplex=False) for _ in range(processes - 1)]
     facts_from = [receiving for receiving, _ in pipes]  # this process's first
     facts_to = [sending for _, sending in pipes]  # the finder's
@@ -98,7 +99,7 @@ def _child(job, taken, results, facts, facts_to) -> None:
             for sending in facts_to:
                 sending.send(sent)
                 sending.close()
-            worked = _work(job, taken, used, None)
+            worked = _work(job, taken, used, None, from_end=True)
         else:
             for sending in facts_to:  # so the first's end alone keeps the pipe open
                 sending.close()
@@ -115,14 +116,23 @@ def _child(job, taken, results, facts, facts_to) -> None:
         pass
 
 
-def _take(taken) -> int:
+def _take(taken, from_end: bool = False) -> Optional[int]:
+    """The next task no process has taken, from the front of the list or its end;
+    None when none is left."""
     with taken.get_lock():
-        index = taken.value
-        taken.value = index + 1
-    return index
+        front, back = taken[0], taken[1]
+        if front >= back:
+            return None
+        if from_end:
+            taken[1] = back - 1
+            return back - 1
+        taken[0] = front + 1
+        return front
 
 
-def _work(job, taken, used, facts_from) -> Tuple[Dict[int, dict], dict, Optional[object]]:
+def _work(
+    job, taken, used, facts_from, from_end: bool = False
+) -> Tuple[Dict[int, dict], dict, Optional[object]]:
     """Replay the tasks this process takes until none is left: ({index: row},
     {index: the error it raised}, the facts). Without the facts, each replay's
     windows wait for them; they are read from `facts_from` between replays."""
@@ -130,8 +140,8 @@ def _work(job, taken, used, facts_from) -> Tuple[Dict[int, dict], dict, Optional
     errors: Dict[int, BaseException] = {}
     waiting = []  # (index, a replay waiting for the facts)
     while True:
-        index = _take(taken)
-        if index >= len(job.tasks):
+        index = _take(taken, from_end)
+        if index is None:
             break
         try:
             measurement = job.measurement(index)
