@@ -6,7 +6,9 @@ slider's two ends replayed too, to tell a slider that can change nothing: some n
 replays before a class sees anything. Its log list offers the thousand-call session
 with one task too: picking it costs its seventeen policies at the defaults and at
 each slider's two ends, about fifty replays of a thousand calls (seconds, not the
-second a control may take), so its rows are stored as well. The rows are computed here, by the same code
+second a control may take), so its rows are stored as well, and each log's facts (the
+ones the agent used, as `used_facts` finds them): a row not stored then replays its
+policy without reading the thousand-call log for facts first. The rows are computed here, by the same code
 the chapter runs (`minilib.lab.policies_view.LogRuns` on the log as generated), and
 stored; the chapter reads them for those settings and computes any other row when it
 is asked for. tests/test_packaging.py checks the file is what this script writes now,
@@ -30,6 +32,7 @@ from minilib.lab.policies_view import (
     log_messages,
     slider_for,
 )
+from minilib.measure.used_facts import used_as_data
 
 DATA = Path(__file__).resolve().parent.parent / "data"
 LONG = "generated session, 1,000 tool calls, 10 user turns"
@@ -62,7 +65,11 @@ def rows() -> dict:
                 row = log["runs"].row(key, window, value)
                 log["rows"].append([key, window, value, row])
     for log in logs.values():
-        del log["runs"]
+        runs = log.pop("runs")
+        # the facts the agent used, as found now: a slider moved to a value not
+        # stored replays one policy and reads the facts from here, not the log again
+        # (kept as its JSON text, read only when a row not stored needs it)
+        log["facts"] = json.dumps(used_as_data(runs.used, runs.messages))
     return logs
 
 
@@ -72,7 +79,7 @@ def text(logs: dict) -> str:
     lines = ["{"]
     for number, (name, log) in enumerate(logs.items()):
         lines.append(f"{json.dumps(name)}: {{")
-        for field in ("rounds", "facts_used", "timestamps"):
+        for field in ("rounds", "facts_used", "timestamps", "facts"):
             lines.append(f"{json.dumps(field)}: {json.dumps(log[field])},")
         lines.append('"rows": [')
         lines.append(

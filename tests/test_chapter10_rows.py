@@ -40,3 +40,24 @@ def test_a_policy_given_its_default_sends_what_it_sends_by_default():
             assert measure_policy(messages, key, window, **given) == measure_policy(
                 messages, key, window
             ), (key, window)
+
+
+def test_the_stored_facts_are_the_ones_the_log_holds():
+    """A row not stored is measured with the facts read from the file: the ones
+    `used_facts` finds in the log, each message holding what it holds."""
+    from minilib.measure.used_facts import used_facts
+
+    for name in (make_chapter10_rows.LONG, make_chapter10_rows.LAB):
+        stored = log_runs(name)
+        assert "facts" in stored._stored, name
+        found = used_facts(stored.messages)
+        read = stored.used
+        assert (read.uses, read.rereads, read.tokens, read.recall) == (
+            found.uses,
+            found.rereads,
+            found.tokens,
+            found.recall,
+        ), name
+        assert read.held.strings == found.held.strings
+        for message in stored.messages:
+            assert set(read.held(message)) == set(found.held(message)), name

@@ -5,13 +5,14 @@ every bundled log (their agents' own rows among them, and the traces), a policy 
 fails, and a forked process that dies before it sends what it made.
 """
 
+import json
 import os
 
 import pytest
 from test_policies_compare import KEYS, READABLE
 
 from minilib.logs.replay import with_output_ids
-from minilib.measure.used_facts import received, sendable, used_facts
+from minilib.measure.used_facts import used_as_data, used_facts, used_from_data
 from minilib.policies.production import POLICIES, processes
 from minilib.policies.production.compare import PolicyRows, compare_policies
 from minilib.policies.production.processes import usable_processes
@@ -44,10 +45,12 @@ def test_two_processes_write_the_same_traces(tmp_path):
 
 
 def test_the_facts_sent_to_another_process_hold_what_they_held():
+    """Through JSON, as chapter 10's stored rows keep them."""
     log = READABLE["m3_release_check.json"]
     messages = with_output_ids(log.messages)
     found = used_facts(messages)
-    again = received(sendable(found, messages), messages)
+    data = json.loads(json.dumps(used_as_data(found, messages)))
+    again = used_from_data(data, messages)
     assert (again.uses, again.rereads, again.tokens, again.recall) == (
         found.uses,
         found.rereads,

@@ -109,7 +109,8 @@ STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
 @lru_cache(maxsize=1)
 def stored_rows() -> Dict[str, dict]:
     """{log name: {"rounds": the whole log's tokens a round, "facts_used": n,
-    "timestamps": bool, "rows": {(policy, window, value): the row's JSON text}}}.
+    "timestamps": bool, "facts": the facts the agent used (`used_as_data`'s JSON text),
+    "rows": {(policy, window, value): the row's JSON text}}}.
 
     A row is kept as its text until it is asked for (`LogRuns.row` reads it then):
     a text is one object, where a row read is hundreds, each of which the kernel's
@@ -132,8 +133,8 @@ class LogRuns:
     """One log's rows, one a policy and parameter value, computed once each.
 
     Given the name of a log the chapter offers, it starts from the rows stored for it
-    (`stored_rows`), and reads the log, finds its facts and counts it only when a row
-    not stored is asked for."""
+    (`stored_rows`, which keep its facts too), and reads the log and counts it only
+    when a row not stored is asked for."""
 
     def __init__(self, messages: Optional[Sequence[Mapping]] = None, name: str = ""):
         self.name = name
@@ -152,12 +153,17 @@ class LogRuns:
 
     @property
     def used(self):
-        """The facts the agent used (`used_facts`), found when first needed."""
+        """The facts the agent used (`used_facts`), found when first needed, or read
+        from the stored rows where they were found when the rows were made."""
         if self._used is None:
             # imported when a row not stored is asked for: a Run All reads them all
-            from ..measure.used_facts import used_facts
+            from ..measure.used_facts import used_facts, used_from_data
 
-            self._used = used_facts(self.messages)
+            if "facts" in self._stored:
+                facts = json.loads(self._stored["facts"])
+                self._used = used_from_data(facts, self.messages)
+            else:
+                self._used = used_facts(self.messages)
         return self._used
 
     @property

@@ -463,34 +463,44 @@ class Held:
         return known
 
 
-def sendable(used: UsedFacts, messages: Sequence[Mapping]) -> dict:
-    """`used` as plain data, for another process that holds the same `messages` (a
-    process forked after the log was read): what `Held` found in each message is
-    given by the message's index, since a message's id means nothing elsewhere."""
+def used_as_data(used: UsedFacts, messages: Sequence[Mapping]) -> dict:
+    """`used` as plain data (JSON's types), for another process or a file that holds
+    the same `messages` (a process forked after the log was read, a log generated
+    again): what `Held` found in each message is given by the message's index, since
+    a message's id means nothing elsewhere. `used_from_data` reads it back."""
     index_of = {id(message): index for index, message in enumerate(messages)}
-    held: Dict[int, Tuple[str, ...]] = {}
+    held = None
     if used.held is not None:
+        held = {}
         for key, (message, strings, _) in used.held._held.items():
             index = index_of.get(key)
             if index is not None and messages[index] is message:
-                held[index] = strings
+                held[str(index)] = sorted(strings)
     return {
-        "uses": used.uses,
-        "rereads": used.rereads,
+        "uses": [[u.fact, u.kind, u.round, list(u.sources)] for u in used.uses],
+        "rereads": {source: list(needs) for source, needs in used.rereads.items()},
         "tokens": used.tokens,
         "recall": used.recall,
-        "held": held if used.held is not None else None,
+        "held": held,
     }
 
 
-def received(sent: dict, messages: Sequence[Mapping]) -> UsedFacts:
-    """The `UsedFacts` that `sendable` sent, on this process's `messages`."""
-    used = UsedFacts(sent["uses"], sent["rereads"], sent["tokens"], sent["recall"])
-    if sent["held"] is not None:
-        seen = {
-            id(messages[index]): (messages[index], strings)
-            for index, strings in sent["held"].items()
-        }
+def used_from_data(data: Mapping, messages: Sequence[Mapping]) -> UsedFacts:
+    """The `UsedFacts` that `used_as_data` wrote, on these `messages`."""
+    used = UsedFacts(
+        [
+            FactUse(fact, kind, round, tuple(sources))
+            for fact, kind, round, sources in data["uses"]
+        ],
+        {source: tuple(needs) for source, needs in data["rereads"].items()},
+        dict(data["tokens"]),
+        data["recall"],
+    )
+    if data["held"] is not None:
+        seen = {}
+        for index, strings in data["held"].items():
+            message = messages[int(index)]
+            seen[id(message)] = (message, strings)
         used.held = Held(used.asked(), seen)
     return used
 

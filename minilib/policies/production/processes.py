@@ -3,7 +3,7 @@ while the others replay.
 
 A row needs the policy's replay and the log's facts (`used_facts`), and the facts
 take as long as several replays. So the processes start together, forked once the log
-is read: the first finds the facts, sends them to the others (`sendable`) and then
+is read: the first finds the facts, sends them to the others (`used_as_data`) and then
 takes policies like the rest; the others replay policies meanwhile and keep each
 replay's windows until the facts come, then measure them in the order they were sent
 (`PolicyMeasurement`). Each process takes the next policy not yet taken, so a slow
@@ -20,7 +20,7 @@ import os
 import sys
 from typing import Dict, List, Optional, Tuple
 
-from ...measure.used_facts import received, sendable
+from ...measure.used_facts import used_as_data, used_from_data
 
 
 def usable_processes(asked: int) -> int:
@@ -95,7 +95,7 @@ def _child(job, taken, results, facts, facts_to) -> None:
     try:
         if facts is facts_to:
             used = job.find_facts()
-            sent = sendable(used, job.prepared)
+            sent = used_as_data(used, job.prepared)
             for sending in facts_to:
                 sending.send(sent)
                 sending.close()
@@ -168,7 +168,7 @@ def _facts(job, facts_from, wait: bool = False):
     """The facts the finder sent; found here if it died before sending them."""
     try:
         if wait or facts_from.poll():
-            return received(facts_from.recv(), job.prepared)
+            return used_from_data(facts_from.recv(), job.prepared)
     except (EOFError, OSError):
         pass
     return job.find_facts()
