@@ -113,80 +113,96 @@ class ConversationChecker:
     def add(self, message, index: int) -> None:
         """Check the message at `index`, given every message before
         it; raise InvalidMessagesError."""
-        at = f"{self.where}[{index}]"
+        # Where it is ("messages[12]") is written only into an error: a long replay
+        # checks millions of messages, nearly all of them valid.
         # dict first: an isinstance check against typing's Mapping costs a
-        # microsecond, and a long replay checks millions of messages.
+        # microsecond.
         if not isinstance(message, dict) and not isinstance(message, Mapping):
             raise InvalidMessagesError(
-                f"{at} must be a dict, got {type(message).__name__}"
+                f"{self._at(index)} must be a dict, got {type(message).__name__}"
             )
         role = message.get("role")
         if role not in ROLES:
             raise InvalidMessagesError(
-                f"{at}.role is {role!r}; expected one of {', '.join(ROLES)}"
+                f"{self._at(index)}.role is {role!r}; expected one of {', '.join(ROLES)}"
             )
         if role != "tool" and self.open_calls:
             unanswered = next(iter(self.open_calls))
             raise InvalidMessagesError(
                 f"tool call {unanswered!r} of {self.where}[{self.caller}] "
-                f"is never answered: {at} ({role}) comes where its tool result should "
-                "be; tool results must directly follow the assistant message that made "
-                "the calls"
+                f"is never answered: {self._at(index)} ({role}) comes where its tool "
+                "result should be; tool results must directly follow the assistant "
+                "message that made the calls"
             )
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             raise InvalidMessagesError(
-                f"{at}.content must be a string, got {type(content).__name__}"
+                f"{self._at(index)}.content must be a string, got "
+                f"{type(content).__name__}"
             )
         tool_calls = message.get("tool_calls")
         if content is None and not (role == "assistant" and tool_calls):
-            raise InvalidMessagesError(f"{at}.content is missing")
+            raise InvalidMessagesError(f"{self._at(index)}.content is missing")
         if role == "assistant":
             self.caller, self.answered = index, set()
         if tool_calls is not None:
-            self._check_calls(tool_calls, role, at)
+            self._check_calls(tool_calls, role, index)
         if role == "tool":
-            self._check_answer(message, at)
+            self._check_answer(message, index)
 
-    def _check_calls(self, tool_calls, role: str, at: str) -> None:
+    def _at(self, index: int) -> str:
+        return f"{self.where}[{index}]"
+
+    def _check_calls(self, tool_calls, role: str, index: int) -> None:
         if role != "assistant":
             raise InvalidMessagesError(
-                f"{at}.tool_calls is only allowed on assistant messages, not {role}"
+                f"{self._at(index)}.tool_calls is only allowed on assistant messages, "
+                f"not {role}"
             )
         if not isinstance(tool_calls, (list, tuple)):
-            raise InvalidMessagesError(f"{at}.tool_calls must be a list")
+            raise InvalidMessagesError(f"{self._at(index)}.tool_calls must be a list")
         ids = set()
         for number, call in enumerate(tool_calls):
-            call_at = f"{at}.tool_calls[{number}]"
             if not isinstance(call, dict) and not isinstance(call, Mapping):
-                raise InvalidMessagesError(f"{call_at} must be a dict")
+                raise InvalidMessagesError(
+                    f"{self._call_at(index, number)} must be a dict"
+                )
             call_id = call.get("id")
             if not isinstance(call_id, str) or not call_id:
-                raise InvalidMessagesError(f"{call_at}.id is missing")
+                raise InvalidMessagesError(
+                    f"{self._call_at(index, number)}.id is missing"
+                )
             function = call.get("function")
             is_mapping = isinstance(function, dict) or isinstance(function, Mapping)
             name = function.get("name") if is_mapping else None
             if not isinstance(name, str) or not name:
-                raise InvalidMessagesError(f"{call_at}.function.name is missing")
+                raise InvalidMessagesError(
+                    f"{self._call_at(index, number)}.function.name is missing"
+                )
             arguments = function.get("arguments")
             if arguments is not None and not isinstance(arguments, str):
                 raise InvalidMessagesError(
-                    f"{call_at}.function.arguments must be a JSON string, "
-                    f"got {type(arguments).__name__}"
+                    f"{self._call_at(index, number)}.function.arguments must be a "
+                    f"JSON string, got {type(arguments).__name__}"
                 )
             if call_id in ids:
                 raise InvalidMessagesError(
-                    f"{call_at}.id {call_id!r} is used twice in this message"
+                    f"{self._call_at(index, number)}.id {call_id!r} is used twice in "
+                    "this message"
                 )
             ids.add(call_id)
             if self.expect_tool_results:
                 self.open_calls[call_id] = None
 
-    def _check_answer(self, message: Mapping, at: str) -> None:
+    def _call_at(self, index: int, number: int) -> str:
+        return f"{self._at(index)}.tool_calls[{number}]"
+
+    def _check_answer(self, message: Mapping, index: int) -> None:
         call_id = message.get("tool_call_id")
         if not isinstance(call_id, str) or not call_id:
-            raise InvalidMessagesError(f"{at}.tool_call_id is missing")
+            raise InvalidMessagesError(f"{self._at(index)}.tool_call_id is missing")
         if call_id not in self.open_calls:
+            at = self._at(index)
             if call_id in self.answered:
                 raise InvalidMessagesError(
                     f"{at}.tool_call_id {call_id!r} was already answered"
@@ -204,7 +220,9 @@ class ConversationChecker:
         self.answered.add(call_id)
         error = message.get("error")
         if error is not None and not (isinstance(error, Mapping) and "code" in error):
-            raise InvalidMessagesError(f"{at}.error must be a dict with a 'code'")
+            raise InvalidMessagesError(
+                f"{self._at(index)}.error must be a dict with a 'code'"
+            )
 
 
 @contextmanager
