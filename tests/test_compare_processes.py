@@ -7,6 +7,9 @@ fails, and a forked process that dies before it sends what it made.
 
 import json
 import os
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from test_policies_compare import KEYS, READABLE
@@ -18,6 +21,7 @@ from minilib.policies.production.compare import PolicyRows, compare_policies
 from minilib.policies.production.processes import usable_processes
 from minilib.trace import read_jsonl
 
+ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.skipif(
     usable_processes(2) < 2, reason="needs fork and two cores to test two processes"
 )
@@ -122,3 +126,28 @@ def test_a_process_that_dies_leaves_its_policies_to_this_one(monkeypatch):
 def test_no_more_processes_than_cores_and_one_when_asked_for_one():
     assert usable_processes(1) == 1
     assert 1 <= usable_processes(64) <= len(os.sched_getaffinity(0))
+
+
+REAL = sorted((ROOT / "data" / "real").rglob("*.jsonl"))
+
+
+@pytest.mark.parametrize("path", REAL, ids=lambda path: path.name)
+def test_the_command_writes_the_same_rows_on_every_real_log_with_one_job_or_two(
+    path, tmp_path
+):
+    """As the command runs on a real log: at its model's window, its own agent
+    counted as calibrated and replayed as the version that wrote it."""
+    written = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / f"rows_{jobs}.json"
+        done = subprocess.run(
+            [sys.executable, "-m", "minilib", "compare", str(path)]
+            + ["--jobs", jobs, "--json", str(out)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert done.returncode == 0, done.stderr
+        written[jobs] = out.read_text(encoding="utf-8")
+    assert written["2"] == written["1"]
