@@ -42,6 +42,7 @@ from .style import (
     SLIDER_LABEL_WIDTH,
     TEXT_COLOR,
 )
+from .tables import HtmlTable
 
 
 def _one_line(text: str, width: int = 48) -> str:
@@ -90,6 +91,12 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
     by_role = by_role.reindex([role for role in ROLE_COLORS if role in by_role.index])
     by_role["share"] = (by_role["tokens"] / by_role["tokens"].sum()).round(3)
     return by_role
+
+
+def role_table(by_role: pd.DataFrame) -> HtmlTable:
+    """`tokens_by_role` as a cell shows it: thousands separators, each share in per
+    cent (compute with the DataFrame itself)."""
+    return HtmlTable(by_role.assign(share=[f"{share:.0%}" for share in by_role["share"]]))
 
 
 def message_tokens_figure(
