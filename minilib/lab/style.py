@@ -200,9 +200,10 @@ AGING_SLIDER_WIDTH = "640px"  # chapter 3: a long track for a fine scale of char
 # they stack instead of wrapping the rows (a chapter about where text is cut must not cut
 # it).
 PANE_MIN_WIDTH = "610px"
-# The stepper's fixed heights: the explanation holds 4 lines, the table about 11 rows;
-# more scrolls inside them, so the widget's height is the same on every step and round.
-EXPLANATION_HEIGHT = 100
+# The stepper's fixed heights: the explanation holds 3 lines (every step of the bundled
+# session says its piece in 2 or 3), the table about 11 rows; more scrolls inside them,
+# so the widget's height is the same on every step and round.
+EXPLANATION_HEIGHT = 72
 TABLE_HEIGHT = 330
 
 # Text cut to fit, in characters: a table's content preview in display columns (a CJK
@@ -216,10 +217,10 @@ TITLE_CHARS = 600
 
 # ---- the state diagram (an SVG) -------------------------------------------------------
 
-# Drawn at 1.25 x its view box: the 11.5-14 px labels become 14-17.5 px on a projector.
-# At most that: in a narrower output area it shrinks to the area's width.
+# Drawn at its view box's size, labels 11.5-14 px: larger, it pushed the message table
+# below the fold of a 1280 x 720 screen. In a narrower output area it shrinks to fit.
 DIAGRAM_VIEW_BOX = (720, 300)
-DIAGRAM_MAX_WIDTH = "900px"
+DIAGRAM_MAX_WIDTH = "720px"
 NODE_CENTERS = {  # (x, y) in the view box
     "measure": (360, 150),
     "tool_result_aging": (150, 52),
