@@ -6,9 +6,10 @@ take as long as several replays. So the processes start together, forked once th
 is read: the first finds the facts, sends them to the others (`used_as_data`) and then
 takes policies like the rest; the others replay policies meanwhile and keep each
 replay's windows until the facts come, then measure them in the order they were sent
-(`PolicyMeasurement`). Each process takes the next policy not yet taken, so a slow
-one does not hold the rest back. The rows are those one process makes, in the order
-asked for; tests/test_compare_golden.py holds them equal.
+(`PolicyMeasurement`). Each process takes the next policy no process has taken (the
+finder from the end of the list, the others from its front), so a slow one does not
+hold the rest back. The rows are those one process makes, in the order asked for;
+tests/test_compare_golden.py and tests/test_compare_processes.py hold them equal.
 
 A process that dies leaves its policies to this one, which finds the facts itself if
 they never came. Where the system cannot fork (Windows), one process does it all.
@@ -155,23 +156,21 @@ def _work(
             errors[index] = error
             continue
         waiting.append((index, measurement))
-        if facts_from.poll():
+        if facts_from.poll():  # sent meanwhile (or the finder is gone)
             used = _facts(job, facts_from)
             _measure_waiting(job, waiting, used, rows, errors)
     if waiting:
-        used = _facts(job, facts_from, wait=True)
+        used = _facts(job, facts_from)
         _measure_waiting(job, waiting, used, rows, errors)
     return rows, errors, used
 
 
-def _facts(job, facts_from, wait: bool = False):
-    """The facts the finder sent; found here if it died before sending them."""
+def _facts(job, facts_from):
+    """The facts the finder sent, waited for; found here if it died first."""
     try:
-        if wait or facts_from.poll():
-            return used_from_data(facts_from.recv(), job.prepared)
+        return used_from_data(facts_from.recv(), job.prepared)
     except (EOFError, OSError):
-        pass
-    return job.find_facts()
+        return job.find_facts()
 
 
 def _measure_waiting(job, waiting, used, rows, errors) -> None:
