@@ -42,12 +42,13 @@ from .style import (
     SLIDER_LABEL_WIDTH,
     TEXT_COLOR,
 )
-from .tables import HtmlTable
+from .tables import HtmlTable, preview
 
 
 def _one_line(text: str, width: int = 48) -> str:
-    flat = " ".join((text or "").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    """`text` on one line, at most `width` display columns (a CJK character takes
+    two: the session's Chinese previews fit the table as its English ones do)."""
+    return preview(" ".join((text or "").split()), width)
 
 
 def _link(message: Mapping) -> str:
