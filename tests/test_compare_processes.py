@@ -17,7 +17,11 @@ from test_policies_compare import KEYS, READABLE
 from minilib.logs.replay import with_output_ids
 from minilib.measure.used_facts import used_as_data, used_facts, used_from_data
 from minilib.policies.production import POLICIES, processes
-from minilib.policies.production.compare import PolicyRows, compare_policies
+from minilib.policies.production.compare import (
+    PolicyMeasurement,
+    PolicyRows,
+    compare_policies,
+)
 from minilib.policies.production.processes import usable_processes
 from minilib.trace import read_jsonl
 
@@ -151,3 +155,33 @@ def test_the_command_writes_the_same_rows_on_every_real_log_with_one_job_or_two(
         assert done.returncode == 0, done.stderr
         written[jobs] = out.read_text(encoding="utf-8")
     assert written["2"] == written["1"]
+
+
+def test_replays_wait_for_the_facts_rather_than_keep_too_many_windows(monkeypatch):
+    """Past the room for waiting windows, a replay waits for the facts and measures
+    the rest of its windows as it sends them: the same rows."""
+    log = READABLE["m3_release_check.json"]
+    expected = compare_policies(log.messages, KEYS, 32_000, agent_log=log)
+    parent, take = os.getpid(), processes._take
+    found = PolicyMeasurement.facts_found
+    mid_replay = []  # facts given to a replay under way, with windows waiting
+
+    def facts_found(measurement, used):
+        if measurement.run is None and measurement.waiting_messages:
+            mid_replay.append(measurement.waiting_messages)
+        found(measurement, used)
+
+    monkeypatch.setattr(processes, "MAX_WAITING_MESSAGES", 40)
+    monkeypatch.setattr(PolicyMeasurement, "facts_found", facts_found)
+    # the forked process only finds the facts: this one replays every policy
+    monkeypatch.setattr(
+        processes,
+        "_take",
+        lambda taken, from_end=False: (
+            take(taken, from_end) if os.getpid() == parent else None
+        ),
+    )
+    rows = compare_policies(log.messages, KEYS, 32_000, agent_log=log, processes=2)
+    assert rows == expected
+    # once, in the first replay, just past the room; every later one had the facts
+    assert len(mid_replay) == 1 and 40 < mid_replay[0] < 80

@@ -34,7 +34,7 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
@@ -262,6 +262,12 @@ def measure_policy(
     return measurement.row()
 
 
+# The messages (references to them: a window is a list) that replays waiting for the
+# facts may keep in one process, about 130 MB: a long log's replays wait for them then,
+# rather than keep gigabytes of windows.
+MAX_WAITING_MESSAGES = 16_000_000
+
+
 class PolicyMeasurement:
     """One policy replayed on a log (`replay`) and measured window by window
     (`RunMeter`), for `measure_policy`. The measures need the log's facts, which
@@ -300,6 +306,12 @@ class PolicyMeasurement:
         self.run: Optional[PolicyRun] = None
         self._names: Dict[str, str] = {}  # call id -> tool name
         self._waiting: List[tuple] = []  # windows sent before the facts were given
+        self.waiting_messages = 0  # the messages of those windows, counted again each
+        # Where the facts come from when those windows hold more messages than
+        # `waiting_room`: waited for then, and the rest measured as sent. None: the
+        # windows wait, however many.
+        self.wait_for_facts: Optional[Callable[[], object]] = None
+        self.waiting_room = MAX_WAITING_MESSAGES
 
     def facts_found(self, used) -> None:
         """The log's `used_facts`: the windows sent so far are measured now."""
@@ -307,6 +319,7 @@ class PolicyMeasurement:
             used, self.count_message, self.prices, known_estimates=self.estimates
         )
         waiting, self._waiting = self._waiting, []
+        self.waiting_messages = 0
         for sent in waiting:
             self._measure(*sent)
 
@@ -317,6 +330,12 @@ class PolicyMeasurement:
     def _sent(self, step, window, arrived, measured) -> None:
         if self.meter is None:  # the replay's own list: no one changes it later
             self._waiting.append((step, window, arrived, measured))
+            self.waiting_messages += len(window)
+            if (
+                self.waiting_messages > self.waiting_room
+                and self.wait_for_facts is not None
+            ):
+                self.facts_found(self.wait_for_facts())
         else:
             self._measure(step, window, arrived, measured)
 

@@ -11,6 +11,9 @@ finder from the end of the list, the others from its front), so a slow one does 
 hold the rest back. The rows are those one process makes, in the order asked for;
 tests/test_compare_golden.py and tests/test_compare_processes.py hold them equal.
 
+The windows waiting for the facts are kept up to `MAX_WAITING_MESSAGES` messages a
+process; past that, a replay waits for the facts and measures as it goes.
+
 A process that dies leaves its policies to this one, which finds the facts itself if
 they never came. Where the system cannot fork (Windows), one process does it all.
 """
@@ -22,6 +25,7 @@ import sys
 from typing import Dict, List, Optional, Tuple
 
 from ...measure.used_facts import used_as_data, used_from_data
+from .compare import MAX_WAITING_MESSAGES
 
 
 def usable_processes(asked: int) -> int:
@@ -148,8 +152,14 @@ def _work(
             measurement = job.measurement(index)
             if used is not None:
                 measurement.facts_found(used)
+            else:  # too many messages kept waiting: wait for the facts instead
+                kept = sum(m.waiting_messages for _, m in waiting)
+                measurement.waiting_room = MAX_WAITING_MESSAGES - kept
+                measurement.wait_for_facts = lambda: _facts(job, facts_from)
             measurement.replay()
-            if used is not None:
+            if measurement.meter is not None:
+                used = measurement.meter.facts.used
+                _measure_waiting(job, waiting, used, rows, errors)
                 rows[index] = job.row(measurement)
                 continue
         except Exception as error:
