@@ -306,7 +306,8 @@ class PolicyMeasurement:
         self.run: Optional[PolicyRun] = None
         self._names: Dict[str, str] = {}  # call id -> tool name
         self._waiting: List[tuple] = []  # windows sent before the facts were given
-        self.waiting_messages = 0  # the messages of those windows, counted again each
+        # the messages those windows hold, a message counted in each window holding it
+        self.waiting_messages = 0
         # Where the facts come from when those windows hold more messages than
         # `waiting_room`: waited for then, and the rest measured as sent. None: the
         # windows wait, however many.
