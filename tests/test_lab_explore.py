@@ -426,13 +426,16 @@ def test_changing_the_scale_builds_the_sliders_anew(long_notes):
     assert explorer.tail.value == 300
 
 
-def test_the_role_table_shows_each_share_in_per_cent_and_keeps_the_numbers():
+def test_the_role_table_shows_each_share_in_per_cent_and_its_numbers_right():
     from minilib import load_session, run_baseline
     from minilib.lab.explore import role_table, tokens_by_role
 
     by_role = tokens_by_role(run_baseline(load_session()).final_messages)
     shown = role_table(by_role)
-    assert shown.table["share"].tolist() == [f"{s:.0%}" for s in by_role["share"]]
+    assert shown.table["share"].tolist() == [f"{s:.1%}" for s in by_role["share"]]
     assert by_role["share"].dtype == float  # the DataFrame a student computes with
     tool_tokens = by_role.loc["tool", "tokens"]
-    assert f"{tool_tokens:,}" in shown._repr_html_() and f"{tool_tokens:,}" in repr(shown)
+    assert f"{tool_tokens:,}" in repr(shown)
+    # the last two columns (tokens, share) hold numbers: right, not the CSS's left
+    right = '<td style="text-align:right">'
+    assert f"{right}{tool_tokens:,}</td>{right}" in shown._repr_html_()

@@ -42,7 +42,7 @@ from .style import (
     SLIDER_LABEL_WIDTH,
     TEXT_COLOR,
 )
-from .tables import HtmlTable, preview
+from .tables import HtmlTable, numbers_right, preview
 
 
 def _one_line(text: str, width: int = 48) -> str:
@@ -94,10 +94,18 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
     return by_role
 
 
+def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
+    """A table of this chapter as a cell shows it: thousands separators, its numbers
+    (and the columns named in `numbers`) right-aligned, its text left (compute with
+    the DataFrame itself)."""
+    return HtmlTable(table, align=numbers_right(table, *numbers))
+
+
 def role_table(by_role: pd.DataFrame) -> HtmlTable:
-    """`tokens_by_role` as a cell shows it: thousands separators, each share in per
-    cent (compute with the DataFrame itself)."""
-    return HtmlTable(by_role.assign(share=[f"{share:.0%}" for share in by_role["share"]]))
+    """`tokens_by_role` as a cell shows it (`shown_table`), each share in per cent to
+    a tenth: 77 tokens of 18,000 read 0.4%, not 0%."""
+    shares = [f"{share:.1%}" for share in by_role["share"]]
+    return shown_table(by_role.assign(share=shares), "share")
 
 
 def message_tokens_figure(

@@ -40,6 +40,7 @@ from .style import (
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
     PROBLEM_CSS,
+    READOUT_CSS,
     SUMMARY_COLOR,
     TEXT_COLOR,
 )
@@ -302,6 +303,14 @@ def policy_catalogue() -> pd.DataFrame:
             if key in available_policies()
         ]
     ).set_index("policy")
+
+
+def catalogue_table() -> HtmlTable:
+    """`policy_catalogue` as a cell shows it: its sentences and names left, as text
+    reads; the overhead right, as numbers line up."""
+    catalogue = policy_catalogue()
+    prose = ["what it does", "slider", "LLM summary"]
+    return NumberTable(catalogue, align=dict.fromkeys(prose, "left"))
 
 
 def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
@@ -604,22 +613,7 @@ class PolicyLab(ShownAsWidget):
         self, log: str = "generated session, 200 tool calls, 4 user turns", window=32_000
     ):
         self.runs: Dict[str, LogRuns] = {}
-        self.choice = widgets.Dropdown(
-            options=list(GENERATED_LOGS) + list(BUNDLED_TRANSCRIPTS),
-            value=log,
-            description="log",
-            layout=widgets.Layout(width="440px"),
-        )
-        self.window = widgets.Dropdown(
-            options=[(f"{w:,}", w) for w in POLICY_WINDOWS],
-            value=window,
-            description="window",
-            layout=widgets.Layout(width="200px"),
-        )
-        # any file: the shape is found from the content, never the file name
-        self.upload = widgets.FileUpload(accept="", multiple=False)
-        self.problem = widgets.HTML()  # an upload refused, under the button that did it
-        self.status = widgets.HTML()
+        self._add_log_controls(log, window)
         self.sliders: Dict[str, widgets.Widget] = {}
         self.readouts: Dict[str, widgets.HTML] = {}
         # a slider a line, its policy's row in one line beside it: every slider and
@@ -632,6 +626,11 @@ class PolicyLab(ShownAsWidget):
             )
         )
         self.table = widgets.HTML()
+        # A readout's line is cut with "…" (whole on hover) where its column is narrow:
+        # the widget's own box must be allowed to be narrower than the line for that.
+        self.readout_style = widgets.HTML(
+            READOUT_CSS, layout=widgets.Layout(display="none")
+        )
         # drawn first with the rows the sliders start at (their defaults): the ones
         # `reset` shows, computed once
         defaults = {key: default_value(key, window) for key in available_policies()}
@@ -648,6 +647,7 @@ class PolicyLab(ShownAsWidget):
             [
                 widgets.HBox([self.choice, self.window, self.upload]),
                 self.problem,
+                self.readout_style,
                 self.slider_box,
                 self.status,
                 self.table,
@@ -656,6 +656,25 @@ class PolicyLab(ShownAsWidget):
         )
         self.widget.add_class("ccl-policy-lab")
         self.reset()
+
+    def _add_log_controls(self, log: str, window: int) -> None:
+        """The log list, the window list, the upload button, and the lines under them."""
+        self.choice = widgets.Dropdown(
+            options=list(GENERATED_LOGS) + list(BUNDLED_TRANSCRIPTS),
+            value=log,
+            description="log",
+            layout=widgets.Layout(width="440px"),
+        )
+        self.window = widgets.Dropdown(
+            options=[(f"{w:,}", w) for w in POLICY_WINDOWS],
+            value=window,
+            description="window",
+            layout=widgets.Layout(width="200px"),
+        )
+        # any file: the shape is found from the content, never the file name
+        self.upload = widgets.FileUpload(accept="", multiple=False)
+        self.problem = widgets.HTML()  # an upload refused, under the button that did it
+        self.status = widgets.HTML()
 
     def current(self) -> LogRuns:
         name = self.choice.value
@@ -739,7 +758,8 @@ class PolicyLab(ShownAsWidget):
             f"{plural(used, 'fact')} the agent used; "
             f"window {self.window.value:,} tokens (estimated)"
         )
-        self.table.value = table_html(comparison_frame(rows))
+        # a policy's name and its rounds on one line, as in the chapter's tables
+        self.table.value = table_html(comparison_frame(rows), keep_first=True)
         for row in rows:
             key = row["policy"]
             self.readouts[key].value = row_readout(row, self.inert.get(key, ""))

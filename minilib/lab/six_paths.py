@@ -55,26 +55,38 @@ from .style import PATH_SHORT_NAMES as SHORT_NAMES
 from .tables import HtmlTable, to_html
 
 
-def table_html(table: pd.DataFrame, wrap: bool = True, keep_first: bool = False) -> str:
+def table_html(
+    table: pd.DataFrame,
+    wrap: bool = True,
+    keep_first: bool = False,
+    align: Optional[Mapping[str, str]] = None,
+) -> str:
     """A table of this chapter as HTML: thousands separators, an empty cell
     after an overflow. `keep_first` keeps the row names and the first column on one
-    line while the rest may wrap."""
+    line while the rest may wrap; `align` as `to_html`'s (prose left, say)."""
     css_class = SIX_PATHS_TABLE if wrap else SIX_PATHS_TABLE + " ccl-nowrap"
     css = TABLE_CSS + SIX_PATHS_CSS
     if keep_first:
         css_class, css = css_class + " ccl-keep-first", css + KEEP_FIRST_CSS
-    return css + to_html(table, css_class=css_class)
+    return css + to_html(table, css_class=css_class, align=align)
 
 
 class NumberTable(HtmlTable):
     """Shows a DataFrame of this chapter in a cell as `1,085`, not `1085` (HTML and text
     alike); compute with the DataFrame itself, not with this. `wrap=False` keeps every
     cell on one line (for a table already narrow enough, such as the explorer's);
-    `keep_first=True` only the row names and the first column."""
+    `keep_first=True` only the row names and the first column; `align` sets columns
+    left or right (`to_html`)."""
 
-    def __init__(self, table: pd.DataFrame, wrap: bool = True, keep_first: bool = False):
+    def __init__(
+        self,
+        table: pd.DataFrame,
+        wrap: bool = True,
+        keep_first: bool = False,
+        align: Optional[Mapping[str, str]] = None,
+    ):
         super().__init__(table)
-        self.html = table_html(table, wrap=wrap, keep_first=keep_first)
+        self.html = table_html(table, wrap=wrap, keep_first=keep_first, align=align)
 
 
 def completes(run: PathRun) -> str:

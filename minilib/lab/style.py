@@ -244,6 +244,14 @@ TABLE_CSS = """<style>
 .ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
 </style>"""
 
+# Chapter 10's lab: a readout beside its slider is one line, cut with "…" where the
+# column is narrower (a 1280-px screen with the file browser open): its HTML widget's
+# content box may shrink below the line's width, so the line's own ellipsis applies.
+READOUT_CSS = """<style>
+.ccl-policy-lab .widget-html[class*="ccl-policy-readout-"] > .widget-html-content {
+  min-width: 0; }
+</style>"""
+
 # Only inside the stepper: rows as tight as text (not the widgets' 28 px line height), and
 # a header row that stays in view while the table scrolls.
 STEPPER_CSS = """<style>

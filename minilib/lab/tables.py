@@ -12,7 +12,7 @@ import html
 import json
 import numbers
 import unicodedata
-from typing import Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 import numpy as np
 import pandas as pd
@@ -246,10 +246,12 @@ def to_html(
     css_class: str = "ccl-table",
     empty: str = "no rows",
     cell_titles: Optional[Mapping[str, Sequence[str]]] = None,
+    align: Optional[Mapping[str, str]] = None,
 ) -> str:
     """A DataFrame as a small HTML table; rows whose index is in `highlight_rows` are
     marked; `cell_titles[column][row]` is a cell's hover text ("" for none), e.g. the
-    whole text of a cut preview.
+    whole text of a cut preview; `align[column]` ("left" or "right") sets a column's
+    alignment where the table's CSS would set another (`numbers_right`).
 
     Written by hand rather than with DataFrame.to_html/Styler: it runs on every slider
     change (a few hundred microseconds instead of milliseconds) and has no random ids.
@@ -258,6 +260,10 @@ def to_html(
         table.columns.get_loc(column): list(texts)
         for column, texts in (cell_titles or {}).items()
     }
+    styles = {
+        table.columns.get_loc(column): f' style="text-align:{side}"'
+        for column, side in (align or {}).items()
+    }
     return _html_table(
         [table.index.name or ""] + list(table.columns),
         zip(table.index, table.itertuples(index=False)),
@@ -265,7 +271,21 @@ def to_html(
         titles,
         css_class,
         empty,
+        styles,
     )
+
+
+def numbers_right(table: pd.DataFrame, *also: str) -> Dict[str, str]:
+    """`to_html`'s `align` for a table whose numbers may fall in the last two columns
+    (which the tables' CSS sets left, for text): each column of numbers (not of
+    True/False), and the columns named in `also`, right."""
+    numeric = [
+        column
+        for column in table.columns
+        if pd.api.types.is_numeric_dtype(table[column])
+        and not pd.api.types.is_bool_dtype(table[column])
+    ]
+    return {column: "right" for column in [*numeric, *also]}
 
 
 def rows_html(
@@ -281,14 +301,22 @@ def rows_html(
     return _html_table(list(columns), body, set(), {}, css_class, empty)
 
 
-def _html_table(header_names, body_rows, marked, titles, css_class, empty) -> str:
-    """The table: `header_names` (the index's first), then per (index, values) a row."""
-    header = "".join(f"<th>{html.escape(str(name))}</th>" for name in header_names)
+def _html_table(
+    header_names, body_rows, marked, titles, css_class, empty, styles=None
+) -> str:
+    """The table: `header_names` (the index's first), then per (index, values) a row;
+    `styles[column]` an attribute each of that column's cells carries."""
+    styles = styles or {}
+    header = "".join(
+        f"<th{styles.get(number - 1, '')}>{html.escape(str(name))}</th>"
+        for number, name in enumerate(header_names)
+    )
     body = []
     for number, (index, row) in enumerate(body_rows):
         style = ' class="ccl-changed"' if index in marked else ""
         cells = "".join(
-            f"<td{_title(titles, column, number)}>{_cell(value)}</td>"
+            f"<td{_title(titles, column, number)}{styles.get(column, '')}>"
+            f"{_cell(value)}</td>"
             for column, value in enumerate(row)
         )
         body.append(f"<tr{style}><th>{_cell(index)}</th>{cells}</tr>")
