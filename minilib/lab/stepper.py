@@ -130,16 +130,16 @@ def explain_step(
         ]
     if state.state == "send":
         return [
-            state.detail,
+            _arrows(state.detail),
             "the model sees exactly this list; the loop never learns what was cut",
         ]
     if state.state == "overflow":
         return [
-            state.detail,
+            _arrows(state.detail),
             "nothing is sent: the loop's message list is left exactly as it was, and "
             "the run stops",
         ]
-    lines = [state.detail]
+    lines = [_arrows(state.detail)]
     changes = step_changes(previous, state)
     if state.state == "tool_result_aging":
         lines += [f"#{index} {change}" for index, change in changes.items()]
@@ -155,6 +155,12 @@ def explain_step(
                 f"range [{candidate.start}, {candidate.end}): {candidate.reason}"
             )
     return lines
+
+
+def _arrows(detail: str) -> str:
+    """The window's detail line with the arrows the stepper's own lines use ("1,464 →
+    1,282 tokens"; the trace and the CLI write "->")."""
+    return detail.replace(" -> ", " → ")
 
 
 def _summary_lines(changes: Dict[int, str]) -> List[str]:
