@@ -98,7 +98,9 @@ def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     """A table of this chapter as a cell shows it: thousands separators, its numbers
     (and the columns named in `numbers`) right-aligned, its text left (compute with
     the DataFrame itself)."""
-    return HtmlTable(table, align=numbers_right(table, *numbers))
+    align = dict.fromkeys(table.columns, "left")  # text reads from its left edge
+    align.update(numbers_right(table, *numbers))
+    return HtmlTable(table, align=align)
 
 
 def role_table(by_role: pd.DataFrame) -> HtmlTable:
@@ -529,7 +531,7 @@ def folded_results_table(
                 "full output chars": len(outputs.get(call_id, "")),
                 "chars in window": len(message.get("content") or ""),
                 "aged": is_aged(message),
-                "quoted line": _one_line(quoted, 60),
+                "quoted line": _one_line(quoted, 36),
                 "quoted chars": len(quoted) if quoted in summary_text else 0,
             }
         )
