@@ -42,7 +42,7 @@ from .style import (
     SLIDER_LABEL_WIDTH,
     TEXT_COLOR,
 )
-from .tables import HtmlTable, numbers_right, preview
+from .tables import HtmlTable, preview, shown_table
 
 
 def _one_line(text: str, width: int = 48) -> str:
@@ -92,15 +92,6 @@ def tokens_by_role(messages: Sequence[Mapping]) -> pd.DataFrame:
     by_role = by_role.reindex([role for role in ROLE_COLORS if role in by_role.index])
     by_role["share"] = (by_role["tokens"] / by_role["tokens"].sum()).round(3)
     return by_role
-
-
-def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
-    """A table of this chapter as a cell shows it: thousands separators, its numbers
-    (and the columns named in `numbers`) right-aligned, its text left (compute with
-    the DataFrame itself)."""
-    align = dict.fromkeys(table.columns, "left")  # text reads from its left edge
-    align.update(numbers_right(table, *numbers))
-    return HtmlTable(table, align=align)
 
 
 def role_table(by_role: pd.DataFrame) -> HtmlTable:

@@ -352,3 +352,12 @@ class HtmlTable:
     def __repr__(self) -> str:
         # the text form nbval compares and a viewer without HTML shows
         return self.table.map(_text).rename(index=_text).to_string()
+
+
+def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
+    """A table as a notebook cell shows it: thousands separators, its numbers
+    (and the columns named in `numbers`) right-aligned, its text left (compute with
+    the DataFrame itself)."""
+    align = dict.fromkeys(table.columns, "left")  # text reads from its left edge
+    align.update(numbers_right(table, *numbers))
+    return HtmlTable(table, align=align)

@@ -471,11 +471,13 @@ def used_as_data(used: UsedFacts, messages: Sequence[Mapping]) -> dict:
     index_of = {id(message): index for index, message in enumerate(messages)}
     held = None
     if used.held is not None:
-        held = {}
+        found = {}
         for key, (message, strings, _) in used.held._held.items():
             index = index_of.get(key)
             if index is not None and messages[index] is message:
-                held[str(index)] = sorted(strings)
+                found[index] = sorted(strings)
+        # by place: the order messages were first looked at depends on the runs
+        held = {str(index): found[index] for index in sorted(found)}
     return {
         "uses": [[u.fact, u.kind, u.round, list(u.sources)] for u in used.uses],
         "rereads": {source: list(needs) for source, needs in used.rereads.items()},
