@@ -242,6 +242,7 @@ TABLE_CSS = """<style>
 .ccl-table th:nth-last-child(-n+2) { text-align: left; }
 .ccl-table td:nth-last-child(-n+2) { text-align: left; }
 .ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
+.ccl-table.ccl-shown td { white-space: normal; }
 </style>"""
 
 # Chapter 10's lab: a readout beside its slider is one line, cut with "…" where the

@@ -260,9 +260,13 @@ def to_html(
         table.columns.get_loc(column): list(texts)
         for column, texts in (cell_titles or {}).items()
     }
+    align = dict(align or {})
     styles = {
-        table.columns.get_loc(column): f' style="text-align:{side}"'
-        for column, side in (align or {}).items()
+        # the index's name, where given, aligns the row names (-1: before column 0)
+        -1 if column == (table.index.name or "") else table.columns.get_loc(column): (
+            f' style="text-align:{side}"'
+        )
+        for column, side in align.items()
     }
     return _html_table(
         [table.index.name or ""] + list(table.columns),
@@ -319,7 +323,8 @@ def _html_table(
             f"{_cell(value)}</td>"
             for column, value in enumerate(row)
         )
-        body.append(f"<tr{style}><th>{_cell(index)}</th>{cells}</tr>")
+        name_style = styles.get(-1, "")
+        body.append(f"<tr{style}><th{name_style}>{_cell(index)}</th>{cells}</tr>")
     if not body:
         span = len(header_names)
         body.append(f'<tr><td colspan="{span}"><i>{html.escape(empty)}</i></td></tr>')
@@ -360,4 +365,7 @@ def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     the DataFrame itself)."""
     align = dict.fromkeys(table.columns, "left")  # text reads from its left edge
     align.update(numbers_right(table, *numbers))
-    return HtmlTable(table, align=align)
+    if not pd.api.types.is_numeric_dtype(table.index):  # row names are text too
+        align[table.index.name or ""] = "left"
+    # text may wrap at its spaces, so a table of sentences fits the notebook
+    return HtmlTable(table, align=align, css_class="ccl-table ccl-shown")
