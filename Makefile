@@ -6,7 +6,9 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NBVAL  := --nbval --nbval-current-env --nbval-sanitize-with notebooks/sanitize.cfg
-NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_session_lab.ipynb
+# the solutions too: strict nbval keeps the numbers they print true as the code changes
+NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_session_lab.ipynb \
+	$(sort $(wildcard notebooks/solutions/*.ipynb))
 # Jupyter writes under HOME; keep it inside the project so runs do not depend on the machine.
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
