@@ -243,7 +243,8 @@ TABLE_CSS = """<style>
 .ccl-table td:nth-last-child(-n+2) { text-align: left; }
 .ccl-table tr.ccl-changed td, .ccl-table tr.ccl-changed th { background: #fff3cd; }
 .ccl-table.ccl-shown { font-size: 13px; }
-.ccl-table.ccl-shown th, .ccl-table.ccl-shown td { white-space: normal; padding: 3px 5px; }
+.ccl-table.ccl-shown th, .ccl-table.ccl-shown td { white-space: normal;
+  padding: 3px 5px; }
 .ccl-table.ccl-shown thead th { vertical-align: bottom; }
 </style>"""
 
