@@ -1,5 +1,6 @@
 """Every production policy on every bundled log shape, one row each, checked."""
 
+import gc
 import json
 import subprocess
 import sys
@@ -15,7 +16,7 @@ from minilib.logs.replay import with_output_ids
 from minilib.measure.costs import REPORT_KEYS
 from minilib.messages import InvalidMessagesError, validate_messages
 from minilib.policies.production import POLICIES
-from minilib.policies.production.compare import compare_policies
+from minilib.policies.production.compare import PolicyRows, compare_policies
 from minilib.policies.production.run import PairingCheck
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
@@ -119,6 +120,32 @@ def test_compare_on_the_command_line_writes_rows_and_traces(tmp_path):
         trace = read_jsonl(tmp_path / "traces" / row["policy"] / "trace.jsonl")
         windows = [c["input"] for c in model_calls(trace)]
         assert len(windows) == row["rounds"]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+@pytest.mark.parametrize("processes", [1, 2])
+def test_the_cycle_collector_is_off_while_policies_replay_and_as_it_was_after(
+    enabled, processes, monkeypatch
+):
+    seen = []
+    find_facts = PolicyRows.find_facts
+
+    def noting(job):
+        seen.append(gc.isenabled())
+        return find_facts(job)
+
+    monkeypatch.setattr(PolicyRows, "find_facts", noting)
+    log = READABLE["m3_release_check.json"]
+    was = gc.isenabled()
+    try:
+        gc.enable() if enabled else gc.disable()
+        rows = compare_policies(log.messages, KEYS[:3], 3_000, processes=processes)
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable() if was else gc.disable()
+    assert len(rows) == 3
+    if processes == 1:  # with two, a forked process finds them
+        assert seen == [False]
 
 
 def test_an_unknown_policy_is_named():
