@@ -1,14 +1,18 @@
 """Chapter 10's policy lab, driven without a browser: a slider re-runs its own policy."""
 
 import datetime as dt
+import html
 import json
+import re
 
 from minilib.lab.policies_view import (
     LogRuns,
     PolicyLab,
     available_policies,
+    catalogue_table,
     comparison_frame,
     log_messages,
+    policy_catalogue,
     policy_rows,
     saved_share,
     tradeoff_traces,
@@ -294,3 +298,19 @@ def test_a_slider_that_cannot_change_the_run_says_why_and_is_checked_per_log():
     assert "article-bounded" not in lab.inert
     lab.window.value = 200_000  # another window: every reason is worked out again
     assert lab.inert.get("claude-code", "").startswith("no timestamps")
+
+
+def test_the_catalogue_reads_each_row_from_its_top_with_code_set_as_code():
+    catalogue = policy_catalogue()
+    shown = catalogue_table()
+    css, table = shown.html.rsplit("</style>", 1)
+    assert 'class="ccl-table ccl-shown ccl-prose"' in table
+    assert ".ccl-table.ccl-prose tbody th { white-space: nowrap; }" in css
+    names = re.findall(r"<tr><th[^>]*>([^<]*)</th>", table.split("<tbody>")[1])
+    assert names == list(catalogue.index)
+    # every span in backticks, and only those, is set as code; the text form keeps them
+    spans = [span for text in catalogue["what it does"] for span in text.split("`")[1::2]]
+    codes = re.findall(r"<code>([^<]*)</code>", table)
+    assert spans and [html.unescape(code) for code in codes] == spans
+    assert "`" not in table
+    assert "`" in repr(shown)

@@ -44,7 +44,7 @@ from .style import (
     SUMMARY_COLOR,
     TEXT_COLOR,
 )
-from .tables import HtmlTable
+from .tables import HtmlTable, prose_table
 
 # The logs a class can pick: generated sessions (long and regular) and the bundled
 # transcripts (short, real-shaped).
@@ -307,10 +307,9 @@ def policy_catalogue() -> pd.DataFrame:
 
 def catalogue_table() -> HtmlTable:
     """`policy_catalogue` as a cell shows it: its sentences and names left, as text
-    reads; the overhead right, as numbers line up."""
-    catalogue = policy_catalogue()
-    prose = ["what it does", "slider", "LLM summary"]
-    return NumberTable(catalogue, align=dict.fromkeys(prose, "left"))
+    reads, each row from its top and each name on one line; the overhead right, as
+    numbers line up."""
+    return prose_table(policy_catalogue())
 
 
 def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:

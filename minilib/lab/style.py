@@ -248,6 +248,14 @@ TABLE_CSS = """<style>
 .ccl-table.ccl-shown thead th { vertical-align: bottom; }
 </style>"""
 
+# A table of sentences (chapter 10's catalogue): each row read from its top, its name
+# on one line (a policy's hyphens are not places to break), code set as code.
+PROSE_TABLE_CSS = """<style>
+.ccl-table.ccl-prose td, .ccl-table.ccl-prose tbody th { vertical-align: top; }
+.ccl-table.ccl-prose tbody th { white-space: nowrap; }
+.ccl-table.ccl-prose code { font-size: 12px; padding: 0 2px; background: #f2f2f2; }
+</style>"""
+
 # Chapter 10's lab: a readout beside its slider is one line, cut with "…" where the
 # column is narrower (a 1280-px screen with the file browser open): its HTML widget's
 # content box may shrink below the line's width, so the line's own ellipsis applies.

@@ -11,6 +11,7 @@ in a notebook cell the same way.
 import html
 import json
 import numbers
+import re
 import unicodedata
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
@@ -22,7 +23,7 @@ from ..messages import protected_head_length
 from ..session import SessionRun
 from ..tokens import estimate_message_tokens, tool_call_name
 from ..trace import event_records
-from .style import PREVIEW_CHARS, TABLE_CSS
+from .style import PREVIEW_CHARS, PROSE_TABLE_CSS, TABLE_CSS
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
 
@@ -369,3 +370,19 @@ def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
         align[table.index.name or ""] = "left"
     # text may wrap at its spaces, so a table of sentences fits the notebook
     return HtmlTable(table, align=align, css_class="ccl-table ccl-shown")
+
+
+_CODE_SPAN = re.compile(r"`([^`<>\n]+)`")
+
+
+def prose_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
+    """`shown_table` for a table whose cells are sentences: each row read from its
+    top, the row names on one line, and `code` in backticks set as code (the text
+    form keeps the backticks)."""
+    shown = shown_table(table, *numbers)
+    body = shown.html[len(TABLE_CSS) :]
+    body = body.replace(
+        'class="ccl-table ccl-shown"', 'class="ccl-table ccl-shown ccl-prose"'
+    )
+    shown.html = TABLE_CSS + PROSE_TABLE_CSS + _CODE_SPAN.sub(r"<code>\1</code>", body)
+    return shown
