@@ -259,9 +259,12 @@ PROSE_TABLE_CSS = """<style>
 # Chapter 10's lab: a readout beside its slider is one line, cut with "…" where the
 # column is narrower (a 1280-px screen with the file browser open): its HTML widget's
 # content box may shrink below the line's width, so the line's own ellipsis applies.
+# Its table's rows as tight as text, not the widgets' 28-px lines: its seventeen rows
+# then leave the chart below them a screen nearer.
 READOUT_CSS = """<style>
 .ccl-policy-lab .widget-html[class*="ccl-policy-readout-"] > .widget-html-content {
   min-width: 0; }
+.ccl-policy-lab .ccl-table { line-height: 1.35; }
 </style>"""
 
 # Only inside the stepper: rows as tight as text (not the widgets' 28 px line height), and
@@ -275,9 +278,10 @@ STEPPER_CSS = """<style>
 # Chapter 8's tables: numbers right-aligned, and text that may wrap at its spaces, so a
 # wide table narrows before it scrolls. The explorer's cells do not wrap (`ccl-nowrap`):
 # its rows keep their height as the sliders move. Chapter 10's comparison keeps its
-# names and its rounds on one line (KEEP_FIRST_CSS, `ccl-keep-first`:
-# `claude-code-cache-editing`, `753 / 753`), and only its headers and other cells wrap;
-# a point smaller and narrower padding keep it within the 848-px notebook.
+# names, its rounds and its summaries on one line (KEEP_FIRST_CSS, `ccl-keep-first`:
+# `claude-code-cache-editing`, `753 / 753`, `72 (stand-in)`), and only its headers and
+# other cells wrap; a point smaller and narrower padding keep it within the 848-px
+# notebook.
 SIX_PATHS_CSS = """<style>
 .ccl-table.ccl-six { font-size: 14px; }
 .ccl-table.ccl-six th:nth-child(n), .ccl-table.ccl-six td:nth-child(n) {
@@ -293,7 +297,8 @@ KEEP_FIRST_CSS = """<style>
 .ccl-table.ccl-six.ccl-keep-first th:nth-child(n),
 .ccl-table.ccl-six.ccl-keep-first td:nth-child(n) { padding: 3px 4px; }
 .ccl-table.ccl-six.ccl-keep-first tbody th:nth-child(n),
-.ccl-table.ccl-six.ccl-keep-first td:nth-child(2) { white-space: nowrap; }
+.ccl-table.ccl-six.ccl-keep-first td:nth-child(2),
+.ccl-table.ccl-six.ccl-keep-first td:last-child { white-space: nowrap; }
 </style>"""
 
 # Notebook 07's log report (with TABLE_CSS): headers wrap at their spaces, so its two
