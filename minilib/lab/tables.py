@@ -372,9 +372,6 @@ def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     return HtmlTable(table, align=align, css_class="ccl-table ccl-shown")
 
 
-_CODE_SPAN = re.compile(r"`([^`<>\n]+)`")
-
-
 def prose_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     """`shown_table` for a table whose cells are sentences: each row read from its
     top, the row names on one line, and `code` in backticks set as code (the text
@@ -384,5 +381,7 @@ def prose_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     body = body.replace(
         'class="ccl-table ccl-shown"', 'class="ccl-table ccl-shown ccl-prose"'
     )
-    shown.html = TABLE_CSS + PROSE_TABLE_CSS + _CODE_SPAN.sub(r"<code>\1</code>", body)
+    shown.html = (
+        TABLE_CSS + PROSE_TABLE_CSS + re.sub(r"`([^`<>\n]+)`", r"<code>\1</code>", body)
+    )
     return shown
