@@ -58,6 +58,7 @@ from bisect import bisect_left
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import chain
 from typing import Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ..messages import is_observation, output_id
@@ -630,7 +631,7 @@ class HeldWindow:
         self._held = held
         self._window: List[Mapping] = []
         # string -> messages holding it that joined, and that left (two counts, each
-        # only added to: a message leaving is counted, never looked for)
+        # only added to, so a message's strings are counted in C)
         self._joined: Counter = Counter()
         self._left: Counter = Counter()
         # output id -> messages naming it that joined, and that left
@@ -652,15 +653,10 @@ class HeldWindow:
         return self
 
     def _count(self, messages: Sequence[Mapping], held: Counter, named: Counter):
-        # a round's few messages: counted one by one (Counter.update's own checks
-        # cost more than the counting)
         both = self._held.both
-        for message in messages:
-            _, strings, ids = both(message)
-            for string in strings:
-                held[string] += 1
-            for named_id in ids:
-                named[named_id] += 1
+        found = [both(message) for message in messages]
+        held.update(chain.from_iterable(each[1] for each in found))
+        named.update(chain.from_iterable(each[2] for each in found))
 
     @property
     def ids(self) -> Dict[str, int]:
