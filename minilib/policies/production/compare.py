@@ -388,8 +388,9 @@ def _known(counted, counter, count_message, messages) -> KnownCounts:
 def collector_paused():
     """Python's cycle collector off while the replays run, as it was after. The
     replays make objects by the hundred thousand and next to no cycles (a few hundred
-    on the thousand-call log), and the collector's passes over them took about a
-    twelfth of compare's time; what cycles they leave go at its next pass."""
+    on the thousand-call log), and the collector's passes over them took a twentieth
+    (one process) to a tenth (each of two) of compare's time; what cycles they leave
+    go at its next pass."""
     enabled = gc.isenabled()
     gc.disable()
     try:
