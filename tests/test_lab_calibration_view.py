@@ -1,6 +1,8 @@
 """Chapter 7.10 and 7.11's views on a real log, and the upload that shows the same
 for a student's own log, driven without a browser."""
 
+import re
+
 from minilib.lab.agent_replay_view import agent_replay_of
 from minilib.lab.calibration_view import (
     CalibrationExplorer,
@@ -8,6 +10,7 @@ from minilib.lab.calibration_view import (
     calibration_figure,
     calibration_frame,
     calibration_view,
+    scrolling_table,
 )
 from minilib.logs import load_log
 from minilib.session import DATA_DIR
@@ -67,3 +70,17 @@ def test_the_agent_replay_figure_marks_both_compactions():
     assert level.y0 == 167_000  # 2.1.36 at 200,000: 200,000 - 20,000 - 13,000
     assert any("the real summary used" in line for line in lines)
     assert all(len(line) <= 100 for line in lines)
+
+
+def test_the_calibration_table_scrolls_under_its_header_numbers_right_words_left():
+    frame = calibration_frame(calibrated_file(SESSION))
+    shown = scrolling_table(frame).data
+    assert 'class="ccl-scrolling"' in shown and "position: sticky" in shown
+    header = re.search(r"<thead>(.*?)</thead>", shown).group(1)
+    found = re.findall(r'<th style="text-align:(\w+)">([^<]+)</th>', header)
+    sides = {name.replace("&#x27;", "'"): side for side, name in found}
+    numbers = ["API counted", "article's estimate", "lab's count", "calibrated", "error"]
+    words = ["fit", "what the log shows before the call"]
+    assert sides == {**dict.fromkeys(numbers, "right"), **dict.fromkeys(words, "left")}
+    # every row is there, in the frame's order
+    assert re.findall(r"<tr><th[^>]*>(\d+)</th>", shown) == [str(i) for i in frame.index]

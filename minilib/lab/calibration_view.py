@@ -36,8 +36,10 @@ from .style import (
     PROBLEM_CSS,
     RECORDED_COLOR,
     REPORT_CSS,
+    SCROLLING_TABLE_CSS,
     SCROLLING_TABLE_HEIGHT_PX,
 )
+from .tables import shown_table
 
 
 @dataclass
@@ -222,10 +224,20 @@ def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
 
 
 def scrolling_table(frame: pd.DataFrame) -> HTML:
-    """A long table in a frame that scrolls, its header in view."""
+    """A long table in a frame that scrolls, its header in view, as the lab's other
+    tables look (`shown_table`): the columns of numbers written as text ("42,404",
+    "+2.7%") right-aligned, the words left."""
+    numbers = [
+        column
+        for column in frame.columns
+        if frame[column].astype(str).str.fullmatch(r"[+−-]?[\d,.]*\d%?|").all()
+        and frame[column].astype(str).str.len().any()
+    ]
     return HTML(
-        f'<div style="max-height:{SCROLLING_TABLE_HEIGHT_PX}px;overflow:auto">'
-        + frame.to_html()
+        SCROLLING_TABLE_CSS
+        + f'<div class="ccl-scrolling" style="max-height:{SCROLLING_TABLE_HEIGHT_PX}px;'
+        + 'overflow:auto">'
+        + shown_table(frame, *numbers).html
         + "</div>"
     )
 

@@ -256,6 +256,14 @@ PROSE_TABLE_CSS = """<style>
 .ccl-table.ccl-prose code { font-size: 12px; padding: 0 2px; background: #f2f2f2; }
 </style>"""
 
+# A long table in a frame that scrolls (chapter 07's calibration): its header row stays
+# in view while the rows scroll under it, and a row is one line but for its last cell.
+SCROLLING_TABLE_CSS = """<style>
+.ccl-scrolling thead th { position: sticky; top: 0; z-index: 1;
+  background: var(--jp-layout-color0, white); box-shadow: inset 0 -2px 0 #888; }
+.ccl-scrolling tbody td:not(:last-child) { white-space: nowrap; }
+</style>"""
+
 # Chapter 10's lab: a readout beside its slider is one line, cut with "…" where the
 # column is narrower (a 1280-px screen with the file browser open): its HTML widget's
 # content box may shrink below the line's width, so the line's own ellipsis applies.
