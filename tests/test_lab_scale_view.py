@@ -1,7 +1,10 @@
 """Chapter 09's scale view: a status a notebook can print without breaking a number."""
 
+import html
+
 from minilib.lab.scale_view import ScaleExplorer, scale_run
-from minilib.lab.style import STATUS_LINE_HEIGHT
+from minilib.lab.style import STATUS_LINE_HEIGHT, UNBOUNDED_NOTE
+from minilib.markers import is_summary
 
 
 def test_an_overflow_status_is_short_lines_with_the_error_s_numbers():
@@ -12,8 +15,10 @@ def test_an_overflow_status_is_short_lines_with_the_error_s_numbers():
     assert len(lines) == 3 and max(len(line) for line in lines) <= 90, lines
     assert lines[0].endswith(f"stopped before round {len(run.sent)} of {run.rounds}")
     assert f"{error.tokens:,} tokens after compression" in lines[1]
+    # the largest message here is the summary the run carried: named as what it is
+    assert is_summary(error.window[error.largest_index])
     assert (
-        f"#{error.largest_index} ({error.largest_role}, {error.largest_tokens:,}"
+        f"#{error.largest_index} (the rolling summary, {error.largest_tokens:,}"
         in (lines[2])
     )
 
@@ -83,3 +88,17 @@ def test_a_budget_as_large_as_the_threshold_bounds_nothing():
     assert at_end.overflow is not None
     assert at_end.overflow.largest_tokens == max(at_end.summary)  # the summary itself
     assert scale_run(1_000, threshold=32_000, budget=28_000).overflow is None
+
+
+def test_ticking_the_unbounded_summary_says_beside_the_budget_why_it_cannot_move():
+    explorer = ScaleExplorer(threshold=8_000, calls=200)
+    box = explorer.budget_box
+    explorer.unbounded.value = True
+    assert explorer.budget.disabled and box.text.disabled
+    assert html.escape(UNBOUNDED_NOTE) in box.note.value
+    explorer.unbounded.value = False
+    assert not explorer.budget.disabled and not box.text.disabled
+    assert box.note.value == ""
+    # a typed value's own note is not cleared by the redraw it causes
+    box.accept("1,234")
+    assert "not offered" in box.note.value

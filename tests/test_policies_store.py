@@ -82,7 +82,7 @@ def test_recall_returns_whole_text_or_matching_lines_and_errors_as_codes():
     hit = recall.call("recall", json.dumps({"id": "call_01", "grep": "#58"}))
     assert (
         hit.content
-        == "1 lines of call_01 contain '#58'\n2: E2BIG fix (#58) still in review"
+        == "1 line of call_01 contains '#58'\n2: E2BIG fix (#58) still in review"
     )
     missing = recall.call("recall", json.dumps({"id": "call_99"}))
     assert missing.error["code"] == "NOT_FOUND" and "call_01" in missing.content

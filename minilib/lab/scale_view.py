@@ -43,6 +43,7 @@ from .style import (
     SUMMARY_COLOR,
     THRESHOLD_COLOR,
     TOKENS_PANEL_TITLE,
+    UNBOUNDED_NOTE,
     WIDE_SLIDER_WIDTH,
 )
 
@@ -81,12 +82,15 @@ class ScaleRun:
         # short lines: a notebook breaks a long output line anywhere, numbers included
         error = self.overflow
         written = f", written by {error.written_by}" if error.written_by else ""
+        largest = error.window[error.largest_index]
+        # a summary carried from an earlier round is a user message: say what it is
+        what = "the rolling summary" if is_summary(largest) else error.largest_role
         return "\n".join(
             [
                 head + f"stopped before round {len(self.sent)} of {self.rounds}",
                 f"  the window needs {error.tokens:,} tokens after compression, over "
                 f"the threshold of {error.threshold:,}",
-                f"  largest message left: #{error.largest_index} ({error.largest_role}, "
+                f"  largest message left: #{error.largest_index} ({what}, "
                 f"{error.largest_tokens:,} tokens{written}), which nothing may cut",
             ]
         )
@@ -259,7 +263,10 @@ class ScaleExplorer(ShownAsWidget):
         self.widget.add_class("ccl-scale-explorer")
 
     def render(self) -> ScaleRun:
-        self.budget.disabled = self.unbounded.value  # the article's summary has no budget
+        unbounded = self.unbounded.value
+        if unbounded != self.budget.disabled:  # ticked or unticked: say why, or clear it
+            self.budget.disabled = unbounded  # the article's summary has no budget
+            self.budget_box.show(self.budget.value, UNBOUNDED_NOTE if unbounded else "")
         self.run = scale_run(
             self.calls,
             self.threshold,

@@ -53,6 +53,8 @@ PATH_COLORS = {  # chapter 8: one colour per path, the same in every figure
 FITTED_SHADE = "rgba(31, 119, 180, 0.08)"
 HELD_OUT_SHADE = "rgba(44, 160, 44, 0.10)"
 SCROLLING_TABLE_HEIGHT_PX = 320  # a long table scrolls inside this, not a text dump
+# Beside chapter 9's budget while the article's unbounded summary is ticked
+UNBOUNDED_NOTE = "the article's summary has no budget: untick it to set one"
 PROBLEM_CSS = "color:#a61b1b;background:#fdecea;"
 NOTE_COLOR = "#555"  # a quiet note beside a control, still readable (contrast 7.5)
 FINE_CSS = "color:#1e4620;background:#edf7ed;"

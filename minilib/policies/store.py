@@ -124,9 +124,12 @@ class RecallTool:
             for number, line in enumerate(text.splitlines(), start=1)
             if grep in line
         ]
-        return ToolResult(
-            "\n".join([f"{len(hits)} lines of {id} contain {grep!r}"] + hits)
+        lines, verb = (
+            ("1 line", "contains")
+            if len(hits) == 1
+            else (f"{len(hits)} lines", "contain")
         )
+        return ToolResult("\n".join([f"{lines} of {id} {verb} {grep!r}"] + hits))
 
     def call(self, name: str, arguments) -> ToolResult:
         if name != RECALL_TOOL:
