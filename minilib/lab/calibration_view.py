@@ -227,11 +227,12 @@ def scrolling_table(frame: pd.DataFrame) -> HTML:
     """A long table in a frame that scrolls, its header in view, as the lab's other
     tables look (`shown_table`): the columns of numbers written as text ("42,404",
     "+2.7%") right-aligned, the words left."""
+    texts = frame.astype(str)
     numbers = [
         column
         for column in frame.columns
-        if frame[column].astype(str).str.fullmatch(r"[+−-]?[\d,.]*\d%?|").all()
-        and frame[column].astype(str).str.len().any()
+        if texts[column].str.fullmatch(r"[+−-]?[\d,.]*\d%?|").all()
+        and texts[column].str.len().any()
     ]
     return HTML(
         SCROLLING_TABLE_CSS

@@ -37,10 +37,10 @@ from .style import (
     OVERFLOW_COLOR,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
+    POLICY_LAB_CSS,
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
     PROBLEM_CSS,
-    READOUT_CSS,
     SUMMARY_COLOR,
     TEXT_COLOR,
 )
@@ -628,7 +628,7 @@ class PolicyLab(ShownAsWidget):
         # A readout's line is cut with "…" (whole on hover) where its column is narrow:
         # the widget's own box must be allowed to be narrower than the line for that.
         self.readout_style = widgets.HTML(
-            READOUT_CSS, layout=widgets.Layout(display="none")
+            POLICY_LAB_CSS, layout=widgets.Layout(display="none")
         )
         # drawn first with the rows the sliders start at (their defaults): the ones
         # `reset` shows, computed once

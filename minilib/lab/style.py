@@ -271,7 +271,7 @@ SCROLLING_TABLE_CSS = """<style>
 # content box may shrink below the line's width, so the line's own ellipsis applies.
 # Its table's rows as tight as text, not the widgets' 28-px lines: its seventeen rows
 # then leave the chart below them a screen nearer.
-READOUT_CSS = """<style>
+POLICY_LAB_CSS = """<style>
 .ccl-policy-lab .widget-html[class*="ccl-policy-readout-"] > .widget-html-content {
   min-width: 0; }
 .ccl-policy-lab .ccl-table { line-height: 1.35; }

@@ -348,9 +348,9 @@ class HtmlTable:
     `TABLE_CSS` comes with it: a static output is rendered once, not on every keypress.
     """
 
-    def __init__(self, table: pd.DataFrame, **to_html_options):
+    def __init__(self, table: pd.DataFrame, extra_css: str = "", **to_html_options):
         self.table = table
-        self.html = TABLE_CSS + to_html(table, **to_html_options)
+        self.html = TABLE_CSS + extra_css + to_html(table, **to_html_options)
 
     def _repr_html_(self) -> str:
         return self.html
@@ -364,24 +364,29 @@ def shown_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     """A table as a notebook cell shows it: thousands separators, its numbers
     (and the columns named in `numbers`) right-aligned, its text left (compute with
     the DataFrame itself)."""
+    # text may wrap at its spaces, so a table of sentences fits the notebook
+    return HtmlTable(
+        table, align=_shown_align(table, numbers), css_class="ccl-table ccl-shown"
+    )
+
+
+def _shown_align(table: pd.DataFrame, numbers: Sequence[str]) -> Dict[str, str]:
     align = dict.fromkeys(table.columns, "left")  # text reads from its left edge
     align.update(numbers_right(table, *numbers))
     if not pd.api.types.is_numeric_dtype(table.index):  # row names are text too
         align[table.index.name or ""] = "left"
-    # text may wrap at its spaces, so a table of sentences fits the notebook
-    return HtmlTable(table, align=align, css_class="ccl-table ccl-shown")
+    return align
 
 
 def prose_table(table: pd.DataFrame, *numbers: str) -> HtmlTable:
     """`shown_table` for a table whose cells are sentences: each row read from its
     top, the row names on one line, and `code` in backticks set as code (the text
     form keeps the backticks)."""
-    shown = shown_table(table, *numbers)
-    body = shown.html[len(TABLE_CSS) :]
-    body = body.replace(
-        'class="ccl-table ccl-shown"', 'class="ccl-table ccl-shown ccl-prose"'
+    shown = HtmlTable(
+        table,
+        extra_css=PROSE_TABLE_CSS,
+        align=_shown_align(table, numbers),
+        css_class="ccl-table ccl-shown ccl-prose",
     )
-    shown.html = (
-        TABLE_CSS + PROSE_TABLE_CSS + re.sub(r"`([^`<>\n]+)`", r"<code>\1</code>", body)
-    )
+    shown.html = re.sub(r"`([^`<>\n]+)`", r"<code>\1</code>", shown.html)
     return shown
