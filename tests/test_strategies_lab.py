@@ -224,6 +224,8 @@ def test_tradeoff_axis_holds_every_slider_value_and_the_threshold():
     assert all(
         t.mode in ("markers", "lines+markers") for t in figure.data
     )  # no text labels piling up
+    # the tool bar plotly shows on hover stands in the right margin, not on the title
+    assert figure.layout.modebar.orientation == "v" and figure.layout.margin.r >= 40
 
 
 def test_every_path_has_its_own_panel_in_the_tokens_figure():
@@ -349,3 +351,16 @@ def test_grounded_table_is_the_registrys_grounded_columns():
     outcome = runs["hierarchical"].grounded
     assert row["look-up calls"] == outcome.lookup_calls
     assert row["extra tokens (vs not grounded)"] == outcome.extra_tokens
+
+
+def test_the_facts_a_path_lost_each_stay_on_one_line_in_the_browser():
+    runs = {key: run_path(key, grounded=True) for key in ("truncation",)}
+    table = grounded_table(runs)
+    lost = runs["truncation"].grounded.lost
+    cell = table.loc[PATHS["truncation"].title, "facts it lost"]
+    assert len(lost) > 1 and any("-" in fact for fact in lost)
+    assert cell == ", ".join(lost)  # the text and markdown show the list
+    html = NumberTable(table)._repr_html_()
+    for fact in lost:  # an id breaks at its hyphens unless its span says not to
+        assert f'<span style="white-space:nowrap">{fact}</span>' in html
+    assert table.loc["0 no compression", "facts it lost"] == "-"

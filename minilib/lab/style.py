@@ -216,6 +216,8 @@ PREVIEW_COLUMNS = 34
 # the cell's hover text), so the table fits the 848-px notebook.
 LOG_TOOL_COLUMNS, LOG_ERROR_COLUMNS = 18, 12
 TITLE_CHARS = 600
+# An item of a listed cell (fact ids) kept on one line: ids break at their hyphens.
+UNBROKEN_ITEM = '<span style="white-space:nowrap">{}</span>'
 
 # ---- the state diagram (an SVG) -------------------------------------------------------
 

@@ -20,10 +20,11 @@ import pandas as pd
 
 from ..markers import is_aged, is_summary
 from ..messages import protected_head_length
+from ..reports.paths import Listed
 from ..session import SessionRun
 from ..tokens import estimate_message_tokens, tool_call_name
 from ..trace import event_records
-from .style import PREVIEW_CHARS, PROSE_TABLE_CSS, TABLE_CSS
+from .style import PREVIEW_CHARS, PROSE_TABLE_CSS, TABLE_CSS, UNBROKEN_ITEM
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
 
@@ -238,6 +239,8 @@ def _text(value) -> str:
 
 
 def _cell(value) -> str:
+    if isinstance(value, Listed) and value.items:  # each item unbroken, not the list
+        return ", ".join(UNBROKEN_ITEM.format(html.escape(item)) for item in value.items)
     return html.escape(_text(value))
 
 

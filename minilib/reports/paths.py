@@ -57,6 +57,19 @@ TOKENIZER_COLUMNS = (
 )
 
 
+class Listed(str):
+    """Items shown as one text, "a, b, c", that keep their `items`: a table in a
+    browser sets each item unbroken (a fact id such as `status-58-in-review` would
+    otherwise break at its hyphens), markdown and text show the text."""
+
+    items: tuple
+
+    def __new__(cls, items: Sequence[str], empty: str = "-"):
+        listed = super().__new__(cls, ", ".join(items) or empty)
+        listed.items = tuple(items)
+        return listed
+
+
 def _status(run: PathRun) -> str:
     return "yes" if run.completed else f"overflow at round {len(run.rounds)}"
 
@@ -65,9 +78,7 @@ def _grounded_cells(run: PathRun) -> dict:
     outcome = run.grounded
     return {
         "facts_right": outcome.facts_right,
-        "lost_facts": (", ".join(outcome.lost) or "-")
-        if outcome.finished
-        else "no final answer",
+        "lost_facts": Listed(outcome.lost) if outcome.finished else "no final answer",
         "lookup_rounds": outcome.lookup_rounds,
         "lookup_calls": outcome.lookup_calls,
         "extra_tokens": outcome.extra_tokens,
