@@ -2,6 +2,7 @@
 for a student's own log, driven without a browser."""
 
 import re
+from datetime import datetime, timezone
 
 from minilib.lab.agent_replay_view import agent_replay_of
 from minilib.lab.calibration_view import (
@@ -84,3 +85,51 @@ def test_the_calibration_table_scrolls_under_its_header_numbers_right_words_left
     assert sides == {**dict.fromkeys(numbers, "right"), **dict.fromkeys(words, "left")}
     # every row is there, in the frame's order
     assert re.findall(r"<tr><th[^>]*>(\d+)</th>", shown) == [str(i) for i in frame.index]
+
+
+def test_every_bundled_log_gets_its_view_or_one_line_saying_why():
+    # the fixtures include logs with one or two calls of usage: nothing to hold out
+    logs = [path for path in (DATA_DIR / "logs").rglob("*") if path.is_file()]
+    held_out = {}
+    for path in logs:
+        words, figure, frame, problem = calibration_view(path.name, path.read_bytes())
+        assert "the lab failed" not in words, path
+        if figure is not None:
+            held_out[path.name] = calibrated_file(path).calibration.held_out["calls"]
+            shading = [s for s in figure.layout.shapes if s.type == "rect"]
+            assert len(shading) == (2 if held_out[path.name] else 1), path
+    assert held_out["gemini_session.json"] == 0
+    words, *_ = calibration_view(
+        "g.json", (DATA_DIR / "logs/gemini_session.json").read_bytes()
+    )
+    assert words.startswith("Only 1 call of this log records usage")
+    assert "no held-out error" in words
+    assert held_out["codex_rollout.jsonl"] == 1
+    words, *_ = calibration_view(
+        "r.jsonl", (DATA_DIR / "logs/codex_rollout.jsonl").read_bytes()
+    )
+    assert "on the other 1 call," in words and "too few to judge the fit by" in words
+
+
+def test_a_fault_of_the_lab_on_an_upload_is_a_line_naming_the_file(monkeypatch):
+    from minilib.lab import calibration_view as view
+
+    def broken(log, name):
+        raise KeyError("median_abs_error")
+
+    monkeypatch.setattr(view, "calibrated_log", broken)
+    explorer = CalibrationExplorer()
+    content = SESSION.read_bytes()
+    explorer.upload.value = (
+        {
+            "name": "mine.jsonl",
+            "type": "",
+            "size": len(content),
+            "content": memoryview(content),
+            "last_modified": datetime(2026, 1, 1, tzinfo=timezone.utc),
+        },
+    )
+    words = explorer.render()  # what it showed (an Output widget needs a kernel)
+    assert words.startswith(
+        "mine.jsonl: the lab failed to read it (KeyError: 'median_abs_error')"
+    )

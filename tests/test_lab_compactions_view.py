@@ -26,7 +26,7 @@ def test_the_table_has_a_row_a_compaction_with_the_fates_and_the_stand_in():
 def test_an_upload_is_measured_with_its_own_records():
     content = (LOGS / "claude_code_compacted.jsonl").read_bytes()
     text, problem = compactions_text("session.jsonl", content)
-    assert not problem
+    assert not problem and text.startswith("session.jsonl: the agent's own compactions")
     # read from the uploaded text, not a file: the record's own fields still count
     assert "trigger auto, 158,340 tokens before (compactMetadata.preTokens)" in text
     codex = (LOGS / "codex_compacted.jsonl").read_bytes()

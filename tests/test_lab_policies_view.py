@@ -223,8 +223,11 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     children = list(lab.slider_box.children)
     for key in available_policies():
         at = children.index(lab.sliders[key])
-        assert children[at + 1] is lab.boxes[key].widget  # the number box, then the line
+        assert children[at + 1] is lab.boxes[key].text  # the number box, then the line
         assert children[at + 2] is lab.readouts[key]
+        # then the box's note, on a row of its own under the box and the line
+        assert children[at + 3] is lab.boxes[key].note
+        assert lab.boxes[key].note.layout.grid_column == "2 / 4"
     swe = lab.sliders["swe-agent-last-n"]
     swe.value = swe.min
     row = lab.current().row("swe-agent-last-n", 32_000, swe.min)
@@ -314,3 +317,19 @@ def test_the_catalogue_reads_each_row_from_its_top_with_code_set_as_code():
     assert spans and [html.unescape(code) for code in codes] == spans
     assert "`" not in table
     assert "`" in repr(shown)
+
+
+def test_a_boxs_note_has_a_line_of_its_own_and_goes_when_another_control_is_used():
+    lab = PolicyLab(SHORT, 32_000)
+    article, swe = lab.boxes["article"], lab.boxes["swe-agent-last-n"]
+    assert article.note.layout.display == "none"  # no note, no room taken
+    article.text.value = "1,501"  # between two of the slider's steps
+    assert "is not offered; the nearest is" in article.note.value
+    assert article.note.layout.display == ""
+    swe.text.value = "abc"  # on to another box: the first note goes
+    assert article.note.value == "" and article.note.layout.display == "none"
+    assert "kept" in swe.note.value
+    slider = lab.sliders["claude-code"]
+    slider.value = slider.max  # a slider moved: the other notes go too
+    assert swe.note.value == "" and swe.note.layout.display == "none"
+    assert article.value == lab.sliders["article"].value  # the values stay

@@ -8,6 +8,7 @@ The fixtures are found by listing the folders, so a log added there is tested to
 import datetime as dt
 import json
 import os
+import re
 import unicodedata
 from dataclasses import replace
 from pathlib import Path
@@ -495,3 +496,15 @@ def test_each_path_that_stopped_says_why_under_the_table():
     html_shown = report_tables(report)["Every path on this log"][1]
     for name in stopped:
         assert f"{name} stopped: needed " in html_shown
+
+
+def test_each_note_under_the_paths_table_is_a_line_of_its_own():
+    report = explore_file(LOGS / "claude_code_session.jsonl", Settings(threshold=260))
+    paths = report_outputs(report)[-1]["text/html"]
+    notes = paths.split("</table>", 1)[1]
+    assert report.stops  # at 260 tokens, paths stop
+    assert notes.count("<small>") == len(report.stops) + 1  # and "6 is not run"
+    assert notes.count("<br><small>") == notes.count("<small>")
+    # the sizes in a stop's reason are tokens, and say so
+    for why in report.stops.values():
+        assert re.search(r"largest left: a \w+ message of [\d,]+ tokens", why), why

@@ -18,6 +18,7 @@ from IPython.display import HTML, display
 from ..logs import LogFileError, decoded_text, load_log, parse_log
 from ..measure.calibration import (
     GAP,
+    MIN_CALLS,
     Calibration,
     PredictedCall,
     calibrate,
@@ -26,7 +27,8 @@ from ..measure.calibration import (
     predict,
 )
 from ..measure.recorded_usage import usage_rows
-from .shown import TextUploadExplorer
+from .prose import plural
+from .shown import TextUploadExplorer, described
 from .style import (
     BASELINE_COLOR,
     BLUE,
@@ -59,11 +61,26 @@ class CalibratedLog:
         """The held-out error in words a student follows."""
         held = self.calibration.held_out
         fitted = self.calibration.fitted_calls
+        if not held.get("calls"):
+            return textwrap.fill(
+                f"Only {plural(self.calibration.calls, 'call')} of this log "
+                "records usage: the fit needs calls to learn from and others to be "
+                "tested on, so this log gives no held-out error. Its figures below "
+                "are the fit on all it has, untested.",
+                PRINTED_COLUMNS,
+            )
+        few = (
+            f" {'That is' if held['calls'] == 1 else 'Those are'} too few to judge "
+            "the fit by."
+            if held["calls"] < MIN_CALLS
+            else ""
+        )
         return textwrap.fill(
-            f"Fitted on the first {fitted} calls, the calibrated count is off by "
-            f"{held['median_abs_error']:.1%} (median) on the other {held['calls']}, "
-            f"which the fit never saw; on the same calls the article's estimate of "
-            f"the window counts {-self.estimate_error:.0%} less than the API did.",
+            f"Fitted on the first {plural(fitted, 'call')}, the calibrated count is "
+            f"off by {held['median_abs_error']:.1%} (median) on the other "
+            f"{plural(held['calls'], 'call')}, which the fit never saw; on those the "
+            f"article's estimate of the window counts "
+            f"{_less_or_more(self.estimate_error)} than the API did.{few}",
             PRINTED_COLUMNS,
         )
 
@@ -97,6 +114,11 @@ class CalibratedLog:
             if call.held_out
         ]
         return median(held) if held else 0.0
+
+
+def _less_or_more(error: float) -> str:
+    """A signed error as a count's words: "-35%" is "35% less", "+12%" "12% more"."""
+    return f"{-error:.0%} less" if error <= 0 else f"{error:.0%} more"
 
 
 def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
@@ -139,13 +161,14 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
     _shade(
         figure, rounds[0] - 0.5, fitted_end + 0.5, FITTED_SHADE, "fitted on these calls"
     )
-    _shade(
-        figure,
-        fitted_end + 0.5,
-        rounds[-1] + 0.5,
-        HELD_OUT_SHADE,
-        "held out: the fit never saw these",
-    )
+    if view.calibration.held_out.get("calls"):  # a log of one call has none
+        _shade(
+            figure,
+            fitted_end + 0.5,
+            rounds[-1] + 0.5,
+            HELD_OUT_SHADE,
+            "held out: the fit never saw these",
+        )
     recorded = [c.recorded for c in view.calls]
     calibrated = [c.predicted for c in view.calls]
     for name, values, color, dash, width in (
@@ -278,8 +301,8 @@ class CalibrationExplorer(TextUploadExplorer):
         if not self.upload.value:
             return None
         upload = self.upload.value[0]
-        words, figure, frame, problem = calibration_view(
-            upload["name"], bytes(upload["content"])
+        words, figure, frame, problem = described(
+            calibration_view, upload["name"], upload["content"], parts=4
         )
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.clear_output()

@@ -47,8 +47,11 @@ def compactions_text(name: str, content: bytes) -> Tuple[str, bool]:
     return upload_text(
         name,
         content,
-        lambda text: format_compactions(
-            measure_compactions(parse_transcript(text, name), text=text)
+        lambda text: (
+            f"{name}: "
+            + format_compactions(
+                measure_compactions(parse_transcript(text, name), text=text)
+            )
         ),
     )
 

@@ -427,7 +427,7 @@ def report_outputs(report: LogReport) -> List[dict]:
         notes = (
             cut_notes(report.cut)
             if title == "What was cut"
-            else "<small>6 is not run: a log does not record the sections its prompt "
+            else "<br><small>6 is not run: a log does not record the sections its prompt "
             "was built from.</small>"
         )
         outputs.append(

@@ -136,6 +136,12 @@ class NumberBox:
         # an empty note takes no room (a note under its box would leave a gap)
         self.note.layout.display = "" if note else self.empty_note_display
 
+    def clear_note(self) -> None:
+        """The note gone (the value stays): the student has moved on to another
+        control, and a note left up would read as if about this one."""
+        self.note.value = ""
+        self.note.layout.display = self.empty_note_display
+
     def accept(self, text: str) -> float:
         """Read `text` as typed into the box; returns the value the box then holds."""
         try:

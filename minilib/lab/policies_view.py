@@ -719,16 +719,14 @@ class PolicyLab(ShownAsWidget):
         self.readouts = {key: widgets.HTML() for key in self.sliders}
         self.boxes = {key: boxed_slider(slider) for key, slider in self.sliders.items()}
         self.number_boxes = list(self.boxes.values())
-        for box in self.number_boxes:
-            # a note goes under its box, not beside it: seventeen rows share the
-            # column, and a note beside one box would narrow every row's line
-            box.widget.layout.flex_flow = "row wrap"
-            box.note.layout.width = box.text.layout.width
-            box.widget.layout.width = (
-                f"{int(box.text.layout.width[:-2]) + 4}px"  # margins
-            )
+        for key, box in self.boxes.items():
+            # a note has a line of its own under its box and row (seventeen rows share
+            # the box's column, and a note in it would wrap to five lines), and none
+            # when empty; it goes when another control is used
+            box.note.layout.grid_column = "2 / 4"
             box.note_css = "display:block;line-height:15px"
             box.empty_note_display = box.note.layout.display = "none"
+            box.text.observe(lambda change, key=key: self._notes_but(key), "value")
         for key, slider in self.sliders.items():
             slider.observe(lambda change, key=key: self.render(), "value")
             self.readouts[key].add_class(f"ccl-policy-readout-{key}")
@@ -740,9 +738,21 @@ class PolicyLab(ShownAsWidget):
         self.slider_box.children = [
             part
             for key in self.sliders
-            for part in (self.sliders[key], self.boxes[key].widget, self.readouts[key])
+            for part in (
+                self.sliders[key],
+                self.boxes[key].text,
+                self.readouts[key],
+                self.boxes[key].note,
+            )
         ]
         return self.render()
+
+    def _notes_but(self, key: str) -> None:
+        """Every box's note gone but `key`'s: a box's value shown anew (typed, or its
+        slider moved) means the student is on that one now."""
+        for other, box in self.boxes.items():
+            if other != key and box.note.value:
+                box.clear_note()
 
     def values(self) -> Dict[str, object]:
         return {key: slider.value for key, slider in self.sliders.items()}

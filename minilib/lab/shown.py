@@ -45,7 +45,7 @@ class TextUploadExplorer(ShownAsWidget):
         if not self.upload.value:
             return None
         upload = self.upload.value[0]
-        text, problem = self.describe(upload["name"], bytes(upload["content"]))
+        text, problem = described(self.describe, upload["name"], upload["content"])
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.value = (
             f'<pre style="{style}padding:6px 10px;white-space:pre-wrap;'
@@ -55,6 +55,22 @@ class TextUploadExplorer(ShownAsWidget):
 
     def text_form(self) -> str:
         return self._text_form
+
+
+def described(describe, name: str, content: bytes, parts: int = 2) -> tuple:
+    """`describe(name, content)`: (words, ..., is_a_problem), `parts` values. Where
+    it fails in a way no log should make it (a fault of the lab's), words saying so,
+    not a traceback in the log console with the last upload's words left on screen;
+    the values between are None."""
+    try:
+        return describe(name, bytes(content))
+    except Exception as error:  # the lab's fault: said, and the file is untouched
+        words = (
+            f"{name}: the lab failed to read it ({type(error).__name__}: {error}). "
+            "That is a fault in the lab, not in your file; please report it with "
+            "the file."
+        )
+        return (words, *[None] * (parts - 2), True)
 
 
 def upload_text(name: str, content: bytes, describe):

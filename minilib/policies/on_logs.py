@@ -127,7 +127,7 @@ def stop_reason(overflow) -> str:
     return (
         f"needed {overflow.tokens:,} of {overflow.threshold:,}, nothing more it may "
         f"cut; largest left: a {overflow.largest_role} message of "
-        f"{overflow.largest_tokens:,}{written}"
+        f"{overflow.largest_tokens:,} tokens{written}"
     )
 
 

@@ -112,6 +112,14 @@ def isolated_env(root: Path) -> dict:
     )
     notification.parent.mkdir(parents=True, exist_ok=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    # The servers serve the repository's own notebooks: a walk through them must not
+    # save them (JupyterLab autosaves an open notebook every two minutes).
+    docmanager = (
+        Path(root)
+        / "lab/settings/@jupyterlab/docmanager-extension/plugin.jupyterlab-settings"
+    )
+    docmanager.parent.mkdir(parents=True, exist_ok=True)
+    docmanager.write_text(json.dumps({"autosave": False}))
     return env
 
 
