@@ -15,6 +15,7 @@ from minilib.lab.policies_view import (
     policy_catalogue,
     policy_rows,
     saved_share,
+    tradeoff_figure,
     tradeoff_traces,
 )
 from minilib.lab.style import PROBLEM_CSS
@@ -60,6 +61,11 @@ def test_the_table_and_the_figure_show_every_row():
             assert x == 0 and text == f"stopped at round {row['overflow_round']:,}"
     assert lost["x"] == [row["facts_lost"] for row in rows]
     assert restorable["x"] == [row["facts_restorable"] for row in rows]
+    # the legend names the bars in the panels' order, left to right
+    figure = tradeoff_figure(rows)
+    panels = [trace.xaxis for trace in figure.data]
+    assert panels == sorted(panels, key=lambda axis: int(axis[1:] or 1))
+    assert figure.layout.legend.traceorder == "normal"
 
 
 def test_a_slider_reruns_its_own_policy_and_leaves_the_others():

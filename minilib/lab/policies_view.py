@@ -529,7 +529,8 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
         height=POLICY_FIGURE_HEIGHT,
         template="plotly_white",
         margin=dict(l=180, r=20, t=70, b=40),
-        legend=dict(orientation="h", y=-0.08),
+        # in the panels' order, left to right (stacked bars list theirs reversed)
+        legend=dict(orientation="h", y=-0.08, traceorder="normal"),
     )
     return figure
 
