@@ -233,7 +233,15 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
         assert children[at + 2] is lab.readouts[key]
         # then the box's note, on a row of its own under the box and the line
         assert children[at + 3] is lab.boxes[key].note
-        assert lab.boxes[key].note.layout.grid_column == "2 / 4"
+        # each in a cell of its own (ipywidgets passes `grid_area` on to the page,
+        # not `grid_row` or `grid_column`): the note spans the box's and the line's
+        top = int(lab.sliders[key].layout.grid_area.split(" / ")[0])
+        assert [part.layout.grid_area for part in children[at : at + 4]] == [
+            f"{top} / 1 / {top + 1} / 2",
+            f"{top} / 2 / {top + 1} / 3",
+            f"{top} / 3 / {top + 1} / 4",
+            f"{top + 1} / 2 / {top + 2} / 4",
+        ]
     swe = lab.sliders["swe-agent-last-n"]
     swe.value = swe.min
     row = lab.current().row("swe-agent-last-n", 32_000, swe.min)

@@ -724,7 +724,6 @@ class PolicyLab(ShownAsWidget):
             # a note has a line of its own under its box and row (seventeen rows share
             # the box's column, and a note in it would wrap to five lines), and none
             # when empty; it goes when another control is used
-            box.note.layout.grid_column = "2 / 4"
             box.note_css = "display:block;line-height:15px"
             box.empty_note_display = box.note.layout.display = "none"
             box.text.observe(lambda change, key=key: self._notes_but(key), "value")
@@ -736,16 +735,23 @@ class PolicyLab(ShownAsWidget):
             for key, slider in self.sliders.items()
             if (reason := inert_reason(self.current(), key, self.window.value, slider))
         }
-        self.slider_box.children = [
-            part
-            for key in self.sliders
-            for part in (
-                self.sliders[key],
-                self.boxes[key].text,
-                self.readouts[key],
-                self.boxes[key].note,
+        parts = []
+        for number, key in enumerate(self.sliders):
+            # each in its own cell, placed (a note that appears must not push the
+            # grid's later items a column along): the slider, its box and its line,
+            # and under the box and the line its note. `grid_area`, as ipywidgets
+            # never hands `grid_row` and `grid_column` to the page.
+            top = 2 * number + 1
+            cells = (
+                (self.sliders[key], f"{top} / 1 / {top + 1} / 2"),
+                (self.boxes[key].text, f"{top} / 2 / {top + 1} / 3"),
+                (self.readouts[key], f"{top} / 3 / {top + 1} / 4"),
+                (self.boxes[key].note, f"{top + 1} / 2 / {top + 2} / 4"),
             )
-        ]
+            for part, area in cells:
+                part.layout.grid_area = area
+                parts.append(part)
+        self.slider_box.children = parts
         return self.render()
 
     def _notes_but(self, key: str) -> None:
