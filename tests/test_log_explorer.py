@@ -387,12 +387,18 @@ def test_the_path_cell_reads_only_a_regular_file_as_the_command_line_does(tmp_pa
 
 def test_after_a_file_it_cannot_read_the_threshold_box_is_no_other_logs():
     explorer = LogExplorer()
+    box = explorer.threshold_box.text
+    # before a log: no number that would be no log's, and why it is empty
+    assert box.disabled and box.value == "" and box.placeholder == "from your log"
     upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
     chosen = explorer.report.choice.threshold
     assert chosen != LOG_SETTINGS.threshold  # so the reset below can be seen
+    assert not box.disabled and box.value == f"{chosen:,}"
     upload(explorer, "bad.json", b"{not json")
     assert explorer.report.error is not None
     assert explorer.threshold.value == LOG_SETTINGS.threshold
+    assert box.disabled and box.value == ""
+    assert explorer.threshold_box.note.value == ""  # and no note about a value
 
 
 def test_a_binary_file_is_called_binary_and_a_file_read_once_is_not_parsed_again(

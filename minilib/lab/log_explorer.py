@@ -485,7 +485,11 @@ class LogExplorer(ShownAsWidget):
         # words are refused beside the box, in words
         # the label inside the box's width: the number gets the rest (96 px of it)
         self.threshold_box = boxed_slider(
-            self.threshold, unit="token", snap=False, width="176px"
+            self.threshold,
+            unit="token",
+            snap=False,
+            width="176px",
+            waiting="from your log",
         )
         self.threshold_box.text.description = "threshold"
         self.threshold_box.text.style.description_width = "72px"

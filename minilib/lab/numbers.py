@@ -136,6 +136,17 @@ class NumberBox:
         # an empty note takes no room (a note under its box would leave a gap)
         self.note.layout.display = "" if note else self.empty_note_display
 
+    def show_empty(self, placeholder: str) -> None:
+        """No value in the box, `placeholder` in grey instead (a box that waits for
+        something else: a number shown there would be no one's)."""
+        self._showing = True
+        try:
+            self.text.value = ""
+        finally:
+            self._showing = False
+        self.text.placeholder = placeholder
+        self.clear_note()
+
     def clear_note(self) -> None:
         """The note gone (the value stays): the student has moved on to another
         control, and a note left up would read as if about this one."""
@@ -190,11 +201,16 @@ def slider_snap(slider: widgets.Widget) -> Callable[[float], float]:
 
 
 def boxed_slider(
-    slider: widgets.Widget, unit: str = "", width: str = "96px", snap: bool = True
+    slider: widgets.Widget,
+    unit: str = "",
+    width: str = "96px",
+    snap: bool = True,
+    waiting: str = "",
 ) -> NumberBox:
     """Hide `slider`'s own readout (ipywidgets reads it up to its first non-digit) and
     give it a `NumberBox` instead, kept in step both ways: the box's range and grid are
-    the slider's, read when a number is typed (a slider's range may change)."""
+    the slider's, read when a number is typed (a slider's range may change). With
+    `waiting`, a switched-off slider's box is empty and says that instead."""
     if hasattr(slider, "readout"):
         slider.readout = False
     integer = not isinstance(slider, (widgets.FloatSlider, widgets.FloatText))
@@ -203,7 +219,9 @@ def boxed_slider(
     def follow_slider(change) -> None:
         box.minimum, box.maximum = slider.min, slider.max
         box.text.disabled = slider.disabled
-        if slider.value != box.value or slider.disabled:
+        if slider.disabled and waiting:
+            box.show_empty(waiting)
+        elif slider.value != box.value or slider.disabled or not box.text.value:
             # moved by hand or by code: the box follows; switched off: its note goes
             box.show(slider.value)
 
@@ -216,6 +234,8 @@ def boxed_slider(
     slider.observe(follow_slider, names="value")
     slider.observe(follow_slider, names=["min", "max", "disabled"])
     box.text.disabled = slider.disabled
+    if slider.disabled and waiting:
+        box.show_empty(waiting)
     return box
 
 
