@@ -292,7 +292,7 @@ def test_the_command_prints_each_compaction_and_writes_json(tmp_path):
     )
     assert none.returncode == 0
     assert none.stdout.rstrip().endswith(
-        "the log records no compaction of the agent's own"
+        "the log records no compaction made by the agent itself"
     )
     bad = subprocess.run(
         [sys.executable, "-m", "minilib", "compactions", "missing.jsonl"],

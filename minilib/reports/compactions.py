@@ -70,7 +70,7 @@ def format_compaction(report: CompactionReport) -> List[str]:
 def format_compactions(reports: Sequence[CompactionReport]) -> str:
     """Every compaction's lines, or a line saying the log records none."""
     if not reports:
-        return "the log records no compaction of the agent's own"
+        return "the log records no compaction made by the agent itself"
     lines = [f"the agent's own compactions: {len(reports)}"]
     for report in reports:
         lines += format_compaction(report)
