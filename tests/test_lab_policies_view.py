@@ -14,6 +14,7 @@ from minilib.lab.policies_view import (
     log_messages,
     policy_catalogue,
     policy_rows,
+    same_run,
     saved_share,
     tradeoff_figure,
     tradeoff_traces,
@@ -347,3 +348,21 @@ def test_a_boxs_note_has_a_line_of_its_own_and_goes_when_another_control_is_used
     slider.value = slider.max  # a slider moved: the other notes go too
     assert swe.note.value == "" and swe.note.layout.display == "none"
     assert article.value == lab.sliders["article"].value  # the values stay
+
+
+def test_a_move_that_leaves_the_run_as_it_was_says_so_under_its_line():
+    # Gemini CLI splits its history only at a person's message: on the lab's opening
+    # log every threshold up to half the window compresses at the same rounds
+    lab = PolicyLab()
+    key = "gemini-cli"
+    slider = lab.sliders[key]
+    assert key not in lab.inert  # its two ends differ: the slider is not inert
+    slider.value = 0.5
+    left = slider.value
+    slider.value = 0.2
+    runs, window = lab.current(), lab.window.value
+    assert same_run(runs.row(key, window, left), runs.row(key, window, 0.2))
+    assert f"the same run as at {left}" in lab.readouts[key].value
+    slider.value = slider.max  # a value whose run differs: the line goes
+    assert not same_run(runs.row(key, window, 0.2), runs.row(key, window, slider.max))
+    assert "the same run as at" not in lab.readouts[key].value

@@ -27,7 +27,7 @@ from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
-from .numbers import boxed_slider
+from .numbers import boxed_slider, format_number
 from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
 from .style import (
@@ -356,13 +356,15 @@ def row_problems(row: Mapping) -> List[str]:
     return problems
 
 
-def row_readout(row: Mapping, inert: str = "") -> str:
+def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     """A policy's row in one line, beside its slider. Problems come first and in red (a
     stop, broken windows, lost facts), and a run with one is never shown as a saving: a
     stopped run saved nothing, it failed; a run with broken windows sent windows an API
     rejects. A clean run says how far it ran, tokens sent and saved and facts kept.
-    `inert`, why the slider can change nothing on this log, goes on a second line. The
-    first line whole is on hover (the table under the sliders has every column)."""
+    `inert`, why the slider can change nothing on this log, goes on a second line; else
+    `same_as`, the value the slider just left when the run is the same (so a move that
+    changed nothing is not taken for one that did not register). The first line whole
+    is on hover (the table under the sliders has every column)."""
     problems = row_problems(row)
     if "error" in row:
         text = problems[0]
@@ -378,16 +380,33 @@ def row_readout(row: Mapping, inert: str = "") -> str:
         f'<div title="{html.escape(text)}" style="white-space:nowrap;overflow:hidden;'
         f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
     )
-    if inert:  # on a line of its own, short enough to be read without hovering
+    second, title = "", ""
+    if inert:
+        second, title = (
+            f"no effect: {inert}",
+            f"this slider changes nothing here: {inert}",
+        )
+    elif same_as:
+        second = title = f"the same run as at {same_as}"
+    if second:  # on a line of its own, short enough to be read without hovering
         line += (
-            f'<div class="ccl-policy-inert" title="this slider changes nothing here: '
-            f'{html.escape(inert)}" style="font-size:11px;line-height:13px;'
-            f"color:{NOTE_COLOR};white-space:nowrap;overflow:hidden;"
-            f'text-overflow:ellipsis">no effect: {html.escape(inert)}</div>'
+            f'<div class="ccl-policy-inert" title="{html.escape(title)}" '
+            f'style="font-size:11px;line-height:13px;color:{NOTE_COLOR};'
+            'white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
+            f"{html.escape(second)}</div>"
         )
     # two lines in the height of one slider row: the first line no taller than its text
-    tight = "line-height:17px;" if inert else ""
+    tight = "line-height:17px;" if second else ""
     return f'<div class="ccl-policy-readout" style="font-size:13px;{tight}">{line}</div>'
+
+
+def same_run(one: Mapping, other: Mapping) -> bool:
+    """Whether two rows of a policy are the same run, as the lab shows runs: how far it
+    ran, what it sent, the facts it kept and lost, what the cache cost."""
+    if "error" in one or "error" in other:
+        return False
+    measured = ("rounds", "tokens_sent", "facts_kept", "facts_lost", "cache_cost")
+    return all(one[name] == other[name] for name in measured)
 
 
 def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
@@ -397,10 +416,7 @@ def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     if slider.min == slider.max:
         return "one value at this window"
     ends = [runs.row(key, window, value) for value in (slider.min, slider.max)]
-    if any("error" in row for row in ends):
-        return ""
-    measured = ("rounds", "tokens_sent", "facts_kept", "facts_lost", "cache_cost")
-    if any(ends[0][name] != ends[1][name] for name in measured):
+    if not same_run(*ends):
         return ""
     if key.startswith("claude-code") and not runs.timestamps:
         return "no timestamps: never idle"
@@ -728,7 +744,7 @@ class PolicyLab(ShownAsWidget):
             box.empty_note_display = box.note.layout.display = "none"
             box.text.observe(lambda change, key=key: self._notes_but(key), "value")
         for key, slider in self.sliders.items():
-            slider.observe(lambda change, key=key: self.render(), "value")
+            slider.observe(lambda change, key=key: self._moved(key, change), "value")
             self.readouts[key].add_class(f"ccl-policy-readout-{key}")
         self.inert = {
             key: reason
@@ -753,6 +769,18 @@ class PolicyLab(ShownAsWidget):
                 parts.append(part)
         self.slider_box.children = parts
         return self.render()
+
+    def _moved(self, key: str, change) -> List[dict]:
+        """A slider moved: every row again, and where its run is the one it had at the
+        value it left, its line says so."""
+        before = next((row for row in self.rows if row["policy"] == key), None)
+        rows = self.render()
+        after = next(row for row in rows if row["policy"] == key)
+        if before is not None and same_run(before, after) and key not in self.inert:
+            self.readouts[key].value = row_readout(
+                after, same_as=format_number(change["old"])
+            )
+        return rows
 
     def _notes_but(self, key: str) -> None:
         """Every box's note gone but `key`'s: a box's value shown anew (typed, or its
