@@ -695,10 +695,22 @@ def test_the_grounded_switch_shows_the_answer_at_the_sliders_settings(session):
     answered = run_grounded(session).outcome
     assert answered.finished and len(answered.lost) == 2
     shown = answer_html(run_grounded(session), run_session(session), rounds)
-    assert f"the answer lacks: {', '.join(answered.lost)};" in shown
+    unbroken = [
+        f'<span style="white-space:nowrap">{fact}</span>' for fact in answered.lost
+    ]
+    # each fact id on one line: `num-1-of-3` broke at its hyphens
+    assert f"the answer lacks: {', '.join(unbroken)};" in shown
     assert "marked unknown along the way: " in shown
+    # the answer is under the chart, often below the screen: the status says so
+    dashboard.sliders["threshold"].value = Settings().threshold
+    right = answered.facts_right
+    assert (
+        f"grounded answer: {right} facts right (under the chart)"
+        in dashboard.status.value
+    )
     dashboard.grounded.value = False
     assert dashboard.answer.value == "" and dashboard.answer.layout.display == "none"
+    assert "grounded answer" not in dashboard.status.value
 
 
 @pytest.mark.parametrize("threshold", [100, 600, 800, 850, 1000, 1200])

@@ -49,6 +49,22 @@ def test_a_box_refuses_words_keeps_its_value_and_clamps_with_a_word():
     assert "1 tokens" not in box.note.value
 
 
+def test_enter_on_the_value_the_box_shows_takes_its_note_away():
+    box = NumberBox(13, minimum=0, maximum=13)
+    box.text.value = "99999999999"  # clamped, and said
+    assert box.text.value == "13" and "is over the most, 13" in box.note.value
+
+    def enter(typed: str) -> None:
+        # as the page sends it: "submit" first, then the value, only if it changed
+        box.text._handle_string_msg(None, {"event": "submit"}, None)
+        box.text.value = typed
+
+    enter("13")  # the text is unchanged, so no value arrives: the note goes anyway
+    assert box.note.value == "" and box.value == 13
+    enter("abc")  # a new value brings its own note, after the submit
+    assert "&#x27;abc&#x27; is not a number: kept 13" in box.note.value
+
+
 def builders():
     """Every chapter's widget builder that has a numeric box: (chapter, builder)."""
     session = load_session()

@@ -82,3 +82,17 @@ def test_plural_agrees_with_its_count():
     assert plural(1, "number") == "1 number"
     assert plural(2, "number") == "2 numbers"
     assert plural(1_500, "message") == "1,500 messages"
+
+
+def test_every_check_cell_is_folded_under_its_output():
+    # a check is the chapter's own bookkeeping: its one line of output shows, its
+    # code (up to 60 lines) folded, so it stands between no table and its text
+    unfolded = [
+        f"{path.name} cell {number}"
+        for path in sorted(NOTEBOOKS.glob("*.ipynb"))
+        for number, cell in enumerate(json.loads(path.read_text())["cells"])
+        if cell["cell_type"] == "code"
+        and "check_prose(" in "".join(cell["source"])
+        and not cell["metadata"].get("jupyter", {}).get("source_hidden")
+    ]
+    assert unfolded == []

@@ -30,8 +30,10 @@ from .style import (
     SLIDER_COLUMNS,
     SLIDER_LABEL_WIDTH,
     STATUS_HEIGHT,
+    STATUS_LINES,
     STATUS_MIN_WIDTH,
     TABLE_CSS,
+    UNBROKEN_ITEM,
 )
 from .tables import event_rows, round_rows, rows_html
 
@@ -151,21 +153,24 @@ def answer_html(grounded, plain: SessionRun, session_rounds: int) -> str:
     for lookup in outcome.lookups:
         by_round.setdefault(lookup.round, []).append(lookup.fact)
     looked_up = "; ".join(
-        f"round {number}: {', '.join(facts)}" for number, facts in by_round.items()
+        f"round {number}: {_fact_ids(facts)}" for number, facts in by_round.items()
     )
     second = f"looked up again: {looked_up or 'nothing'}"
     if outcome.finished and outcome.lost:  # what keeps "4/6" short of all six
-        second += f"; the answer lacks: {', '.join(outcome.lost)}"
+        second += f"; the answer lacks: {_fact_ids(outcome.lost)}"
     if outcome.unknown:  # each fact once, however many replies along the way marked it
-        marked = ", ".join(dict.fromkeys(fact for _, fact in outcome.unknown))
-        second += f"; marked unknown along the way: {marked}"
-    lines = [first, tokens_against_plain(grounded, plain, session_rounds), second]
+        marked = dict.fromkeys(fact for _, fact in outcome.unknown)
+        second += f"; marked unknown along the way: {_fact_ids(marked)}"
+    against = tokens_against_plain(grounded, plain, session_rounds)
     return (
         f'<div style="font-size:13px;color:{ANSWER_TEXT_COLOR};line-height:1.35">'
-        f"<b>{html.escape(lines[0])}</b><br>"
-        + "<br>".join(html.escape(line) for line in lines[1:])
-        + "</div>"
+        f"<b>{html.escape(first)}</b><br>{html.escape(against)}<br>{second}</div>"
     )
+
+
+def _fact_ids(facts) -> str:
+    """Fact ids as HTML, each on one line (`num-1-of-3` broke at its hyphens)."""
+    return ", ".join(UNBROKEN_ITEM.format(html.escape(fact)) for fact in facts)
 
 
 def tokens_against_plain(grounded, plain: SessionRun, session_rounds: int) -> str:
@@ -363,17 +368,21 @@ class LongSessionDashboard(ShownAsWidget):
             return
         run = run_session(self.session, settings)
         self.run = run
+        grounded = run_grounded(self.session, settings) if self.grounded.value else None
         self.answer.value = (
-            answer_html(
-                run_grounded(self.session, settings), run, len(self.baseline.tokens)
-            )
-            if self.grounded.value
-            else ""
+            ""
+            if grounded is None
+            else answer_html(grounded, run, len(self.baseline.tokens))
         )
-        self.answer.layout.display = None if self.grounded.value else "none"
+        self.answer.layout.display = None if grounded is not None else "none"
         update_lab_figure(self.figure, run, self.baseline, log_tokens=self.log_axis.value)
+        lines = status_lines(run)
+        if grounded is not None and len(lines) < STATUS_LINES:
+            # the answer is under the chart, often below the screen: say it is there
+            right = grounded.outcome.facts_right
+            lines.append(f"grounded answer: {right} facts right (under the chart)")
         self.status.value = status_html(
-            status_lines(run),
+            lines,
             problem=run.overflow is not None,
             title=str(run.overflow or ""),
         )

@@ -104,6 +104,13 @@ class NumberBox:
         self.empty_note_display = ""
         self._showing = False
         self.text.observe(self._typed, names="value")
+        # Enter sends "submit" before the text's new value, and no value when the text
+        # is what the box showed: the student is past the note either way, and a new
+        # value brings its own. (ipywidgets deprecates `on_submit`, the public way to
+        # it, in favour of watching the value, which tells nothing here.)
+        submitted = getattr(self.text, "_submission_callbacks", None)
+        if submitted is not None:
+            submitted.register_callback(lambda _: self.clear_note())
         self.widget = widgets.HBox([self.text, self.note])
 
     def range_text(self) -> str:

@@ -180,6 +180,7 @@ OVERFLOW_LABEL_AT = 150
 # nothing: five lines of 13 px, each at most ~64 characters (460 px), beside the
 # dashboard's buttons in the 848-px notebook.
 STATUS_HEIGHT = "100px"
+STATUS_LINES = 5  # what STATUS_HEIGHT holds
 STATUS_MIN_WIDTH = "460px"
 SLIDER_LABEL_WIDTH = "90px"
 # The dashboard's sliders: three a row, two rows, each a third of the width (280 px
