@@ -265,8 +265,13 @@ def test_aging_sliders_reach_the_length_where_aging_declines(long_notes):
     sliders get there."""
     explorer = AgingExplorer(long_notes)
     assert explorer.head.max == 1000  # a fine scale first: 10 px are ~16 characters
-    explorer.scale.value = explorer.longest
     length = len(long_notes["content"])
+    # on it min_chars cannot reach the result's length, and a note says so, its
+    # lines as tall as its text (not a widget's 28 px)
+    assert f"this one is {length:,} characters" in explorer.inert.value
+    assert "line-height:18px" in explorer.inert.value
+    explorer.scale.value = explorer.longest
+    assert explorer.inert.value == ""
     assert (
         explorer.head.max >= length
         and explorer.tail.max >= length

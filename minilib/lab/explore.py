@@ -411,7 +411,9 @@ class AgingExplorer(ShownAsWidget):
         )
         length = len(self.message.get("content") or "")
         self.inert.value = (
-            f'<span style="color:{NOTE_COLOR};font-size:13px">min_chars: no effect '
+            # a line of text's own height: a widget's lines are 28 px, two of them apart
+            f'<span style="color:{NOTE_COLOR};font-size:13px;display:block;'
+            f'line-height:18px">min_chars: no effect '
             "on this scale. A result shorter than min_chars is left whole; this one is "
             f"{length:,} "
             "characters, past the scale's end (the whole-result scale reaches it)"
