@@ -9,7 +9,12 @@ import sys
 from pathlib import Path
 
 from minilib.logs.replay import load_transcript
-from minilib.measure.compactions import STANDIN_TOKENS, measure_compactions
+from minilib.measure.compactions import (
+    STANDIN_TOKENS,
+    measure_compactions,
+    recorded_against_usage,
+)
+from minilib.reports.compactions import format_compaction
 from minilib.tokens import estimate_message_tokens, estimate_text_tokens
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -326,3 +331,37 @@ def test_a_line_number_a_read_wrote_in_its_margin_is_no_fact_of_a_real_compactio
     numbers = {fact.fact for fact in report.facts if fact.kind == "number"}
     assert only_margins, "the session reads on from a margin's line number"
     assert not numbers & only_margins
+
+
+def test_the_last_call_before_a_compaction_beside_its_record():
+    # the fixture's line 15 is the last assistant record before the boundary (line
+    # 17): its usage sums input 3, cache read and cache written to the prompt's size
+    log = load_transcript(LOGS / "claude_code_compacted.jsonl")
+    record = json.loads(
+        (LOGS / "claude_code_compacted.jsonl")
+        .read_text(encoding="utf-8")
+        .splitlines()[14]
+    )
+    usage = record["message"]["usage"]
+    prompt = sum(value for key, value in usage.items() if "input" in key)
+    (report,) = measure_compactions(log)
+    assert report.last_call_tokens == prompt
+    assert recorded_against_usage(log) == [(158_340, prompt)]
+    assert f"the last call before it, as the log's usage records it: {prompt:,}" in (
+        "\n".join(format_compaction(report))
+    )
+
+
+def test_a_real_sessions_record_and_its_last_call_agree():
+    # a real Claude Code session: preTokens is what its last call sent, near enough
+    # (the fixture above was written with a record its usage does not bear out)
+    ((before, last),) = recorded_against_usage(load_transcript(REAL_SESSION))
+    assert before == 174_247 and abs(before - last) / before < 0.01
+
+
+def test_a_log_without_usage_has_no_last_call():
+    log = load_transcript(LOGS / "as_kept" / "pi_compacted.jsonl")
+    assert all(report.last_call_tokens is None for report in measure_compactions(log))
+    assert recorded_against_usage(log) == []
+    text = "\n".join(format_compaction(measure_compactions(log)[0]))
+    assert "the last call before it" not in text

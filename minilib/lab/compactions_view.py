@@ -14,11 +14,13 @@ from .shown import TextUploadExplorer, upload_text
 
 
 def compactions_frame(reports: List[CompactionReport]) -> pd.DataFrame:
-    """One row a compaction: as recorded, the three fates, the stand-in beside them."""
+    """One row a compaction: as recorded (the record's tokens before, the last call's
+    prompt as the usage says), the three fates, the stand-in beside them."""
     columns = {
         "round": "round",
         "trigger": "trigger",
         "tokens_before": "tokens before",
+        "last_call_tokens": "last call's prompt",
         "summary_tokens": "summary tokens",
         "facts_after": "facts after",
         "held": "held",

@@ -10,7 +10,8 @@ in place of the history, and what the agent did next. For each compaction:
   trigger; Codex records no trigger, and the tokens are those of the last
   `token_count` event before it, the field named), beside the lab's count of the
   window it replaced (the article's estimate: without the system prompt and tool
-  definitions a log does not hold), and the summary's size, estimated, or **opaque**
+  definitions a log does not hold) and the prompt of the last call before it as the
+  log's usage records it, and the summary's size, estimated, or **opaque**
   when the record holds none to read (Codex compacting remotely keeps an encrypted
   item);
 - **the facts after it**: the facts (`minilib.measure.fact_rule`) the agent wrote
@@ -81,6 +82,9 @@ class CompactionReport:
     # the lab's count of the window just before it (the head the harness keeps and
     # the history it replaced), by the article's estimate
     lab_tokens_before: int = 0
+    # the whole prompt of the last call before it as the log's usage records it (the
+    # system prompt and tools too): a third number beside the record's and the lab's
+    last_call_tokens: Optional[int] = None
     facts: List[FactAfter] = field(default_factory=list)
     reread_calls: int = 0
     reread_tokens: int = 0
@@ -178,6 +182,26 @@ def _last_token_count(lines: Sequence[str]) -> Tuple[Optional[int], str]:
     return None, "not recorded"
 
 
+def last_call_tokens(log, at: int) -> Optional[int]:
+    """The input tokens the log's usage records for the last call answered before
+    messages[at]; None where it records none."""
+    before = [usage for usage in getattr(log, "usage", ()) if usage.message < at]
+    return max(before, key=lambda usage: usage.message).input_tokens if before else None
+
+
+def recorded_against_usage(log, text: Optional[str] = None) -> List[Tuple[int, int]]:
+    """(the tokens before as the compaction's record says, the last call's as the
+    log's usage says) for each compaction of `log` that records both: two records of
+    one prompt, where a real log's should agree (the facts are not measured)."""
+    pairs = []
+    for compaction in log.compactions:
+        _, before, _ = recorded_fields(log, compaction, text)
+        last = last_call_tokens(log, compaction.at)
+        if before is not None and last is not None:
+            pairs.append((before, last))
+    return pairs
+
+
 def _positions(messages: Sequence[Mapping]):
     """Each output's place (id -> index) and each round's assistant message index."""
     outputs, rounds = {}, []
@@ -215,6 +239,7 @@ def measure_compactions(
             estimate_text_tokens(summary) if summary.strip() else None,
             compaction.replaced,
             estimate_tokens(list(log.messages[: compaction.kept]) + history),
+            last_call_tokens(log, compaction.at),
         )
         budget = max(MIN_BUDGET, report.summary_tokens or STANDIN_TOKENS)
         standin = BoundedSummarizer(budget, scripted_summary)(history)

@@ -19,6 +19,16 @@ def _recorded(report: CompactionReport) -> str:
     )
 
 
+def _last_call(report: CompactionReport) -> List[str]:
+    # Codex's record is a usage event already; elsewhere the last call checks it
+    if report.last_call_tokens is None or "token_count" in report.tokens_before_field:
+        return []
+    return [
+        f"  the last call before it, as the log's usage records it: "
+        f"{report.last_call_tokens:,} tokens in"
+    ]
+
+
 def _lab_count(report: CompactionReport) -> str:
     return (
         f"  the lab's count of the window it replaced: {report.lab_tokens_before:,} "
@@ -45,6 +55,7 @@ def format_compaction(report: CompactionReport) -> List[str]:
     lines = [
         f"compaction {report.number}, before round {report.round} ({report.where})",
         f"  recorded: {_recorded(report)}",
+        *_last_call(report),
         _lab_count(report),
         f"  summary: {summary}; it replaced {plural(report.replaced, 'message')}",
         f"  facts the agent used after it that a tool showed before it: "
