@@ -11,7 +11,9 @@ from pathlib import Path
 from minilib.logs.replay import load_transcript
 from minilib.measure.compactions import (
     STANDIN_TOKENS,
+    compaction_totals,
     measure_compactions,
+    real_compactions,
     recorded_against_usage,
 )
 from minilib.reports.compactions import format_compaction
@@ -365,3 +367,37 @@ def test_a_log_without_usage_has_no_last_call():
     assert recorded_against_usage(log) == []
     text = "\n".join(format_compaction(measure_compactions(log)[0]))
     assert "the last call before it" not in text
+
+
+def test_the_real_compactions_file_is_what_the_logs_measure_now():
+    # the file chapters 7 and 10 read: each row as measure_compactions gives it today
+    # (every field; the byte-for-byte check of data/ runs the script itself)
+    rows = real_compactions()
+    for log in {row["log"] for row in rows}:
+        measured = measure_compactions(load_transcript(ROOT / "data" / "real" / log))
+        written = [row for row in rows if row["log"] == log]
+        assert len(written) == len(measured)
+        for row, report in zip(written, measured):
+            now = report.as_dict()
+            assert {k: v for k, v in row.items() if k != "log"} == {
+                k: now[k] for k in row if k != "log"
+            }
+
+
+def test_compaction_totals_add_the_rows_up():
+    rows = [
+        dict(facts_after=10, held=4, reread=5, restorable=3, standin_held=1,
+             standin_restorable=6),
+        dict(facts_after=5, held=1, reread=2, restorable=1, standin_held=2,
+             standin_restorable=0),
+    ]  # fmt: skip
+    assert compaction_totals(rows) == {
+        "compactions": 2,
+        "facts_after": 15,
+        "real_held": 5,
+        "reread": 7,
+        "standin_held": 3,
+        "real_held_or_restorable": 9,
+        "standin_held_or_restorable": 9,
+        "standin_held_fewer": 1,  # only the first: 1 < 4; the second 2 > 1
+    }

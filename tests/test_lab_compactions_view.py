@@ -5,10 +5,13 @@ from pathlib import Path
 
 from minilib.lab.compactions_view import (
     CompactionsExplorer,
+    _short_name,
     compactions_frame,
     compactions_of_file,
     compactions_text,
+    real_compactions_frame,
 )
+from minilib.measure.compactions import real_compactions
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
 EPOCH = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -57,3 +60,17 @@ def test_the_explorer_shows_what_it_was_given():
         },
     )
     assert "the agent&#x27;s own compactions: 2" in explorer.output.value
+
+
+def test_the_real_compactions_table_names_each_log_and_compaction():
+    rows = real_compactions()
+    frame = real_compactions_frame()
+    assert len(frame) == len(rows)
+    assert list(frame.index) == [
+        f"{name} #{row['number']}"
+        for name, row in zip([_short_name(row["log"]) for row in rows], rows)
+    ]
+    assert _short_name("claude-code/entire-91-b42542f24f-0.jsonl") == "entire-91"
+    assert _short_name("pi/pi-mono-opus-4-5-two-compactions.jsonl") == "pi opus-4-5"
+    assert list(frame["held"]) == [row["held"] for row in rows]
+    assert list(frame["stand-in held"]) == [row["standin_held"] for row in rows]

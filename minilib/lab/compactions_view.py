@@ -8,7 +8,11 @@ from typing import List, Tuple
 import pandas as pd
 
 from ..logs.replay import load_transcript, parse_transcript
-from ..measure.compactions import CompactionReport, measure_compactions
+from ..measure.compactions import (
+    CompactionReport,
+    measure_compactions,
+    real_compactions,
+)
 from ..reports.compactions import format_compactions
 from .shown import TextUploadExplorer, upload_text
 
@@ -37,6 +41,41 @@ def compactions_frame(reports: List[CompactionReport]) -> pd.DataFrame:
         "opaque" if r.summary_tokens is None else f"{r.summary_tokens:,}" for r in reports
     ]
     return frame.astype(object).where(frame.notna(), "not recorded")
+
+
+def real_compactions_frame() -> pd.DataFrame:
+    """The real logs' compactions (`real_compactions`), one row each: the log (its
+    file's name, up to its first two dashes' worth) and the compaction's number, what
+    the record and the usage say before it, and the facts after it, the real summary's
+    fates beside the stand-in's."""
+    columns = {
+        "tokens_before": "tokens before",
+        "last_call_tokens": "last call's prompt",
+        "summary_tokens": "summary tokens",
+        "facts_after": "facts after",
+        "held": "held",
+        "reread": "re-read",
+        "neither": "neither",
+        "restorable": "restorable",
+        "standin_held": "stand-in held",
+        "standin_restorable": "stand-in restorable",
+    }
+    rows = real_compactions()
+    frame = pd.DataFrame(rows, columns=list(columns)).rename(columns=columns)
+    frame.index = pd.Index(
+        [f"{_short_name(row['log'])} #{row['number']}" for row in rows],
+        name="log, compaction",
+    )
+    return frame
+
+
+def _short_name(log: str) -> str:
+    """`claude-code/entire-91-b42542f24f-0.jsonl` -> `entire-91`; a pi file keeps its
+    model: `pi-mono-opus-4-5-two-compactions.jsonl` -> `pi opus-4-5`."""
+    stem = log.rsplit("/", 1)[-1].split(".")[0]
+    if stem.startswith("pi-mono-"):
+        return "pi " + "-".join(stem[len("pi-mono-") :].split("-")[:3])
+    return "-".join(stem.split("-")[:2])
 
 
 def compactions_of_file(path) -> List[CompactionReport]:

@@ -28,8 +28,9 @@ in place of the history, and what the agent did next. For each compaction:
   (`BoundedSummarizer` over the scripted summary, the text the production policies'
   rows say "stand-in" for) of the same replaced history, given the same room as the
   real summary (its estimated tokens; `STANDIN_TOKENS` when the real one is opaque):
-  the same facts, held by it or restorable from it. Its held count against the real
-  one is how optimistic a stand-in row is.
+  the same facts, held by it or restorable from it. Its held count beside the real
+  one says how far a stand-in row is from a real summary (on the real logs bundled,
+  `real_compactions()`, the stand-in holds fewer).
 
 Limits, said plainly: facts are text (`fact_rule` says its limits); "held" means
 verbatim, so a summary that paraphrases a path does not hold it; re-read counts any
@@ -45,6 +46,7 @@ from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 from ..messages import is_observation, output_id
 from ..model import scripted_summary
 from ..scale.bounded import MIN_BUDGET, BoundedSummarizer
+from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens, estimate_text_tokens, estimate_tokens
 from .used_facts import UsedFacts, WindowIndex, used_facts, way_back
 
@@ -302,3 +304,34 @@ def _before_only(use, outputs: Mapping[str, int], at: int):
     ways back the replacement could still name."""
     sources = tuple(s for s in use.sources if outputs.get(s, at) < at)
     return type(use)(use.fact, use.kind, use.round, sources)
+
+
+def real_compactions() -> List[dict]:
+    """Every compaction of the real logs bundled (data/real/), measured: one
+    `CompactionReport.as_dict()` a compaction, without its fact lists, and the log it
+    is in. scripts/make_real_compactions.py writes the file; measuring them again
+    takes longer than a chapter's cell should."""
+    path = DATA_DIR / "real_compactions.json"
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def compaction_totals(rows: Sequence[Mapping]) -> dict:
+    """Over compactions measured (`real_compactions()` rows): the facts used after
+    them that a tool had shown before; how many the real summaries held, how many a
+    tool showed again before the agent wrote them, and how many the stand-in, given
+    the same room, held; those each held or left restorable; and in how many
+    compactions the stand-in held fewer."""
+
+    def total(name: str) -> int:
+        return sum(row[name] for row in rows)
+
+    return {
+        "compactions": len(rows),
+        "facts_after": total("facts_after"),
+        "real_held": total("held"),
+        "reread": total("reread"),
+        "standin_held": total("standin_held"),
+        "real_held_or_restorable": total("held") + total("restorable"),
+        "standin_held_or_restorable": total("standin_held") + total("standin_restorable"),
+        "standin_held_fewer": sum(row["standin_held"] < row["held"] for row in rows),
+    }

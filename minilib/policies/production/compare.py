@@ -527,8 +527,8 @@ class PolicyRows:
 def standin_against_real(log: LoadedLog) -> dict:
     """Over the compactions `log` records: of the facts the agent used after each that a
     tool had shown before it, how many its real summary held, and how many the lab's
-    stand-in summary of the same history, given the same room, holds: how optimistic a
-    row that rests on the stand-in is, on this log."""
+    stand-in summary of the same history, given the same room, holds: how far a row
+    that rests on the stand-in is from a real summary, on this log."""
     reports = [report.as_dict() for report in measure_compactions(log)]
     return {
         "compactions": len(reports),
