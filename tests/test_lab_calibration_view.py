@@ -62,6 +62,13 @@ def test_the_agent_replay_figure_marks_both_compactions():
     figure, lines, row = agent_replay_of(load_log(SESSION))
     replayed = next(t for t in figure.data if t.name.startswith("the replay compacted"))
     assert list(replayed.x) == [c["round"] for c in row["compaction_rounds"]]
+    # each at the count that crossed the trigger: above it, and above every window
+    # the replay sent before it (those stayed under the trigger)
+    assert list(replayed.y) == [c["tokens_before"] for c in row["compaction_rounds"]]
+    first = row["compaction_rounds"][0]
+    assert (
+        first["tokens_before"] >= 167_000 > max(row["tokens_per_round"][: first["round"]])
+    )
     vertical = [s for s in figure.layout.shapes if s.x0 == s.x1]
     assert [s.x0 for s in vertical] == [
         c["round"] - 0.5 for c in row["recorded_compaction_rounds"]

@@ -38,7 +38,8 @@ def agent_replay_figure(
     log, row: dict, title: str = "", window: int = 200_000
 ) -> go.Figure:
     """The record (black) and the replay (blue) per call; a dashed black line where the
-    agent compacted, a blue triangle where the replay did; crosses where results were
+    agent compacted, a blue triangle where the replay did, at the count that crossed
+    its trigger; crosses where results were
     cleared in place (black: recorded by the agent; blue: the replay); for Claude Code,
     a dotted line at the count where that version compacts."""
     recorded = recorded_inputs(log)
@@ -87,14 +88,18 @@ def _events(figure, log, row: dict, top: int) -> None:
         name="the agent compacted before this round",
         line={"color": RECORDED_COLOR, "dash": "dash"},
     )
-    replayed = [c["round"] for c in row["compaction_rounds"]]
-    _marks(
-        figure,
-        replayed,
-        top * 1.04,
-        "the replay compacted before this round",
-        "triangle-down",
-        BLUE,
+    # A replay's triangle stands at the count that crossed its trigger: that window
+    # was never sent (the compacted one was), so the line never shows it.
+    replayed = row["compaction_rounds"]
+    figure.add_scatter(
+        x=[c["round"] for c in replayed],
+        y=[
+            top * 1.04 if c.get("tokens_before") is None else c["tokens_before"]
+            for c in replayed
+        ],
+        mode="markers",
+        name="the replay compacted before this round (at the count that crossed it)",
+        marker={"symbol": "triangle-down", "size": 12, "color": BLUE},
     )
     cleared, microcompacted = clearing_rounds(log), row.get("microcompaction_rounds")
     if cleared or microcompacted:
