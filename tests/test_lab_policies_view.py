@@ -4,6 +4,7 @@ import datetime as dt
 import html
 import json
 import re
+from pathlib import Path
 
 from minilib.lab.policies_view import (
     LogRuns,
@@ -20,10 +21,18 @@ from minilib.lab.policies_view import (
     tradeoff_traces,
 )
 from minilib.lab.style import PROBLEM_CSS
+from minilib.logs.replay import load_transcript
 from minilib.policies.production.compare import measure_policy
 from minilib.tokens import estimate_tokens
 
 SHORT = "generated session, 200 tool calls, 4 user turns"
+REAL_CLAUDE = (
+    Path(__file__).resolve().parent.parent
+    / "data"
+    / "real"
+    / "claude-code"
+    / "entire-91-b42542f24f-0.jsonl"
+)
 
 
 def test_rows_are_the_compare_rows_with_tokens_saved():
@@ -366,3 +375,64 @@ def test_a_move_that_leaves_the_run_as_it_was_says_so_under_its_line():
     slider.value = slider.max  # a value whose run differs: the line goes
     assert not same_run(runs.row(key, window, 0.2), runs.row(key, window, slider.max))
     assert "the same run as at" not in lab.readouts[key].value
+
+
+def test_a_real_log_uploaded_runs_as_compare_runs_it(monkeypatch):
+    """A real log with recorded usage, uploaded: the window its agent ran at, each
+    window counted as the harness sent it with the overhead its first call measured,
+    the agent's own row calibrated and its version's behaviour; the rows are the ones
+    `compare` prints, and the own row compacts near where the agent did."""
+    from minilib.policies.production.compare import compare_policies
+    from minilib.policies.production.own_agent import (
+        log_counting,
+        own_agent_count,
+        own_agent_parameters,
+    )
+
+    path = REAL_CLAUDE
+    lab = PolicyLab(SHORT, 8_000)
+    shown = []
+    original = lab.render
+    monkeypatch.setattr(
+        lab, "render", lambda: shown.append(lab.choice.value) or original()
+    )
+    upload(lab, path.name, path.read_bytes())
+    assert shown == [f"uploaded: {path.name}"]  # the window changed without a render
+    log = load_transcript(path)
+    counting = log_counting(log)
+    assert lab.window.value == counting.window == 200_000
+    assert "counted as the harness sent it" in lab.status.value
+    assert f"{counting.overhead:,} tokens a call" in lab.status.value
+    rows = {row["policy"]: row for row in lab.rows}
+    count, overhead, _, missing = own_agent_count(log, None)
+    expected = compare_policies(
+        log.messages,
+        ["claude-code", "codex"],
+        200_000,
+        counting.count_tokens,
+        counted_with=counting.counted_with,
+        overhead_tokens=counting.overhead,
+        agent_log=log,
+        agent_count=count,
+        agent_parameters=own_agent_parameters(log, None, overhead, missing, count),
+    )
+    for row in expected:
+        shown_row = rows[row["policy"]]
+        for field in ("rounds", "tokens_sent", "compaction_rounds", "facts_kept"):
+            assert shown_row[field] == row[field], (row["policy"], field)
+    (agent,) = rows["claude-code"]["recorded_compaction_rounds"]
+    (replayed,) = rows["claude-code"]["compaction_rounds"]
+    assert abs(replayed["round"] - agent["round"]) <= 10
+    # saved against the whole log in the row's own count: the article's pipeline
+    # never reaches its threshold here, cuts nothing and saves nothing
+    assert rows["article"]["compaction_rounds"] == []
+    assert rows["article"]["tokens_saved"] == 0
+    assert rows["claude-code"]["tokens_saved"] > 0.2  # it compacted, at round 39 of 51
+
+
+def test_a_log_without_usage_keeps_each_policys_defaults():
+    lab = PolicyLab(SHORT, 8_000)
+    text = json.dumps(list(log_messages("m3_release_check.json")))
+    upload(lab, "mine.json", text.encode())
+    assert lab.current().counting is None and lab.window.value == 8_000
+    assert "(estimated)" in lab.status.value

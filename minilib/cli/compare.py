@@ -4,12 +4,11 @@ policy and print one row a policy."""
 import argparse
 import json
 from pathlib import Path
-from typing import Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.calibration import CalibrationError
-from ..measure.recorded_usage import counted_usage_rows
+from ..measure.recorded_usage import measured_overhead
 from ..measure.tokenizers import TokenizerUnavailable
 from ..policies.production.own_agent import own_agent_count, own_agent_parameters
 from ..trace import write_text_safely
@@ -109,17 +108,6 @@ def policy_list(text: str) -> list:
             + ", ".join(POLICIES)
         )
     return keys
-
-
-def measured_overhead(log, count_tokens) -> Optional[int]:
-    """What the log's first model call counted beyond what it sent (the system prompt
-    and tool definitions the log does not hold: `measure.recorded_usage`), or None when
-    the log records no usage for its first call (a later call's count holds history an
-    abridged log may lack) or none beyond its own messages."""
-    rows = counted_usage_rows(log, count_tokens)
-    if not rows or rows[0].round != 0 or rows[0].overhead <= 0:
-        return None
-    return rows[0].overhead
 
 
 def rows_json(rows) -> str:

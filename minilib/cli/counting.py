@@ -14,6 +14,7 @@ from typing import List, Optional
 
 from ..agents.windows import ARTICLE_WINDOW, agent_window
 from ..measure.calibration import (
+    SENT_LABEL,
     THINKING_RULES,
     Calibration,
     calibrate,
@@ -25,10 +26,6 @@ from ..session import DATA_DIR
 from .common import counter
 
 ARTICLE_TRANSCRIPTS = DATA_DIR / "transcripts"
-SENT_LABEL = (
-    "estimated (the article's rule over each message's text, its calls' names and "
-    "arguments, and the thinking the model keeps: {rule})"
-)
 
 
 @dataclass

@@ -26,7 +26,7 @@ from ..policies.production import POLICIES, build_policy
 from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
-from ..tokens import estimate_message_tokens
+from ..tokens import estimate_message_tokens, estimate_tokens
 from .numbers import boxed_slider, format_number
 from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
@@ -90,12 +90,16 @@ class Baseline:
         return sum(self.per_round[:rounds])
 
 
-def baseline(messages: Sequence[Mapping]) -> Baseline:
+def baseline(
+    messages: Sequence[Mapping], count_message=estimate_message_tokens
+) -> Baseline:
+    """Each round's whole log before it, a message counted by `count_message` (the
+    count the policies' rows are counted by: saved 0% is a policy that cut nothing)."""
     per_round, total = [], 0
     for message in messages:
         if message["role"] == "assistant":
             per_round.append(total)
-        total += estimate_message_tokens(message)
+        total += count_message(message)
     return Baseline(tuple(per_round))
 
 
@@ -137,9 +141,21 @@ class LogRuns:
     (`stored_rows`, which keep its facts too), and reads the log and counts it only
     when a row not stored is asked for."""
 
-    def __init__(self, messages: Optional[Sequence[Mapping]] = None, name: str = ""):
+    def __init__(
+        self, messages: Optional[Sequence[Mapping]] = None, name: str = "", log=None
+    ):
         self.name = name
+        # a log read whole (an upload) that records its usage is run as `compare` runs
+        # it: counted as its harness sent, its overhead measured, its agent's own row
+        # calibrated (`log_counting`); without usage, each policy's defaults
+        self.log = log
+        self.counting = None
+        if log is not None:
+            from ..policies.production.own_agent import log_counting
+
+            messages, self.counting = log.messages, log_counting(log)
         self._messages = None if messages is None else with_output_ids(list(messages))
+        self._baselines: Dict[int, Baseline] = {}  # id(counter) -> its baseline
         self._used = None
         self._baseline = None
         self._stored = stored_rows().get(name, {}) if name else {}
@@ -176,6 +192,18 @@ class LogRuns:
             )
         return self._baseline
 
+    def baseline_for(self, count) -> "Baseline":
+        """The baseline in the tokens of `count`, the count a row was run with."""
+        if count is estimate_tokens:
+            return self.baseline
+        if id(count) not in self._baselines:
+            from ..policies.production.run import per_message_counter
+
+            self._baselines[id(count)] = baseline(
+                self.messages, per_message_counter(count)
+            )
+        return self._baselines[id(count)]
+
     @property
     def facts_used(self) -> int:
         """How many distinct facts the agent used."""
@@ -204,22 +232,53 @@ class LogRuns:
         if found is None:
             from ..policies.production.compare import measure_policy
 
+            count, how = estimate_tokens, {}
+            if self.counting is not None:
+                count, parameters = self.counting.run_with(key)
+                how = dict(
+                    parameters,
+                    counted_with=self.counting.counted_with,
+                    agent_log=self.log,
+                )
             try:
                 found = measure_policy(
                     self.messages,
                     key,
                     window,
+                    count,
                     used=self.used,
                     counted=self._counted,
-                    **settings,
+                    **{**how, **settings},
                 )
             except Exception as error:  # shown in its row, the other rows go on
                 found = refused_row(key, error)
             else:
                 found.pop("cut")  # each output's fate: the chapter shows none
-                found["tokens_saved"] = saved_share(found, self.baseline)
+                found["tokens_saved"] = saved_share(found, self.baseline_for(count))
             self._rows[(key, window, value)] = found
         return found
+
+
+def counting_words(runs: LogRuns, window: int) -> str:
+    """How the rows of `runs` at `window` were counted, in words."""
+    counting = runs.counting
+    if counting is None:
+        return f"window {window:,} tokens (estimated)"
+    words = f"window {window:,} tokens"
+    if window == counting.window:
+        words += f" ({html.escape(counting.window_why)})"
+    words += "; each window counted as the harness sent it (call arguments, thinking)"
+    if counting.overhead is not None:
+        words += (
+            f", with {counting.overhead:,} tokens a call the log's first call counted "
+            "beyond its messages"
+        )
+    if counting.own_key is not None:
+        words += (
+            f"; <b>{counting.own_key}</b>, the agent's own, as calibrated on the log's "
+            "recorded usage and as the version that wrote the log"
+        )
+    return words
 
 
 @lru_cache(maxsize=None)
@@ -615,11 +674,12 @@ def slider_for(key: str, window: int) -> widgets.Widget:
     return slider
 
 
-def uploaded_messages(upload: widgets.FileUpload) -> Tuple[str, List[dict]]:
-    """The name and messages of the file uploaded last (ipywidgets 8's value)."""
+def uploaded_log(upload: widgets.FileUpload):
+    """The name and the log (a LoadedLog) of the file uploaded last (ipywidgets 8's
+    value)."""
     item = upload.value[-1]
     text = decoded_text(bytes(item["content"]), item["name"])
-    return item["name"], parse_transcript(text, item["name"]).messages
+    return item["name"], parse_transcript(text, item["name"])
 
 
 class PolicyLab(ShownAsWidget):
@@ -655,7 +715,7 @@ class PolicyLab(ShownAsWidget):
         )
         self._holding = False  # while the log list changes: one reset, at its end
         self.choice.observe(lambda change: self._on_log(), "value")
-        self.window.observe(lambda change: self.reset(), "value")
+        self.window.observe(lambda change: self._on_log(), "value")
         self.upload.observe(lambda change: self.take_upload(), "value")
         # The log, then each slider beside its policy's row (all on one 1280 x 720
         # screen), then what the log is and the whole table, the chart under it.
@@ -702,7 +762,7 @@ class PolicyLab(ShownAsWidget):
         if not self.upload.value:
             return
         try:
-            name, messages = uploaded_messages(self.upload)
+            name, log = uploaded_log(self.upload)
         except LogFileError as error:
             self.problem.value = (
                 f'<div style="{PROBLEM_CSS}padding:4px 10px;white-space:pre-wrap">'
@@ -712,7 +772,7 @@ class PolicyLab(ShownAsWidget):
             return
         self.problem.value = ""
         label = f"uploaded: {name}"
-        self.runs[label] = LogRuns(messages)
+        runs = self.runs[label] = LogRuns(log=log)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
         # A Dropdown whose options change picks their first for a moment: held, so the
         # first log's table is neither computed nor shown before the uploaded one's.
@@ -720,9 +780,18 @@ class PolicyLab(ShownAsWidget):
         try:
             self.choice.options = options + [label]
             self.choice.value = label
+            if runs.counting is not None:  # the window its agent ran at
+                self._show_window(runs.counting.window)
         finally:
             self._holding = False
         self.reset()
+
+    def _show_window(self, window: int) -> None:
+        """`window` chosen in the window list, added to it if it is not one of them."""
+        if window not in [value for _, value in self.window.options]:
+            windows = sorted({value for _, value in self.window.options} | {window})
+            self.window.options = [(f"{w:,}", w) for w in reversed(windows)]
+        self.window.value = window
 
     def _on_log(self) -> None:
         if not self._holding:
@@ -800,7 +869,7 @@ class PolicyLab(ShownAsWidget):
             f"<b>{html.escape(self.choice.value)}</b>: "
             f"{plural(len(runs.baseline.per_round), 'round')}, "
             f"{plural(used, 'fact')} the agent used; "
-            f"window {self.window.value:,} tokens (estimated)"
+            + counting_words(runs, self.window.value)
         )
         # a policy's name and its rounds on one line, as in the chapter's tables
         self.table.value = table_html(comparison_frame(rows), keep_first=True)

@@ -75,6 +75,11 @@ from .recorded_usage import arguments_tokens
 
 FORMAT = "minilib-calibration/1"
 KEPT, TOOL_LOOP = "kept", "tool loop"
+# How a count by `sent_counter` is named, its thinking rule in it.
+SENT_LABEL = (
+    "estimated (the article's rule over each message's text, its calls' names and "
+    "arguments, and the thinking the model keeps: {rule})"
+)
 THINKING_RULES = {
     KEPT: "every earlier turn's thinking is kept in context and counted",
     TOOL_LOOP: "the thinking of the tool loop under way is counted, earlier turns' "

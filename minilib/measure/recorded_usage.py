@@ -335,3 +335,14 @@ def format_usage(
         )
         previous = row
     return "\n".join(lines)
+
+
+def measured_overhead(log, count_tokens) -> Optional[int]:
+    """What the log's first model call counted beyond what it sent (the system prompt
+    and tool definitions the log does not hold: this module), or None when
+    the log records no usage for its first call (a later call's count holds history an
+    abridged log may lack) or none beyond its own messages."""
+    rows = counted_usage_rows(log, count_tokens)
+    if not rows or rows[0].round != 0 or rows[0].overhead <= 0:
+        return None
+    return rows[0].overhead

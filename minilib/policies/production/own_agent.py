@@ -3,11 +3,68 @@ half of the log's calls, so the second half tests it) and replayed as the versio
 wrote the log behaved (`minilib.agents`): what `compare` and chapter 7 set beside the
 agent's own record."""
 
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Callable, List, Optional
 
 from ...agents import claude_code
-from ...measure.calibration import calibrate, lacking_cleared
+from ...agents.windows import agent_window
+from ...measure.calibration import (
+    SENT_LABEL,
+    THINKING_RULES,
+    calibrate,
+    lacking_cleared,
+    sent_counter,
+)
+from ...measure.recorded_usage import measured_overhead
 from .compare import AGENT_POLICY, compare_policies, rounds_before
+
+
+@dataclass
+class LogCounting:
+    """How every policy is run on a real log that records its usage, as `compare` runs
+    it with no flag: at the agent's window, each window counted as the harness sent it
+    (call arguments, the thinking kept), with the overhead the log's first call
+    measured (the system prompt and tool definitions no log holds); the agent's own
+    policy counted as calibrated on the log's first calls and replayed as the version
+    that wrote the log."""
+
+    window: int
+    window_why: str
+    count_tokens: Callable
+    counted_with: str
+    overhead: Optional[int]  # None: each policy's documented default
+    own_key: Optional[str] = None
+    own_count: Optional[Callable] = None
+    own_parameters: dict = field(default_factory=dict)
+    lines: List[str] = field(default_factory=list)  # what the own row was counted by
+
+    def run_with(self, key: str) -> tuple:
+        """(the count, the parameters) policy `key` runs with on this log."""
+        parameters = {} if self.overhead is None else {"overhead_tokens": self.overhead}
+        if key == self.own_key and self.own_count is not None:
+            return self.own_count, {**parameters, **self.own_parameters}
+        return self.count_tokens, parameters
+
+
+def log_counting(log) -> Optional[LogCounting]:
+    """The `LogCounting` of `log` (a LoadedLog); None where it records no usage (the
+    article's estimate and each policy's defaults are all there is to go by)."""
+    if not log.usage:
+        return None
+    window, why, _ = agent_window(log)
+    count_tokens = sent_counter(log)
+    counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
+    counting = LogCounting(
+        window, why, count_tokens, counted_with, measured_overhead(log, count_tokens)
+    )
+    own_count, own_overhead, lines, missing = own_agent_count(log, None)
+    key = AGENT_POLICY.get(log.shape)
+    if key is not None and own_count is not None:
+        counting.own_key, counting.own_count, counting.lines = key, own_count, lines
+        counting.own_parameters = own_agent_parameters(
+            log, None, own_overhead, missing, own_count
+        )
+    return counting
 
 
 def own_agent_row(log, window: int, version: Optional[str] = None):
