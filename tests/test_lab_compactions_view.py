@@ -60,6 +60,8 @@ def test_the_explorer_shows_what_it_was_given():
         },
     )
     assert "the agent&#x27;s own compactions: 2" in explorer.output.value
+    # wrapped at its spaces: JupyterLab breaks a <pre> line anywhere, a path mid-word
+    assert "word-break:normal;overflow-wrap:break-word" in explorer.output.value
 
 
 def test_the_real_compactions_table_names_each_log_and_compaction():

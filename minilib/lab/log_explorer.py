@@ -61,6 +61,7 @@ from .style import (
     PROBLEM_CSS,
     REPORT_CSS,
     TABLE_CSS,
+    WRAPPED_TEXT_CSS,
 )
 from .tables import HtmlTable, display_width, preview, to_html
 from .transcripts_view import (
@@ -453,8 +454,7 @@ def _message(text: str, problem: bool = False) -> str:
     style = PROBLEM_CSS if problem else REPORT_CSS
     return (
         f'<pre class="ccl-log-report" style="{style}padding:6px 10px;'
-        "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"  # whole words
-        f'font-size:13px">{html.escape(text)}</pre>'
+        f'{WRAPPED_TEXT_CSS}font-size:13px">{html.escape(text)}</pre>'
     )
 
 

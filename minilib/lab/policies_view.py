@@ -43,6 +43,7 @@ from .style import (
     PROBLEM_CSS,
     SUMMARY_COLOR,
     TEXT_COLOR,
+    WRAPPED_TEXT_CSS,
 )
 from .tables import HtmlTable, prose_table
 
@@ -765,7 +766,7 @@ class PolicyLab(ShownAsWidget):
             name, log = uploaded_log(self.upload)
         except LogFileError as error:
             self.problem.value = (
-                f'<div style="{PROBLEM_CSS}padding:4px 10px;white-space:pre-wrap">'
+                f'<div style="{PROBLEM_CSS}padding:4px 10px;{WRAPPED_TEXT_CSS}">'
                 f"{html.escape(str(error))}<br>The table below still shows "
                 f"<b>{html.escape(self.choice.value)}</b>.</div>"
             )

@@ -4,7 +4,7 @@ import html
 
 import ipywidgets as widgets
 
-from .style import PROBLEM_CSS, REPORT_CSS
+from .style import PROBLEM_CSS, REPORT_CSS, WRAPPED_TEXT_CSS
 
 
 class ShownAsWidget:
@@ -48,7 +48,7 @@ class TextUploadExplorer(ShownAsWidget):
         text, problem = described(self.describe, upload["name"], upload["content"])
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.value = (
-            f'<pre style="{style}padding:6px 10px;white-space:pre-wrap;'
+            f'<pre style="{style}padding:6px 10px;{WRAPPED_TEXT_CSS}'
             f'font-size:13px">{html.escape(text)}</pre>'
         )
         return text

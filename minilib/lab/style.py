@@ -217,6 +217,9 @@ PREVIEW_COLUMNS = 34
 # the cell's hover text), so the table fits the 848-px notebook.
 LOG_TOOL_COLUMNS, LOG_ERROR_COLUMNS = 18, 12
 TITLE_CHARS = 600
+# Preformatted report text wrapped at its spaces, never inside a word or a path
+# (JupyterLab's own CSS breaks a <pre> line anywhere).
+WRAPPED_TEXT_CSS = "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"
 # An item of a listed cell (fact ids) kept on one line: ids break at their hyphens.
 UNBROKEN_ITEM = '<span style="white-space:nowrap">{}</span>'
 
