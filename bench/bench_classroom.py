@@ -811,7 +811,8 @@ def breaks(r: dict) -> list:
     if k.get("page_failed"):
         found.append(f"{k['page_failed']} page requests failed through the proxy")
     if b.get("failed") or k.get("failed"):
-        found.append(f"{b.get('failed', 0) + k.get('failed', 0)} presses never redrawn")
+        never = b.get("failed", 0) + k.get("failed", 0)
+        found.append(f"{never} {'press' if never == 1 else 'presses'} never redrawn")
     if r.get("left_behind"):
         found.append(f"{len(r['left_behind'])} processes left after Ctrl-C")
     return found
