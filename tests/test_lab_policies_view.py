@@ -401,8 +401,8 @@ def test_a_real_log_uploaded_runs_as_compare_runs_it(monkeypatch):
     log = load_transcript(path)
     counting = log_counting(log)
     assert lab.window.value == counting.window == 200_000
-    assert "counted as the harness sent it" in lab.status.value
-    assert f"{counting.overhead:,} tokens a call" in lab.status.value
+    assert "counted as the harness sent each window" in lab.status.value
+    assert f"plus {counting.overhead:,} tokens a call" in lab.status.value
     rows = {row["policy"]: row for row in lab.rows}
     count, overhead, _, missing = own_agent_count(log, None)
     expected = compare_policies(

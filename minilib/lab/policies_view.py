@@ -41,6 +41,7 @@ from .style import (
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
     PROBLEM_CSS,
+    STATUS_LINE_HEIGHT,
     SUMMARY_COLOR,
     TEXT_COLOR,
     WRAPPED_TEXT_CSS,
@@ -268,16 +269,13 @@ def counting_words(runs: LogRuns, window: int) -> str:
     words = f"window {window:,} tokens"
     if window == counting.window:
         words += f" ({html.escape(counting.window_why)})"
-    words += "; each window counted as the harness sent it (call arguments, thinking)"
+    words += "; counted as the harness sent each window"
     if counting.overhead is not None:
-        words += (
-            f", with {counting.overhead:,} tokens a call the log's first call counted "
-            "beyond its messages"
-        )
+        words += f", plus {counting.overhead:,} tokens a call (its first call's overhead)"
     if counting.own_key is not None:
         words += (
-            f"; <b>{counting.own_key}</b>, the agent's own, as calibrated on the log's "
-            "recorded usage and as the version that wrote the log"
+            f"; <b>{counting.own_key}</b>, the agent's own: calibrated on the log's "
+            "usage, as the version that wrote it"
         )
     return words
 
@@ -867,10 +865,12 @@ class PolicyLab(ShownAsWidget):
         rows = policy_rows(runs, self.window.value, self.values())
         used = runs.facts_used
         self.status.value = (
+            f'<div style="line-height:{STATUS_LINE_HEIGHT}">'
             f"<b>{html.escape(self.choice.value)}</b>: "
             f"{plural(len(runs.baseline.per_round), 'round')}, "
             f"{plural(used, 'fact')} the agent used; "
             + counting_words(runs, self.window.value)
+            + "</div>"
         )
         # a policy's name and its rounds on one line, as in the chapter's tables
         self.table.value = table_html(comparison_frame(rows), keep_first=True)
