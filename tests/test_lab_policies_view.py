@@ -310,6 +310,13 @@ def test_a_problem_is_never_shown_as_a_saving_and_a_share_never_overstates():
     stopped = {**row, "windows_invalid": 0, "overflow_round": 80, "tokens_saved": 0.71}
     line = row_readout(stopped)
     assert "stopped at round 80" in line and "saved" not in line
+    clean = {**row, "windows_invalid": 0}
+    # saved and kept first: a column narrower than the line cuts its end, not them
+    assert (
+        html.unescape(row_readout(clean))
+        .split(">")[2]
+        .startswith("100% saved · 3 kept · 160 / 160 · 1,000 sent")
+    )
     one = {**row, "windows_invalid": 1, "facts_lost": 1}
     assert "1 broken window " in row_readout(one) and "1 fact lost" in row_readout(one)
     assert share_text(0.996) == "99%" and share_text(1.0) == "100%"

@@ -418,7 +418,8 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     """A policy's row in one line, beside its slider. Problems come first and in red (a
     stop, broken windows, lost facts), and a run with one is never shown as a saving: a
     stopped run saved nothing, it failed; a run with broken windows sent windows an API
-    rejects. A clean run says how far it ran, tokens sent and saved and facts kept.
+    rejects. A clean run says tokens saved and facts kept, then how far it ran and
+    tokens sent.
     `inert`, why the slider can change nothing on this log, goes on a second line; else
     `same_as`, the value the slider just left when the run is the same (so a move that
     changed nothing is not taken for one that did not register). The first line whole
@@ -429,9 +430,10 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     elif problems:
         text = " · ".join(problems) + f" · {row['tokens_sent']:,} sent"
     else:
+        # what a policy is chosen by first: a narrow column cuts the line's end
         text = (
-            f"{rounds_cell(row)} · {row['tokens_sent']:,} sent · "
-            f"{saved_percent(row)} saved · {row['facts_kept']} kept"
+            f"{saved_percent(row)} saved · {row['facts_kept']} kept · "
+            f"{rounds_cell(row)} · {row['tokens_sent']:,} sent"
         )
     style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
     line = (
