@@ -20,6 +20,8 @@ print(rfc3987_syntax.__name__)
 
 @pytest.mark.skipif(
     importlib.util.find_spec("rfc3987_syntax") is None,
+    # pyproject.toml pins jsonschema below 4.25, which does not bring it; an
+    # environment with a later jsonschema (the lab installed beside other packages) does
     reason="rfc3987_syntax is not installed: nothing to skip",
 )
 def test_the_lab_imports_jsonschema_without_the_iri_grammar():
