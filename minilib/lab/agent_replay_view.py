@@ -91,15 +91,16 @@ def _events(figure, log, row: dict, top: int) -> None:
     # A replay's triangle stands at the count that crossed its trigger: that window
     # was never sent (the compacted one was), so the line never shows it.
     replayed = row["compaction_rounds"]
-    figure.add_scatter(
-        x=[c["round"] for c in replayed],
-        y=[
+    _marks(
+        figure,
+        [c["round"] for c in replayed],
+        [
             top * 1.04 if c.get("tokens_before") is None else c["tokens_before"]
             for c in replayed
         ],
-        mode="markers",
-        name="the replay compacted before this round (at the count that crossed it)",
-        marker={"symbol": "triangle-down", "size": 12, "color": BLUE},
+        "the replay compacted before this round (at the count that crossed it)",
+        "triangle-down",
+        BLUE,
     )
     cleared, microcompacted = clearing_rounds(log), row.get("microcompaction_rounds")
     if cleared or microcompacted:
@@ -122,9 +123,10 @@ def _events(figure, log, row: dict, top: int) -> None:
 
 
 def _marks(figure, rounds, height, name, symbol, color) -> None:
+    """A marker at each of `rounds`, at `height` (one for all, or one a round)."""
     figure.add_scatter(
         x=rounds,
-        y=[height] * len(rounds),
+        y=height if isinstance(height, list) else [height] * len(rounds),
         mode="markers",
         name=name,
         marker={"symbol": symbol, "size": 12, "color": color},

@@ -15,27 +15,18 @@ from ..measure.compactions import (
 )
 from ..reports.compactions import format_compactions
 from .shown import TextUploadExplorer, upload_text
+from .style import COMPACTION_COLUMNS
 
 
 def compactions_frame(reports: List[CompactionReport]) -> pd.DataFrame:
     """One row a compaction: as recorded (the record's tokens before, the last call's
     prompt as the usage says), the three fates, the stand-in beside them."""
-    columns = {
-        "round": "round",
-        "trigger": "trigger",
-        "tokens_before": "tokens before",
-        "last_call_tokens": "last call's prompt",
-        "summary_tokens": "summary tokens",
-        "facts_after": "facts after",
-        "held": "held",
-        "reread": "re-read",
-        "reread_tokens": "re-read tokens",
-        "neither": "neither",
-        "restorable": "restorable",
-        "standin_held": "stand-in held",
-    }
-    rows = [report.as_dict() for report in reports]
-    frame = pd.DataFrame(rows, columns=list(columns)).rename(columns=columns)
+    frame = _frame(
+        [report.as_dict() for report in reports],
+        ("round", "trigger", "tokens_before", "last_call_tokens", "summary_tokens")
+        + ("facts_after", "held", "reread", "reread_tokens", "neither", "restorable")
+        + ("standin_held",),
+    )
     frame.index = pd.Index([report.number for report in reports], name="compaction")
     frame["summary tokens"] = [
         "opaque" if r.summary_tokens is None else f"{r.summary_tokens:,}" for r in reports
@@ -48,25 +39,23 @@ def real_compactions_frame() -> pd.DataFrame:
     file's name, up to its first two dashes' worth) and the compaction's number, what
     the record and the usage say before it, and the facts after it, the real summary's
     fates beside the stand-in's."""
-    columns = {
-        "tokens_before": "tokens before",
-        "last_call_tokens": "last call's prompt",
-        "summary_tokens": "summary tokens",
-        "facts_after": "facts after",
-        "held": "held",
-        "reread": "re-read",
-        "neither": "neither",
-        "restorable": "restorable",
-        "standin_held": "stand-in held",
-        "standin_restorable": "stand-in restorable",
-    }
     rows = real_compactions()
-    frame = pd.DataFrame(rows, columns=list(columns)).rename(columns=columns)
+    frame = _frame(
+        rows,
+        ("tokens_before", "last_call_tokens", "summary_tokens", "facts_after", "held")
+        + ("reread", "neither", "restorable", "standin_held", "standin_restorable"),
+    )
     frame.index = pd.Index(
         [f"{_short_name(row['log'])} #{row['number']}" for row in rows],
         name="log, compaction",
     )
     return frame
+
+
+def _frame(rows: List[dict], keys: Tuple[str, ...]) -> pd.DataFrame:
+    """`rows` (`CompactionReport.as_dict()`s) as a table of `keys`, under the names a
+    person reads (`COMPACTION_COLUMNS`)."""
+    return pd.DataFrame(rows, columns=list(keys)).rename(columns=COMPACTION_COLUMNS)
 
 
 def _short_name(log: str) -> str:

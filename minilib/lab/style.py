@@ -217,6 +217,22 @@ PREVIEW_COLUMNS = 34
 # the cell's hover text), so the table fits the 848-px notebook.
 LOG_TOOL_COLUMNS, LOG_ERROR_COLUMNS = 18, 12
 TITLE_CHARS = 600
+# The columns of a table of compactions (`CompactionReport.as_dict()` keys), named.
+COMPACTION_COLUMNS = {
+    "round": "round",
+    "trigger": "trigger",
+    "tokens_before": "tokens before",
+    "last_call_tokens": "last call's prompt",
+    "summary_tokens": "summary tokens",
+    "facts_after": "facts after",
+    "held": "held",
+    "reread": "re-read",
+    "reread_tokens": "re-read tokens",
+    "neither": "neither",
+    "restorable": "restorable",
+    "standin_held": "stand-in held",
+    "standin_restorable": "stand-in restorable",
+}
 # Preformatted report text wrapped at its spaces, never inside a word or a path
 # (JupyterLab's own CSS breaks a <pre> line anywhere).
 WRAPPED_TEXT_CSS = "white-space:pre-wrap;word-break:normal;overflow-wrap:break-word;"

@@ -4,7 +4,7 @@ wrote the log behaved (`minilib.agents`): what `compare` and chapter 7 set besid
 agent's own record."""
 
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, Optional
 
 from ...agents import claude_code
 from ...agents.windows import agent_window
@@ -36,12 +36,11 @@ class LogCounting:
     own_key: Optional[str] = None
     own_count: Optional[Callable] = None
     own_parameters: dict = field(default_factory=dict)
-    lines: List[str] = field(default_factory=list)  # what the own row was counted by
 
     def run_with(self, key: str) -> tuple:
         """(the count, the parameters) policy `key` runs with on this log."""
         parameters = {} if self.overhead is None else {"overhead_tokens": self.overhead}
-        if key == self.own_key and self.own_count is not None:
+        if key == self.own_key:
             return self.own_count, {**parameters, **self.own_parameters}
         return self.count_tokens, parameters
 
@@ -57,10 +56,10 @@ def log_counting(log) -> Optional[LogCounting]:
     counting = LogCounting(
         window, why, count_tokens, counted_with, measured_overhead(log, count_tokens)
     )
-    own_count, own_overhead, lines, missing = own_agent_count(log, None)
+    own_count, own_overhead, _, missing = own_agent_count(log, None)
     key = AGENT_POLICY.get(log.shape)
     if key is not None and own_count is not None:
-        counting.own_key, counting.own_count, counting.lines = key, own_count, lines
+        counting.own_key, counting.own_count = key, own_count
         counting.own_parameters = own_agent_parameters(
             log, None, own_overhead, missing, own_count
         )
