@@ -117,13 +117,18 @@ class RunMeter:
 
     def __init__(
         self,
-        used: UsedFacts,
+        used: Optional[UsedFacts],
         count_message,
         prices=DEFAULT_PRICES,
         *,
         known_estimates: Optional[KnownCounts] = None,
     ):
-        self.facts = FactMeter(used)
+        # Without `used` (the log's facts, found elsewhere meanwhile), every measure
+        # but the facts' runs as the windows come, and the facts judge the windows
+        # kept for them once `facts_found` gives them.
+        self.facts: Optional[FactMeter] = None if used is None else FactMeter(used)
+        # (step, window, shared, change) of each window sent before the facts came
+        self._unjudged: List[tuple] = []
         self.cache = PrefixCache(count_message)
         self.cache_rounds: List[CacheRound] = []
         # The article's estimate of the same windows, beside a real tokenizer's count
@@ -177,10 +182,20 @@ class RunMeter:
             many = self.estimate.many
             self._estimated += sum(many(joined)) - sum(many(left))
             self.estimated_tokens += self._estimated
-        self.facts.sent(step, window, shared, change)
+        if self.facts is None:  # a list no one changes: kept until the facts come
+            self._unjudged.append((step, window, shared, change))
+        else:
+            self.facts.sent(step, window, shared, change)
         self._follow(window, left, joined)
         if measured.broke or len(self.tokens) == 1:
             self._fates(step)  # a window that only appended changes no fate
+
+    def facts_found(self, used: UsedFacts) -> None:
+        """The log's facts: the windows sent so far are judged now, in order."""
+        self.facts = FactMeter(used)
+        unjudged, self._unjudged = self._unjudged, []
+        for sent in unjudged:
+            self.facts.sent(*sent)
 
     def _follow(
         self, window: List[Mapping], left: List[Mapping], joined: List[Mapping]
@@ -244,6 +259,8 @@ class RunMeter:
         raise AssertionError(f"{output_id} is held but not in the window")
 
     def costs(self, rounds_total: int, overflow_round: Optional[int], counted_with: str):
+        if self.facts is None:
+            raise RuntimeError("a run's costs need the log's facts (facts_found)")
         fates = self.facts.fates()
         return RunCosts(
             len(self.tokens),

@@ -272,10 +272,11 @@ MAX_WAITING_MESSAGES = 16_000_000
 
 class PolicyMeasurement:
     """One policy replayed on a log (`replay`) and measured window by window
-    (`RunMeter`), for `measure_policy`. The measures need the log's facts, which
-    the replay does not: a replay may run before they are found (by another
-    process), its windows kept until `facts_found` gives them, then measured in the
-    order they were sent, as if the facts had been there all along."""
+    (`RunMeter`), for `measure_policy`. Judging the facts needs the log's facts, which
+    the replay does not: a replay may run before they are found (by another process),
+    every other measure taken as its windows come and the windows kept until
+    `facts_found` gives the facts, then judged in the order they were sent, as if the
+    facts had been there all along."""
 
     def __init__(
         self,
@@ -304,43 +305,43 @@ class PolicyMeasurement:
                 counted, estimate_message_tokens, estimate_message_tokens, prepared
             )
         self.replies = [m for m in prepared if m["role"] == "assistant"]
-        self.meter: Optional[RunMeter] = None
+        self.meter = RunMeter(
+            None, self.count_message, self.prices, known_estimates=self.estimates
+        )
         self.run: Optional[PolicyRun] = None
         self._names: Dict[str, str] = {}  # call id -> tool name
-        self._waiting: List[tuple] = []  # windows sent before the facts were given
-        # the messages those windows hold, a message counted in each window holding it
+        # the messages the windows waiting for the facts hold, a message counted in
+        # each window holding it
         self.waiting_messages = 0
         # Where the facts come from when those windows hold more messages than
-        # `waiting_room`: waited for then, and the rest measured as sent. None: the
+        # `waiting_room`: waited for then, and the rest judged as sent. None: the
         # windows wait, however many.
         self.wait_for_facts: Optional[Callable[[], object]] = None
         self.waiting_room = MAX_WAITING_MESSAGES
 
+    @property
+    def used(self):
+        """The log's facts, once given (`facts_found`); None before."""
+        return None if self.meter.facts is None else self.meter.facts.used
+
     def facts_found(self, used) -> None:
-        """The log's `used_facts`: the windows sent so far are measured now."""
-        self.meter = RunMeter(
-            used, self.count_message, self.prices, known_estimates=self.estimates
-        )
-        waiting, self._waiting = self._waiting, []
+        """The log's `used_facts`: the windows sent so far are judged now."""
+        self.meter.facts_found(used)
         self.waiting_messages = 0
-        for sent in waiting:
-            self._measure(*sent)
 
     def replay(self) -> PolicyRun:
         self.run = replay_policy(self.prepared, self.policy, self._sent, self.known)
         return self.run
 
     def _sent(self, step, window, arrived, measured) -> None:
-        if self.meter is None:  # the replay's own list: no one changes it later
-            self._waiting.append((step, window, arrived, measured))
+        self._measure(step, window, arrived, measured)
+        if self.meter.facts is None:  # the window waits for the facts
             self.waiting_messages += len(window)
             if (
                 self.waiting_messages > self.waiting_room
                 and self.wait_for_facts is not None
             ):
                 self.facts_found(self.wait_for_facts())
-        else:
-            self._measure(step, window, arrived, measured)
 
     def _measure(self, step, window, arrived, measured) -> None:
         meter, names, tracer = self.meter, self._names, self.tracer
@@ -362,7 +363,7 @@ class PolicyMeasurement:
 
     def row(self) -> dict:
         """The policy's row (`policy_row`, with the agent's own record)."""
-        if self.meter is None or self.run is None:
+        if self.meter.facts is None or self.run is None:
             raise RuntimeError("a row needs the replay run and the log's facts given")
         run = self.run
         costs = self.meter.costs(run.rounds_total, run.overflow_round, self.counted_with)

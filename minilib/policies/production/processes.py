@@ -4,12 +4,13 @@ while the others replay.
 A row needs the policy's replay and the log's facts (`used_facts`), and the facts
 take as long as several replays. So the processes start together, forked once the log
 is read: the first finds the facts, sends them to the others (`used_as_data`) and then
-takes policies like the rest; the others replay policies meanwhile and keep each
-replay's windows until the facts come, then measure them in the order they were sent
-(`PolicyMeasurement`). Each process takes the next policy no process has taken (the
-finder from the end of the list, the others from its front), so a slow one does not
-hold the rest back. The rows are those one process makes, in the order asked for;
-tests/test_compare_golden.py and tests/test_compare_processes.py hold them equal.
+takes policies like the rest; the others replay policies meanwhile, measuring all
+but the facts as each window comes and keeping the windows until the facts come, then
+judging the facts in them in the order they were sent (`PolicyMeasurement`). Each
+process takes the next policy no process has taken (the finder from the end of the
+list, the others from its front), so a slow one does not hold the rest back. The rows
+are those one process makes, in the order asked for; tests/test_compare_golden.py and
+tests/test_compare_processes.py hold them equal.
 
 The windows waiting for the facts are kept up to `MAX_WAITING_MESSAGES` messages a
 process; past that, a replay waits for the facts and measures as it goes.
@@ -157,8 +158,8 @@ def _work(
                 measurement.waiting_room = MAX_WAITING_MESSAGES - kept
                 measurement.wait_for_facts = lambda: _facts(job, facts_from)
             measurement.replay()
-            if measurement.meter is not None:
-                used = measurement.meter.facts.used
+            if measurement.used is not None:
+                used = measurement.used
                 _measure_waiting(job, waiting, used, rows, errors)
                 rows[index] = job.row(measurement)
                 continue
