@@ -20,7 +20,7 @@ from minilib.lab.policies_view import (
     tradeoff_figure,
     tradeoff_traces,
 )
-from minilib.lab.style import PROBLEM_CSS
+from minilib.lab.style import OVERFLOW_COLOR, PROBLEM_CSS
 from minilib.logs.replay import load_transcript
 from minilib.policies.production.compare import measure_policy
 from minilib.tokens import estimate_tokens
@@ -202,10 +202,33 @@ def test_the_chart_writes_tokens_saved_as_the_table_does():
     frame = comparison_frame(rows)
     saved = tradeoff_traces(rows)[0]
     for row, text in zip(rows, saved["text"]):
-        if row["overflow_round"] is None:
-            assert text == frame.loc[row["policy"], "saved"]
-        else:  # a stop is no saving, in the table as in the chart
+        if row["overflow_round"] is not None:  # a stop is no saving, here as there
             assert frame.loc[row["policy"], "saved"] == "none"
+        elif row["windows_invalid"]:
+            assert text == f"{frame.loc[row['policy'], 'saved']}, " + (
+                f"{frame.loc[row['policy'], 'broken']:,} broken"
+            )
+        else:
+            assert text == frame.loc[row["policy"], "saved"]
+
+
+def test_a_run_that_broke_windows_is_marked_in_the_chart_not_shown_as_a_plain_saving():
+    rows = policy_rows(LogRuns(log_messages(SHORT)), 8_000)
+    saved = tradeoff_traces(rows)[0]
+    broken = [
+        row["overflow_round"] is None and row["windows_invalid"] > 0 for row in rows
+    ]
+    assert any(broken) and not all(broken)  # the log shows both kinds
+    shapes = saved["marker"]["pattern"]["shape"]
+    colors = saved["textfont"]["color"]
+    for row, bad, shape, color, text in zip(rows, broken, shapes, colors, saved["text"]):
+        assert (shape == "/") == bad
+        if bad:
+            assert color == OVERFLOW_COLOR and text.endswith(
+                f"{row['windows_invalid']:,} broken"
+            )
+        elif row["overflow_round"] is None:
+            assert color != OVERFLOW_COLOR
 
 
 def test_an_upload_shows_only_the_uploaded_log(monkeypatch):

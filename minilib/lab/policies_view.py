@@ -514,9 +514,14 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
     facts lost and restorable; the cache's cost. A policy whose window overflowed gets
     no bar for tokens saved, only "stopped at round N" in red: it saved nothing, the
     agent failed there. One that refused its setting gets no bar anywhere, only "not
-    run" in red (the table says why)."""
+    run" in red (the table says why). One that sent windows an API rejects (broken
+    pairing) gets its bar hatched and its label in red, naming them: the tokens it
+    saved are not a saving an agent could have had."""
     names = [row["policy"] for row in rows]
     stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
+    broken = [
+        not stop and bool(row.get("windows_invalid")) for row, stop in zip(rows, stopped)
+    ]
 
     def ran_or_zero(value) -> list:
         return [0 if "error" in row else value(row) for row in rows]
@@ -529,15 +534,18 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
         lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
     )
 
-    def bars(column: int, x: list, name: str, color: str, **more) -> dict:
+    def bars(column: int, x: list, name: str, color: str, pattern=None, **more) -> dict:
         # in the figure's panel `column` (its axes x, x2, x3 and y, y2, y3)
         axis = "" if column == 1 else str(column)
+        marker = (
+            dict(color=color) if pattern is None else dict(color=color, pattern=pattern)
+        )
         return dict(
             orientation="h",
             y=names,
             x=x,
             name=name,
-            marker=dict(color=color),
+            marker=marker,
             xaxis=f"x{axis}",
             yaxis=f"y{axis}",
             **more,
@@ -552,7 +560,15 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
             COMPRESSED_COLOR,
             text=[saved_text(row) for row in rows],
             textfont=dict(
-                color=[OVERFLOW_COLOR if stop else TEXT_COLOR for stop in stopped]
+                color=[
+                    OVERFLOW_COLOR if stop or bad else TEXT_COLOR
+                    for stop, bad in zip(stopped, broken)
+                ]
+            ),
+            pattern=dict(
+                shape=["/" if bad else "" for bad in broken],
+                fgcolor=OVERFLOW_COLOR,
+                solidity=0.3,
             ),
             **outside,
         ),
@@ -576,6 +592,8 @@ def saved_text(row: Mapping) -> str:
         return "not run (the table says why)"
     if row["overflow_round"] is not None:
         return f"stopped at round {row['overflow_round']:,}"
+    if row.get("windows_invalid"):  # short: it sits between the bar and the next panel
+        return f"{saved_percent(row)}, {row['windows_invalid']:,} broken"
     return saved_percent(row)
 
 
@@ -596,7 +614,8 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
     )
     figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
-    figure.update_xaxes(range=[0, 130], row=1, col=1)  # room for "stopped at round N"
+    # room for "stopped at round N", and for "99%, 240 broken" after a bar's end
+    figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
     figure.update_xaxes(range=[0, 130], row=1, col=3)
     figure.update_layout(
         title=title,
