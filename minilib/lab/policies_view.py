@@ -32,6 +32,7 @@ from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
 from .style import (
     AGING_COLOR,
+    BAR_LABEL_OUTSIDE,
     COMPRESSED_COLOR,
     NOTE_COLOR,
     OVERFLOW_COLOR,
@@ -510,79 +511,92 @@ def comparison_cells(row: Mapping) -> dict:
 
 
 def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
-    """The figure's four bar traces, one bar a policy in every panel: tokens saved; the
-    facts lost and restorable; the cache's cost. A policy whose window overflowed gets
-    no bar for tokens saved, only "stopped at round N" in red: it saved nothing, the
-    agent failed there. One that refused its setting gets no bar anywhere, only "not
-    run" in red (the table says why). One that sent windows an API rejects (broken
-    pairing) gets its bar hatched and its label in red, naming them: the tokens it
-    saved are not a saving an agent could have had."""
+    """The figure's four bar traces, one bar a policy in every panel: tokens saved
+    (`saved_bars`); the facts lost and restorable; the cache's cost. One that refused
+    its setting gets no bar anywhere (the table says why)."""
     names = [row["policy"] for row in rows]
-    stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
-    broken = [
-        not stop and bool(row.get("windows_invalid")) for row, stop in zip(rows, stopped)
-    ]
 
     def ran_or_zero(value) -> list:
         return [0 if "error" in row else value(row) for row in rows]
 
-    saved = [
-        0 if stop else round(100 * row["tokens_saved"], 1)
-        for row, stop in zip(rows, stopped)
-    ]
     cost = ran_or_zero(
         lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
     )
-
-    def bars(column: int, x: list, name: str, color: str, pattern=None, **more) -> dict:
-        # in the figure's panel `column` (its axes x, x2, x3 and y, y2, y3)
-        axis = "" if column == 1 else str(column)
-        marker = (
-            dict(color=color) if pattern is None else dict(color=color, pattern=pattern)
-        )
-        return dict(
-            orientation="h",
-            y=names,
-            x=x,
-            name=name,
-            marker=marker,
-            xaxis=f"x{axis}",
-            yaxis=f"y{axis}",
-            **more,
-        )
-
-    outside = dict(textposition="outside", cliponaxis=False)
     return [
-        bars(
-            1,
-            saved,
-            "tokens saved",
-            COMPRESSED_COLOR,
-            text=[saved_text(row) for row in rows],
-            textfont=dict(
-                color=[
-                    OVERFLOW_COLOR if stop or bad else TEXT_COLOR
-                    for stop, bad in zip(stopped, broken)
-                ]
-            ),
-            pattern=dict(
-                shape=["/" if bad else "" for bad in broken],
-                fgcolor=OVERFLOW_COLOR,
-                solidity=0.3,
-            ),
-            **outside,
+        saved_bars(rows),
+        _panel_bars(
+            names, 2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR
         ),
-        bars(2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR),
-        bars(2, ran_or_zero(lambda r: r["facts_restorable"]), "restorable", AGING_COLOR),
-        bars(
+        _panel_bars(
+            names,
+            2,
+            ran_or_zero(lambda r: r["facts_restorable"]),
+            "restorable",
+            AGING_COLOR,
+        ),
+        _panel_bars(
+            names,
             3,
             cost,
             "cache cost",
             SUMMARY_COLOR,
             text=["" if "error" in row else cache_percent(row) for row in rows],
-            **outside,
+            **BAR_LABEL_OUTSIDE,
         ),
     ]
+
+
+def saved_bars(rows: Sequence[Mapping]) -> dict:
+    """The tokens each policy saved. A policy whose window overflowed gets no bar, only
+    "stopped at round N" in red: it saved nothing, the agent failed there; one that
+    refused its setting, only "not run" in red. One that sent windows an API rejects
+    (broken pairing) gets its bar hatched and its label in red, naming them: the
+    tokens it saved are not a saving an agent could have had."""
+    stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
+    broken = [
+        not stop and bool(row.get("windows_invalid")) for row, stop in zip(rows, stopped)
+    ]
+    return _panel_bars(
+        [row["policy"] for row in rows],
+        1,
+        [
+            0 if stop else round(100 * row["tokens_saved"], 1)
+            for row, stop in zip(rows, stopped)
+        ],
+        "tokens saved",
+        dict(
+            color=COMPRESSED_COLOR,
+            pattern=dict(
+                shape=["/" if bad else "" for bad in broken],
+                fgcolor=OVERFLOW_COLOR,
+                solidity=0.3,
+            ),
+        ),
+        text=[saved_text(row) for row in rows],
+        textfont=dict(
+            color=[
+                OVERFLOW_COLOR if stop or bad else TEXT_COLOR
+                for stop, bad in zip(stopped, broken)
+            ]
+        ),
+        **BAR_LABEL_OUTSIDE,
+    )
+
+
+def _panel_bars(names: list, column: int, x: list, name: str, color, **more) -> dict:
+    """One bar a policy in the figure's panel `column` (its axes x, x2, x3 and y, y2,
+    y3); `color` a colour, or a whole marker (a colour and a pattern)."""
+    axis = "" if column == 1 else str(column)
+    return dict(
+        orientation="h",
+        y=names,
+        x=x,
+        name=name,
+        marker=color if isinstance(color, dict) else dict(color=color),
+        xaxis=f"x{axis}",
+        yaxis=f"y{axis}",
+        **more,
+    )
 
 
 def saved_text(row: Mapping) -> str:

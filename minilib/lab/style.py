@@ -134,6 +134,7 @@ MESSAGE_FIGURE_HEIGHT, MESSAGE_ZOOM_TOKENS = 560, 120
 SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
 SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
+BAR_LABEL_OUTSIDE = dict(textposition="outside", cliponaxis=False)  # after its bar
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
 SESSION_TITLE_SIZE = 15
 DEFAULT_TICK_SIZE = 12  # plotly's, where a figure sets none
