@@ -7,7 +7,7 @@ import pytest
 from minilib.lab.dashboard import LongSessionDashboard
 from minilib.lab.explore import AgingExplorer
 from minilib.lab.log_explorer import LogExplorer
-from minilib.lab.numbers import NumberBox, counted, parse_number
+from minilib.lab.numbers import NumberBox, counted, parse_number, short_count
 from minilib.lab.policies_view import PolicyLab
 from minilib.lab.scale_view import ScaleExplorer
 from minilib.lab.six_paths import SixPathsExplorer
@@ -34,6 +34,22 @@ def test_units_agree_with_the_number():
     assert counted(2, "message") == "2 messages"
     assert counted(1, "token") == "1 token"
     assert counted(1_500, "token") == "1,500 tokens"
+
+
+@pytest.mark.parametrize(
+    "count, short",
+    [
+        (9_876, "9,876"),
+        (10_000, "10k"),
+        (143_567, "144k"),
+        (999_999, "1M"),  # not "1e+03k"
+        (1_878_455, "1.88M"),
+        (20_373_291, "20.4M"),
+    ],
+)
+def test_a_short_count_keeps_three_figures_and_reads_back_near_the_count(count, short):
+    assert short_count(count) == short
+    assert abs(parse_number(short) - count) <= 0.005 * count
 
 
 def test_a_box_refuses_words_keeps_its_value_and_clamps_with_a_word():

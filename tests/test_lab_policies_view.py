@@ -247,10 +247,11 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
 
 
 def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
-    """Beside each slider, its policy's row in one line (rounds, tokens sent and saved,
-    facts kept), the slider and its line next to each other in the grid; moving the
-    slider changes that line to the row computed at the new value, a stopped or
-    refused run in red."""
+    """Beside each slider, its policy's row in one line (tokens saved, facts kept, tokens
+    sent in three figures; on hover, exactly and with the rounds), the slider and its
+    line next to each other in the grid; moving the slider changes that line to the row
+    computed at the new value, a stopped or refused run in red."""
+    from minilib.lab.numbers import short_count
     from minilib.lab.policies_view import (
         rounds_cell,
         row_problems,
@@ -281,11 +282,15 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     line = lab.readouts["swe-agent-last-n"].value
     assert line == row_readout(row, lab.inert.get("swe-agent-last-n", ""))
     problems = row_problems(row)
-    parts = [f"{row['tokens_sent']:,} sent"] + (
-        problems if problems else [rounds_cell(row), saved_percent(row) + " saved"]
+    shown, hover = _shown_and_hover(line)
+    parts = [f"{short_count(row['tokens_sent'])} sent"] + (
+        problems if problems else [saved_percent(row) + " saved"]
     )
     for part in parts:
-        assert part in line.replace("&amp;", "&"), (part, line)
+        assert part in shown, (part, shown)
+    assert f"{row['tokens_sent']:,} tokens sent" in hover
+    if not problems:
+        assert f"{rounds_cell(row)} rounds" in hover
     stopped = [r for r in lab.rows if r["overflow_round"] is not None]
     clean = [r for r in lab.rows if not row_problems(r)]
     assert stopped, "pick a log where some policies stop"
@@ -314,6 +319,12 @@ def test_every_slider_starts_with_its_handle_on_its_default():
             assert abs(positions - round(positions)) < 1e-9, (key, window, slider)
 
 
+def _shown_and_hover(readout: str):
+    """A readout's first line as shown, and its hover text."""
+    first = re.search(r'<div title="([^"]*)"[^>]*>([^<]*)</div>', readout)
+    return html.unescape(first.group(2)), html.unescape(first.group(1))
+
+
 def test_a_problem_is_never_shown_as_a_saving_and_a_share_never_overstates():
     from minilib.lab.policies_view import row_readout, share_text
 
@@ -333,12 +344,12 @@ def test_a_problem_is_never_shown_as_a_saving_and_a_share_never_overstates():
     stopped = {**row, "windows_invalid": 0, "overflow_round": 80, "tokens_saved": 0.71}
     line = row_readout(stopped)
     assert "stopped at round 80" in line and "saved" not in line
-    clean = {**row, "windows_invalid": 0}
-    # saved and kept first: a column narrower than the line cuts its end, not them
-    assert (
-        html.unescape(row_readout(clean))
-        .split(">")[2]
-        .startswith("100% saved · 3 kept · 160 / 160 · 1,000 sent")
+    clean = {**row, "windows_invalid": 0, "tokens_sent": 1_878_455}
+    # saved and kept first: a column narrower than the line cuts its end, not them;
+    # the exact line on hover
+    assert _shown_and_hover(row_readout(clean)) == (
+        "100% saved · 3 kept · 1.88M sent",
+        "100% saved · 3 kept · 160 / 160 rounds · 1,878,455 tokens sent",
     )
     one = {**row, "windows_invalid": 1, "facts_lost": 1}
     assert "1 broken window " in row_readout(one) and "1 fact lost" in row_readout(one)

@@ -54,6 +54,19 @@ def format_number(value: float) -> str:
     return f"{int(value):,}"
 
 
+def short_count(value: int) -> str:
+    """A count in three figures where it has more than four (`9,876`, `144k`, `1.88M`,
+    `20.4M`), for a line that has to fit a narrow column; the parser reads `144k` back
+    (to the thousand)."""
+    if abs(value) < 10_000:
+        return f"{value:,}"
+    for size, unit in ((1e3, "k"), (1e6, "M"), (1e9, "G")):
+        text = f"{value / size:.3g}"
+        if "e" not in text and abs(float(text)) < 1000:  # 999,999 is 1M, not 1e+03k
+            return text + unit
+    return f"{value:,}"
+
+
 def counted(value: float, unit: str) -> str:
     """`1 token`, `1,500 tokens`, `0.5 tokens`: the unit agrees with the number."""
     if not unit:

@@ -27,7 +27,7 @@ from ..reports.rounds import plural
 from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens, estimate_tokens
-from .numbers import boxed_slider, format_number
+from .numbers import boxed_slider, format_number, short_count
 from .shown import ShownAsWidget
 from .six_paths import NumberTable, table_html
 from .style import (
@@ -419,26 +419,28 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     """A policy's row in one line, beside its slider. Problems come first and in red (a
     stop, broken windows, lost facts), and a run with one is never shown as a saving: a
     stopped run saved nothing, it failed; a run with broken windows sent windows an API
-    rejects. A clean run says tokens saved and facts kept, then how far it ran and
-    tokens sent.
+    rejects. A clean run (it ran every round) says tokens saved, facts kept and tokens
+    sent, in three figures (`1.88M`) so that the line fits beside a slider at 1280
+    pixels with the file browser open; the exact line, rounds too, is on hover.
     `inert`, why the slider can change nothing on this log, goes on a second line; else
     `same_as`, the value the slider just left when the run is the same (so a move that
-    changed nothing is not taken for one that did not register). The first line whole
-    is on hover (the table under the sliders has every column)."""
+    changed nothing is not taken for one that did not register). The table under the
+    sliders has every column."""
     problems = row_problems(row)
+    sent = row.get("tokens_sent", 0)
     if "error" in row:
-        text = problems[0]
+        text = whole = problems[0]
     elif problems:
-        text = " · ".join(problems) + f" · {row['tokens_sent']:,} sent"
+        text = " · ".join(problems) + f" · {short_count(sent)} sent"
+        whole = " · ".join(problems) + f" · {plural(sent, 'token')} sent"
     else:
         # what a policy is chosen by first: a narrow column cuts the line's end
-        text = (
-            f"{saved_percent(row)} saved · {row['facts_kept']} kept · "
-            f"{rounds_cell(row)} · {row['tokens_sent']:,} sent"
-        )
+        kept = f"{saved_percent(row)} saved · {row['facts_kept']} kept"
+        text = f"{kept} · {short_count(sent)} sent"
+        whole = f"{kept} · {rounds_cell(row)} rounds · {plural(sent, 'token')} sent"
     style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
     line = (
-        f'<div title="{html.escape(text)}" style="white-space:nowrap;overflow:hidden;'
+        f'<div title="{html.escape(whole)}" style="white-space:nowrap;overflow:hidden;'
         f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
     )
     second, title = "", ""
