@@ -20,7 +20,7 @@ from minilib.lab.policies_view import (
     tradeoff_figure,
     tradeoff_traces,
 )
-from minilib.lab.style import OVERFLOW_COLOR, PROBLEM_CSS
+from minilib.lab.style import BROKEN_TRACE, OVERFLOW_COLOR, PROBLEM_CSS
 from minilib.logs.replay import load_transcript
 from minilib.policies.production.compare import measure_policy
 from minilib.tokens import estimate_tokens
@@ -204,10 +204,8 @@ def test_the_chart_writes_tokens_saved_as_the_table_does():
     for row, text in zip(rows, saved["text"]):
         if row["overflow_round"] is not None:  # a stop is no saving, here as there
             assert frame.loc[row["policy"], "saved"] == "none"
-        elif row["windows_invalid"]:
-            assert text == f"{frame.loc[row['policy'], 'saved']}, " + (
-                f"{frame.loc[row['policy'], 'broken']:,} broken"
-            )
+        elif row["windows_invalid"]:  # no share: what it broke, as the line beside it
+            assert text == f"{frame.loc[row['policy'], 'broken']:,} broken"
         else:
             assert text == frame.loc[row["policy"], "saved"]
 
@@ -224,11 +222,18 @@ def test_a_run_that_broke_windows_is_marked_in_the_chart_not_shown_as_a_plain_sa
     for row, bad, shape, color, text in zip(rows, broken, shapes, colors, saved["text"]):
         assert (shape == "/") == bad
         if bad:
-            assert color == OVERFLOW_COLOR and text.endswith(
-                f"{row['windows_invalid']:,} broken"
+            assert (
+                color == OVERFLOW_COLOR and text == f"{row['windows_invalid']:,} broken"
             )
         elif row["overflow_round"] is None:
             assert color != OVERFLOW_COLOR
+    # the legend names the hatching, beside the bars it marks
+    assert [trace.name for trace in tradeoff_figure(rows).data][:2] == [
+        "tokens saved",
+        BROKEN_TRACE,
+    ]
+    clean = [row for row in rows if not row["windows_invalid"]]
+    assert BROKEN_TRACE not in [trace.name for trace in tradeoff_figure(clean).data]
 
 
 def test_an_upload_shows_only_the_uploaded_log(monkeypatch):

@@ -33,6 +33,8 @@ from .six_paths import NumberTable, table_html
 from .style import (
     AGING_COLOR,
     BAR_LABEL_OUTSIDE,
+    BROKEN_PATTERN,
+    BROKEN_TRACE,
     COMPRESSED_COLOR,
     NOTE_COLOR,
     OVERFLOW_COLOR,
@@ -552,8 +554,8 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
     """The tokens each policy saved. A policy whose window overflowed gets no bar, only
     "stopped at round N" in red: it saved nothing, the agent failed there; one that
     refused its setting, only "not run" in red. One that sent windows an API rejects
-    (broken pairing) gets its bar hatched and its label in red, naming them: the
-    tokens it saved are not a saving an agent could have had."""
+    (broken pairing) gets its bar hatched and, in red, how many it broke instead of a
+    share: what it cut by breaking them is not a saving an agent could have had."""
     stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
     broken = [
         not stop and bool(row.get("windows_invalid")) for row, stop in zip(rows, stopped)
@@ -568,11 +570,7 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
         "tokens saved",
         dict(
             color=COMPRESSED_COLOR,
-            pattern=dict(
-                shape=["/" if bad else "" for bad in broken],
-                fgcolor=OVERFLOW_COLOR,
-                solidity=0.3,
-            ),
+            pattern=BROKEN_PATTERN | dict(shape=["/" if bad else "" for bad in broken]),
         ),
         text=[saved_text(row) for row in rows],
         textfont=dict(
@@ -609,7 +607,7 @@ def saved_text(row: Mapping) -> str:
     if row["overflow_round"] is not None:
         return f"stopped at round {row['overflow_round']:,}"
     if row.get("windows_invalid"):  # short: it sits between the bar and the next panel
-        return f"{saved_percent(row)}, {row['windows_invalid']:,} broken"
+        return f"{row['windows_invalid']:,} broken"
     return saved_percent(row)
 
 
@@ -628,9 +626,14 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
             "cache cost (% of uncached)",
         ),
     )
-    figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
+    bars = [go.Bar(**trace) for trace in tradeoff_traces(rows)]
+    if "/" in bars[0].marker.pattern.shape:  # the legend says what it means, beside saved
+        hatched = dict(color=COMPRESSED_COLOR, pattern=BROKEN_PATTERN)
+        legend_only = dict(x=[None], y=[None], xaxis="x", yaxis="y", orientation="h")
+        bars.insert(1, go.Bar(name=BROKEN_TRACE, marker=hatched, **legend_only))
+    figure.add_traces(bars)
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
-    # room for "stopped at round N", and for "99%, 240 broken" after a bar's end
+    # room for "stopped at round N", and for "240 broken" after a bar at 99%
     figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
     figure.update_xaxes(range=[0, 130], row=1, col=3)
     figure.update_layout(

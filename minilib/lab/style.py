@@ -135,6 +135,9 @@ SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
 SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
 BAR_LABEL_OUTSIDE = dict(textposition="outside", cliponaxis=False)  # after its bar
+# Chapter 10: a run that broke windows, its saved bar hatched (and its legend entry)
+BROKEN_PATTERN = dict(shape="/", fgcolor=RED, solidity=0.3)
+BROKEN_TRACE = "hatched: broken windows"
 FONT_SIZE, TITLE_SIZE, LEGEND_SIZE = 14, 16, 15  # readable from the back of a classroom
 SESSION_TITLE_SIZE = 15
 DEFAULT_TICK_SIZE = 12  # plotly's, where a figure sets none
