@@ -290,7 +290,7 @@ def figure_title(run: SessionRun) -> str:
     """One line under which a change of setting is readable at a glance."""
     if run.overflow is not None:
         return (
-            f"Stopped at round {len(run.rounds)}: {run.overflow.tokens:,} tokens left "
+            f"Stopped at round {len(run.rounds)}: {run.overflow.tokens:,} tokens "
             "after compression, "
             f"threshold {run.settings.threshold:,}"
         )
@@ -483,8 +483,8 @@ def _token_styles() -> Dict[str, dict]:
             OVERFLOW_SYMBOL,
             16,
             OVERFLOW_COLOR,
-            "round %{x}: overflow<br>%{y:,} tokens left, nothing more may be cut"
-            "<extra></extra>",
+            "round %{x}: overflow<br>%{y:,} tokens after compression, nothing more may "
+            "be cut<extra></extra>",
             outline=False,
         ),
     }
@@ -616,7 +616,7 @@ def _zoom_styles(styles: Dict[str, dict]) -> Dict[str, dict]:
             showlegend=False,
             textfont=dict(size=FONT_SIZE, color=OVERFLOW_COLOR),
             cliponaxis=False,
-            hovertemplate="round %{x}: overflow<br>%{customdata[0]:,} tokens left after "
+            hovertemplate="round %{x}: overflow<br>%{customdata[0]:,} tokens after "
             "compression, nothing more may be cut<br>%{customdata[1]:,}% of the "
             "threshold<extra></extra>",
         ),

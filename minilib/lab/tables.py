@@ -81,7 +81,8 @@ def describe_event(event: str, payload: Mapping) -> tuple:
     if event == "context_overflow":
         return (
             "ContextOverflowError",
-            f"{payload['tokens']:,} tokens left, threshold {payload['threshold']:,}",
+            f"{payload['tokens']:,} tokens after compression, "
+            f"threshold {payload['threshold']:,}",
         )
     if event == "model_call":
         reply = payload["reply"]
