@@ -16,6 +16,7 @@ RED = "#d62728"
 PURPLE = "#9467bd"
 BROWN = "#8c564b"
 GREY = "#7f7f7f"
+PINK = "#e377c2"
 
 BASELINE_COLOR = "#8c8c8c"  # the session without compression: the backdrop, not the news
 COMPRESSED_COLOR = BLUE
@@ -39,7 +40,8 @@ ROLE_COLORS = {"system": GREY, "user": GREEN, "assistant": BLUE, "tool": RED}
 # the aging sliders: one colour a handle, so the three are told apart at a glance
 HANDLE_COLORS = {"head_chars": BLUE, "tail_chars": GREEN, "min_chars": RED}
 PATH_COLORS = {  # chapter 8: one colour per path, the same in every figure
-    "truncation": GREY,
+    # a hue, not grey: a panel draws its path in colour over the others in grey
+    "truncation": PINK,
     "aging": ORANGE,
     "rolling_summary": BLUE,
     "hierarchical": PURPLE,
