@@ -61,7 +61,7 @@ def test_the_table_and_the_figure_show_every_row():
     rows = policy_rows(runs, 8_000)
     frame = comparison_frame(rows)
     assert list(frame.index) == [row["policy"] for row in rows]
-    saved, lost, restorable, cache = tradeoff_traces(rows)
+    saved, _, lost, restorable, cache = tradeoff_traces(rows)  # _: the legend's key
     for trace in (saved, lost, restorable, cache):
         assert trace["y"] == list(frame.index)  # one bar a policy, the table's order
     for row, x, text in zip(rows, saved["x"], saved["text"]):
@@ -227,13 +227,34 @@ def test_a_run_that_broke_windows_is_marked_in_the_chart_not_shown_as_a_plain_sa
             )
         elif row["overflow_round"] is None:
             assert color != OVERFLOW_COLOR
-    # the legend names the hatching, beside the bars it marks
-    assert [trace.name for trace in tradeoff_figure(rows).data][:2] == [
-        "tokens saved",
-        BROKEN_TRACE,
-    ]
+    # the legend names the hatching, beside the bars it marks, only where there are any
+    figure = tradeoff_figure(rows)
+    assert [trace.name for trace in figure.data][:2] == ["tokens saved", BROKEN_TRACE]
+    assert figure.data[1].showlegend
     clean = [row for row in rows if not row["windows_invalid"]]
-    assert BROKEN_TRACE not in [trace.name for trace in tradeoff_figure(clean).data]
+    assert not tradeoff_figure(clean).data[1].showlegend
+
+
+def test_the_lab_chart_keeps_each_trace_in_its_place_as_runs_break_windows_or_not():
+    """The lab updates its figure trace by trace: a log with a run that broke windows,
+    then one without, then back, leaves every trace what a fresh figure of the same
+    rows draws."""
+    lab = PolicyLab(SHORT, 8_000)
+    keys = []
+    for log in (SHORT, "m3_release_check.json", SHORT):
+        lab.choice.value = log
+        fresh = tradeoff_figure(lab.rows)
+        keys.append(fresh.data[1].showlegend)
+        for shown, drawn in zip(lab.figure.data, fresh.data, strict=True):
+            assert (shown.name, shown.x, shown.showlegend) == (
+                drawn.name,
+                drawn.x,
+                drawn.showlegend,
+            )
+    assert keys == [True, False, True]  # the logs chosen show both
+    # the chart names the log and the window it shows
+    lab.window.value = 32_000
+    assert lab.figure.layout.title.text == f"{SHORT} at a 32,000-token window"
 
 
 def test_an_upload_shows_only_the_uploaded_log(monkeypatch):

@@ -515,10 +515,23 @@ def comparison_cells(row: Mapping) -> dict:
 
 
 def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
-    """The figure's four bar traces, one bar a policy in every panel: tokens saved
-    (`saved_bars`); the facts lost and restorable; the cache's cost. One that refused
+    """The figure's bar traces, one bar a policy in every panel: tokens saved
+    (`saved_bars`) and the legend's key to its hatching (no bars, in the legend only
+    when a run broke windows); the facts lost and restorable; the cache's cost. Always
+    the same five, so a figure on screen is updated trace by trace. One that refused
     its setting gets no bar anywhere (the table says why)."""
     names = [row["policy"] for row in rows]
+    saved = saved_bars(rows)
+    hatched_key = dict(
+        x=[None],
+        y=[None],
+        orientation="h",
+        name=BROKEN_TRACE,
+        marker=dict(color=COMPRESSED_COLOR, pattern=BROKEN_PATTERN),
+        xaxis="x",
+        yaxis="y",
+        showlegend="/" in saved["marker"]["pattern"]["shape"],
+    )
 
     def ran_or_zero(value) -> list:
         return [0 if "error" in row else value(row) for row in rows]
@@ -527,7 +540,8 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
         lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
     )
     return [
-        saved_bars(rows),
+        saved,
+        hatched_key,
         _panel_bars(
             names, 2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR
         ),
@@ -626,12 +640,7 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
             "cache cost (% of uncached)",
         ),
     )
-    bars = [go.Bar(**trace) for trace in tradeoff_traces(rows)]
-    if "/" in bars[0].marker.pattern.shape:  # the legend says what it means, beside saved
-        hatched = dict(color=COMPRESSED_COLOR, pattern=BROKEN_PATTERN)
-        legend_only = dict(x=[None], y=[None], xaxis="x", yaxis="y", orientation="h")
-        bars.insert(1, go.Bar(name=BROKEN_TRACE, marker=hatched, **legend_only))
-    figure.add_traces(bars)
+    figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
     # room for "stopped at round N", and for "240 broken" after a bar at 99%
     figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
@@ -647,6 +656,10 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
         legend=dict(orientation="h", y=-0.08, traceorder="normal"),
     )
     return figure
+
+
+def lab_chart_title(log: str, window: int) -> str:
+    return f"{log} at a {window:,}-token window"
 
 
 def accepts(key: str, window: int, value) -> bool:
@@ -750,7 +763,10 @@ class PolicyLab(ShownAsWidget):
         # `reset` shows, computed once
         defaults = {key: default_value(key, window) for key in available_policies()}
         self.figure = go.FigureWidget(
-            tradeoff_figure(policy_rows(self.current(), window, defaults))
+            tradeoff_figure(
+                policy_rows(self.current(), window, defaults),
+                lab_chart_title(self.choice.value, window),
+            )
         )
         self._holding = False  # while the log list changes: one reset, at its end
         self.choice.observe(lambda change: self._on_log(), "value")
@@ -921,6 +937,10 @@ class PolicyLab(ShownAsWidget):
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
                 shown.update(new)
+            # what the chart shows, named as the earlier charts of the chapter are
+            self.figure.layout.title.text = lab_chart_title(
+                self.choice.value, self.window.value
+            )
         self.rows = rows
         return rows
 
