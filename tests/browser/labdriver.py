@@ -412,6 +412,27 @@ def slider_value(slider_locator):
     return parse_number(slider_readout(slider_locator))
 
 
+CHOOSER_TRIES, CHOOSER_WAIT = 3, 10_000  # clicks, and milliseconds each waits
+
+
+def choose_file(page, upload_button, path) -> None:
+    """Click an ipywidgets FileUpload and give its chooser `path` (its file input is not
+    in the page). A click that lands while the widget is drawn again opens nothing,
+    as it would for a person, who clicks again: so does this, up to `CHOOSER_TRIES`
+    times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(CHOOSER_TRIES):
+        try:
+            with page.expect_file_chooser(timeout=CHOOSER_WAIT) as chooser:
+                upload_button.click()
+            break
+        except PlaywrightTimeout:
+            if attempt == CHOOSER_TRIES - 1:
+                raise
+    chooser.value.set_files(str(path))
+
+
 def press_slider(slider_locator, key: str, times: int = 1) -> None:
     """Focus the slider's noUi handle and press `key` (ArrowRight, ArrowLeft,
     PageUp...)."""

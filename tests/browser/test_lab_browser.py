@@ -769,10 +769,8 @@ def test_notebook_07_takes_an_uploaded_log_of_every_shape(browser, lab_server, t
         explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
         button = explorer.locator(".widget-upload")
 
-        def upload(path):  # the widget's file input is not in the page: use the chooser
-            with page.expect_file_chooser() as chooser:
-                button.click()
-            chooser.value.set_files(str(path))
+        def upload(path):
+            lab.choose_file(page, button, path)
 
         shapes = one_log_of_each_shape()
         assert len(shapes) >= 10, shapes

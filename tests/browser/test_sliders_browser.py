@@ -367,9 +367,7 @@ def test_chapter_07_a_long_log_has_a_readable_round_axis(screen, lab_server, tmp
     open_chapter(page, lab_server, "07_real_transcripts.ipynb")
     explorer = page.locator(".ccl-log-explorer")
     explorer.wait_for(timeout=lab.PAGE_TIMEOUT)
-    with page.expect_file_chooser() as chooser:
-        explorer.locator(".widget-upload").click()
-    chooser.value.set_files(str(log))
+    lab.choose_file(page, explorer.locator(".widget-upload"), log)
     explorer.locator(".ccl-log-report", has_text=f"file: {log.name}").wait_for(
         timeout=lab.PAGE_TIMEOUT
     )
