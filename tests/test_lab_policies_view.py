@@ -206,6 +206,7 @@ def test_the_chart_writes_tokens_saved_as_the_table_does():
             assert frame.loc[row["policy"], "saved"] == "none"
         elif row["windows_invalid"]:  # no share: what it broke, as the line beside it
             assert text == f"{frame.loc[row['policy'], 'broken']:,} broken"
+            assert frame.loc[row["policy"], "saved"] == "none"
         else:
             assert text == frame.loc[row["policy"], "saved"]
 

@@ -503,8 +503,11 @@ def comparison_cells(row: Mapping) -> dict:
         "policy": row["policy"],
         "rounds": rounds_cell(row),
         "tokens sent": f"{row['tokens_sent']:,}",
-        # a run that stopped saved nothing: the agent failed there (as in the chart)
-        "saved": "none" if row["overflow_round"] is not None else saved_percent(row),
+        # a run that stopped saved nothing: the agent failed there; one that broke
+        # windows sent what an API rejects (as in the chart, and beside its slider)
+        "saved": "none"
+        if row["overflow_round"] is not None or row.get("windows_invalid")
+        else saved_percent(row),
         "kept": row["facts_kept"],
         "restorable": row["facts_restorable"],
         "lost": row["facts_lost"],
