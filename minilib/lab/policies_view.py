@@ -506,7 +506,7 @@ def comparison_cells(row: Mapping) -> dict:
         # a run that stopped saved nothing: the agent failed there; one that broke
         # windows sent what an API rejects (as in the chart, and beside its slider)
         "saved": "none"
-        if row["overflow_round"] is not None or row.get("windows_invalid")
+        if row["overflow_round"] is not None or broke_windows(row)
         else saved_percent(row),
         "kept": row["facts_kept"],
         "restorable": row["facts_restorable"],
@@ -524,7 +524,6 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
     the same five, so a figure on screen is updated trace by trace. One that refused
     its setting gets no bar anywhere (the table says why)."""
     names = [row["policy"] for row in rows]
-    saved = saved_bars(rows)
     hatched_key = dict(
         x=[None],
         y=[None],
@@ -533,7 +532,7 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
         marker=dict(color=COMPRESSED_COLOR, pattern=BROKEN_PATTERN),
         xaxis="x",
         yaxis="y",
-        showlegend="/" in saved["marker"]["pattern"]["shape"],
+        showlegend=any(map(broke_windows, rows)),
     )
 
     def ran_or_zero(value) -> list:
@@ -543,7 +542,7 @@ def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
         lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
     )
     return [
-        saved,
+        saved_bars(rows),
         hatched_key,
         _panel_bars(
             names, 2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR
@@ -574,9 +573,7 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
     (broken pairing) gets its bar hatched and, in red, how many it broke instead of a
     share: what it cut by breaking them is not a saving an agent could have had."""
     stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
-    broken = [
-        not stop and bool(row.get("windows_invalid")) for row, stop in zip(rows, stopped)
-    ]
+    broken = [broke_windows(row) for row in rows]
     return _panel_bars(
         [row["policy"] for row in rows],
         1,
@@ -597,6 +594,16 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
             ]
         ),
         **BAR_LABEL_OUTSIDE,
+    )
+
+
+def broke_windows(row: Mapping) -> bool:
+    """Whether a run went on (it neither stopped nor was refused) sending windows an API
+    rejects: what it saved is no saving."""
+    return (
+        "error" not in row
+        and row["overflow_round"] is None
+        and bool(row.get("windows_invalid"))
     )
 
 
@@ -623,7 +630,7 @@ def saved_text(row: Mapping) -> str:
         return "not run (the table says why)"
     if row["overflow_round"] is not None:
         return f"stopped at round {row['overflow_round']:,}"
-    if row.get("windows_invalid"):  # short: it sits between the bar and the next panel
+    if broke_windows(row):  # short: it sits between the bar and the next panel
         return f"{row['windows_invalid']:,} broken"
     return saved_percent(row)
 
@@ -895,6 +902,11 @@ class PolicyLab(ShownAsWidget):
                 part.layout.grid_area = area
                 parts.append(part)
         self.slider_box.children = parts
+        # what the chart shows, named as the chapter's earlier charts are: it changes
+        # with the log and the window, so here, not on every slider move
+        self.figure.layout.title.text = lab_chart_title(
+            self.choice.value, self.window.value
+        )
         return self.render()
 
     def _moved(self, key: str, change) -> List[dict]:
@@ -940,10 +952,6 @@ class PolicyLab(ShownAsWidget):
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
                 shown.update(new)
-            # what the chart shows, named as the earlier charts of the chapter are
-            self.figure.layout.title.text = lab_chart_title(
-                self.choice.value, self.window.value
-            )
         self.rows = rows
         return rows
 
