@@ -43,7 +43,7 @@ def test_the_figure_shades_fitted_and_held_out_calls_apart():
     assert f"+ {fit.ratio:.2f} x the lab's count" in " ".join(view.formula_words.split())
     for call, count, shown in zip(view.calls, view.counts, frame["lab's count"]):
         assert shown == f"{count:,}"
-        assert call.predicted == fit.overhead + round(fit.ratio * count)
+        assert call.held_out_predicted == fit.overhead + round(fit.ratio * count)
 
 
 def test_an_upload_gets_the_same_view_or_says_why_not():

@@ -210,12 +210,11 @@ def write_outputs(
 
 
 def _with_predictions(rounds: list, predicted: Optional[list]) -> list:
-    """Each round with `predicted_input_tokens` (None where not predicted)."""
+    """Each round with what the calibration predicts of its call
+    (`predicted_input_tokens` and its kin; None where not predicted)."""
     if predicted is None:
         return rounds
-    return [
-        dict(row, predicted_input_tokens=value) for row, value in zip(rounds, predicted)
-    ]
+    return [dict(row, **values) for row, values in zip(rounds, predicted)]
 
 
 def write_and_say(

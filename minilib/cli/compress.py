@@ -219,18 +219,35 @@ def _writes_over_input(args) -> Optional[Path]:
 
 
 def predicted_inputs(log, run: TranscriptRun, counting) -> Optional[list]:
-    """Per round, what the lab predicts the API counted as the call's input: the
-    calibration's prediction of what the agent sent (from the log's messages alone),
-    less what the lab's own window saved that round; None when not calibrated."""
+    """Per round, what the calibration predicts the API counted as the call's input
+    (`predicted_input_tokens`: from the log's messages alone, the number the printed
+    table gives for a call with usage), the held-out fit's, the record and whether the
+    held-out fit saw the call; and what the lab's own window would have sent (that
+    prediction less what the lab's window saved that round). None when not
+    calibrated."""
     if counting is None or counting.calibration is None:
         return None
-    predictions = counting.calibration.predictions(log)
-    return [
-        predictions.get(r.round, 0) - (r.baseline_tokens - r.tokens_after)
-        if r.round in predictions
-        else None
-        for r in run.rounds
-    ]
+    calibration = counting.calibration
+    predictions = calibration.predictions(log)
+    held_out = calibration.predictions(log, held_out=True)
+    calls = {call.round: call for call in predicted_calls(log, calibration)}
+    rows = []
+    for r in run.rounds:
+        if r.round not in predictions:
+            rows.append({"predicted_input_tokens": None})
+            continue
+        call = calls.get(r.round)
+        rows.append(
+            {
+                "predicted_input_tokens": predictions[r.round],
+                "held_out_predicted_input_tokens": held_out[r.round],
+                "recorded_input_tokens": call.recorded if call else None,
+                "fit": call.fit if call else None,
+                "predicted_input_tokens_after_lab_window": predictions[r.round]
+                - (r.baseline_tokens - r.tokens_after),
+            }
+        )
+    return rows
 
 
 def print_replay(

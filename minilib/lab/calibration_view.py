@@ -22,9 +22,9 @@ from ..measure.calibration import (
     Calibration,
     PredictedCall,
     calibrate,
-    call_events,
     call_points,
-    predict,
+    plural_calls,
+    predicted_calls,
 )
 from ..measure.recorded_usage import usage_rows
 from .prose import plural
@@ -86,8 +86,10 @@ class CalibratedLog:
 
     @property
     def formula_words(self) -> str:
-        """How a call's calibrated count is made, with the numbers of this fit."""
-        fit = next(iter(self.calibration.held_out_fits.values()))
+        """How a call's calibrated count is made, with the numbers of the held-out
+        fit: one formula, or one a model when the log switches models."""
+        fits = list(self.calibration.held_out_fits.values())
+        fit = fits[0]
         lacks = (
             f", plus the {fit.missing:,} of history the file lacks until it compacts"
             if fit.missing
@@ -98,11 +100,33 @@ class CalibratedLog:
             if self.calibration.agent == "claude-code" and fit.model.startswith("claude-")
             else ""
         )
+        if len(fits) == 1:
+            formula = (
+                f"Each call's calibrated count is {fit.overhead:,} (the overhead: "
+                f"system prompt and tools) + {fit.ratio:.2f} x the lab's count of "
+                f"what it sent{lacks}."
+            )
+        else:
+            each = "; ".join(
+                f"{f.model}: {f.ratio:.2f} x"
+                + (
+                    ""
+                    if f.own_ratio
+                    else f" (all calls' ratio: {plural_calls(f.calls)} "
+                    "of its own are too few)"
+                )
+                for f in fits
+            )
+            formula = (
+                f"The log switches models, and each model's calls are counted by its "
+                f"own ratio: a call's calibrated count is {fit.overhead:,} (the "
+                f"overhead: system prompt and tools) + the ratio of the model that "
+                f"answered x the lab's count of what it sent{lacks} ({each})."
+            )
         return textwrap.fill(
-            f"Each call's calibrated count is {fit.overhead:,} (the overhead: system "
-            f"prompt and tools) + {fit.ratio:.2f} x the lab's count of what it sent"
-            f"{lacks}. The lab's count takes in the calls' arguments and the thinking "
-            f"the model keeps, which the article's estimate leaves out{by_class}.",
+            f"{formula} The lab's count takes in the calls' arguments and the "
+            f"thinking the model keeps, which the article's estimate leaves "
+            f"out{by_class}.",
             PRINTED_COLUMNS,
         )
 
@@ -122,23 +146,14 @@ def _less_or_more(error: float) -> str:
 
 
 def calibrated_log(log, name: str) -> Optional[CalibratedLog]:
-    """The view of `log`; None when it records no usage."""
+    """The view of `log`; None when it records no usage. Its calls are the ones
+    `calibrate` measured and `compress` prints (`predicted_calls`)."""
     calibration = calibrate(log)
     if calibration is None:
         return None
-    fits = calibration.held_out_fits
-    points = call_points(log, fits)
+    points = call_points(log, calibration.held_out_fits)
     estimates = {row.round: row.counted for row in usage_rows(log)}
-    calls = [
-        PredictedCall(
-            point.round,
-            point.recorded,
-            predict(fits, point),
-            number >= calibration.fitted_calls,
-            call_events(points[number - 1] if number else None, point, log),
-        )
-        for number, point in enumerate(points)
-    ]
+    calls = predicted_calls(log, calibration)
     return CalibratedLog(
         name,
         calibration,
@@ -170,7 +185,7 @@ def calibration_figure(view: CalibratedLog) -> go.Figure:
             "held out: the fit never saw these",
         )
     recorded = [c.recorded for c in view.calls]
-    calibrated = [c.predicted for c in view.calls]
+    calibrated = [c.held_out_predicted for c in view.calls]
     for name, values, color, dash, width in (
         ("API counted (the log's record)", recorded, RECORDED_COLOR, "solid", 3),
         (
@@ -229,14 +244,19 @@ def calibration_frame(view: CalibratedLog) -> pd.DataFrame:
             "API counted": [f"{c.recorded:,}" for c in view.calls],
             "article's estimate": [f"{n:,}" for n in view.estimates],
             "lab's count": [f"{n:,}" for n in view.counts],
-            "calibrated": [f"{c.predicted:,}" for c in view.calls],
-            "error": [f"{c.error:+.1%}" for c in view.calls],
+            **(
+                {"model": [c.model for c in view.calls]}
+                if len(view.calibration.fits) > 1
+                else {}
+            ),
+            "calibrated": [f"{c.held_out_predicted:,}" for c in view.calls],
+            "error": [f"{c.held_out_error:+.1%}" for c in view.calls],
             "fit": ["held out" if c.held_out else "fitted on" for c in view.calls],
             "what the log shows before the call": [
                 "; ".join(c.events)
                 or (
                     "not explained by anything the log records"
-                    if abs(c.error) > GAP
+                    if abs(c.held_out_error) > GAP
                     else ""
                 )
                 for c in view.calls

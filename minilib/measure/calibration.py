@@ -54,9 +54,10 @@ on all, measured on all) is set beside it. One fit a model when a log switches m
 (1.5, 5000, 0.0)
 """
 
+import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from statistics import median
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
@@ -87,7 +88,12 @@ THINKING_RULES = {
 }
 MIN_GROWTH = 20  # lab tokens: a smaller step is mostly the rounding of one message
 MISSING_SHARE = 0.10  # a first call this much over its prediction began mid-session
-MIN_CALLS = 4  # fewer calls of a model than this: its fit borrows the log's
+MIN_CALLS = 4  # fewer calls than this are too few to judge a fit by
+# A model of a log that switches models fits a ratio of its own only on this many calls;
+# with fewer, one resumed or re-attached call moves its ratio (8 calls of a second
+# model gave 9.86 on a real log), so it borrows the ratio of all the log's calls.
+MIN_OWN_RATIO_CALLS = 12
+FITTED, HELD_OUT, OTHER_LOG = "fitted", "held out", "other log"
 
 
 class CalibrationError(ValueError):
@@ -413,6 +419,9 @@ class Fit:
     # history the file does not hold (it begins mid-session), which that compaction
     # replaced; measured where the fitted calls reach past a compaction, else 0
     missing: int = 0
+    # False when the model had too few calls of its own to fit a ratio on, so the
+    # ratio is the one fitted on every call of the log (`borrowed_note` says so)
+    own_ratio: bool = True
 
     def predict(self, point: CallPoint) -> int:
         missing = 0
@@ -466,11 +475,13 @@ def fit_models(points: Sequence[CallPoint], default_model: str = "") -> Dict[str
     same whichever model answers."""
     models = list(dict.fromkeys(p.model or default_model for p in points))
     everything = fit_points(points, "*", thinking_rule(default_model))
-    ratios = {}
+    ratios, use_own = {}, {}
     for model in models:
         own = [p for p in points if (p.model or default_model) == model]
-        use_own = len(own) >= MIN_CALLS and len(models) > 1
-        ratios[model] = fit_points(own, model, "").ratio if use_own else everything.ratio
+        use_own[model] = len(own) >= MIN_OWN_RATIO_CALLS or len(models) == 1
+        ratios[model] = (
+            fit_points(own, model, "").ratio if use_own[model] else everything.ratio
+        )
     beyond = [
         (p.stretch, p.recorded - ratios[p.model or default_model] * p.seen)
         for p in points
@@ -495,24 +506,31 @@ def fit_models(points: Sequence[CallPoint], default_model: str = "") -> Dict[str
             sum(1 for p in points if (p.model or default_model) == model),
             thinking_rule(model),
             missing,
+            use_own[model],
         )
         for model in models
     }
 
 
-def errors(points: Sequence[CallPoint], fits: Mapping[str, Fit]) -> dict:
-    """The per-call error (predicted - recorded) / recorded over `points`: its median
-    size, signed median, p90 of its size, and the calls measured."""
-    if not points:
+def errors_of(pairs: Sequence[Tuple[int, int]]) -> dict:
+    """The per-call error (predicted - recorded) / recorded over (predicted,
+    recorded) pairs: its median size, signed median, p90 of its size, and the calls
+    measured."""
+    if not pairs:
         return {"calls": 0}
-    values = [(predict(fits, p) - p.recorded) / p.recorded for p in points]
+    values = [(predicted - recorded) / recorded for predicted, recorded in pairs]
     sizes = sorted(abs(v) for v in values)
     return {
-        "calls": len(points),
+        "calls": len(pairs),
         "median_abs_error": median(sizes),
         "median_error": median(values),
         "p90_abs_error": sizes[min(len(sizes) - 1, int(0.9 * len(sizes)))],
     }
+
+
+def errors(points: Sequence[CallPoint], fits: Mapping[str, Fit]) -> dict:
+    """`errors_of` the fits' prediction of each point beside its record."""
+    return errors_of([(predict(fits, p), p.recorded) for p in points])
 
 
 def predict(fits: Mapping[str, Fit], point: CallPoint) -> int:
@@ -526,9 +544,21 @@ def fit_for(fits: Mapping[str, Fit], model: str) -> Fit:
     return fits.get(model) or next(iter(fits.values()))
 
 
+def conversation_id(log) -> str:
+    """What names one conversation whatever file holds it: a digest of its messages
+    (its usage records and its path play no part, so a copy without usage, or the
+    same file elsewhere, is the same conversation)."""
+    text = json.dumps(log.messages, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 @dataclass
 class Calibration:
-    """A log's fit: per model, the ratio and overhead; the calls used; the errors."""
+    """A log's fit: per model, the ratio and overhead; the calls used; the errors.
+
+    Two fits: `fits`, fitted on every call (the calibrated count every path uses), and
+    `held_out_fits`, fitted on the first `fitted_calls` only, whose error on the
+    others is the held-out error."""
 
     fits: Dict[str, Fit]
     calls: int
@@ -540,6 +570,19 @@ class Calibration:
     agent: str = ""
     agent_version: str = ""
     rounds: List[int] = field(default_factory=list)  # the calls used, by round
+    conversation: str = ""  # `conversation_id` of the log it was fitted on
+
+    def is_of(self, log) -> bool:
+        """Whether this calibration was fitted on `log`'s conversation."""
+        return bool(self.conversation) and self.conversation == conversation_id(log)
+
+    def fits_for(self, log, held_out: bool = False) -> Dict[str, Fit]:
+        """The fits that count `log`: the history the fitted file lacked is part of
+        its own count only, never of another log's."""
+        fits = self.held_out_fits if held_out else self.fits
+        if self.is_of(log):
+            return fits
+        return {m: replace(f, missing=0) for m, f in fits.items()}
 
     def counter(self, log, held_out: bool = False) -> TokenCounter:
         """The calibrated count for `log`: its model's ratio times the lab's count
@@ -556,7 +599,7 @@ class Calibration:
     def predictions(self, log, held_out: bool = False) -> Dict[int, int]:
         """Per round of `log`, what this calibration predicts the API counted as the
         call's input, from the log's messages alone (never its recorded usage)."""
-        fits = self.held_out_fits if held_out else self.fits
+        fits = self.fits_for(log, held_out)
         return {
             point.round: fit_for(fits, point.model).predict(point)
             for point in call_points(log, fits, every_call=True)
@@ -591,6 +634,7 @@ class Calibration:
         return {
             "format": FORMAT,
             "log": self.log,
+            "conversation": self.conversation,
             "agent": self.agent,
             "agent_version": self.agent_version,
             "count": "the article's text rule (for Claude Code with a Claude "
@@ -602,6 +646,7 @@ class Calibration:
             "in_sample": self.in_sample,
             "held_out": {
                 **self.held_out,
+                "fitted_calls": self.fitted_calls,
                 "fitted_on": f"the first {self.fitted_calls} calls",
                 "models": {m: _fit_dict(f) for m, f in self.held_out_fits.items()},
             },
@@ -615,12 +660,13 @@ class Calibration:
 
 def _fit_dict(fit: Fit) -> dict:
     return {
-        "ratio": round(fit.ratio, 4),
+        "ratio": fit.ratio,  # unrounded: the file gives back the count it was
         "overhead_tokens": fit.overhead,
         "calls": fit.calls,
         "missing_history_tokens": fit.missing,
         "thinking": fit.thinking,
         "thinking_rule": THINKING_RULES[fit.thinking],
+        "ratio_from": "its own calls" if fit.own_ratio else "every call of the log",
     }
 
 
@@ -632,28 +678,31 @@ def calibrate(log) -> Optional[Calibration]:
     """Fit `log`'s recorded usage; None when it records none. Twice: the first fit
     decides where an unrecorded microcompact cleared (`call_points`), the second is
     fitted on the window so cleared. The held-out fit sees the first half only, in
-    both passes."""
+    both passes. Its errors are measured on `predicted_calls`, the one prediction of
+    a call every path prints."""
     model = log_model(log)
     first = call_points(log)
     if not first:
         return None
     half = max(1, len(first) // 2)
     points = call_points(log, fit_models(first, model))
-    fits = fit_models(points, model)
     held_points = call_points(log, fit_models(first[:half], model))
-    held_out_fits = fit_models(held_points[:half], model)
-    return Calibration(
-        fits,
+    calibration = Calibration(
+        fit_models(points, model),
         len(points),
         half,
-        errors(points, fits),
-        errors(held_points[half:], held_out_fits),
-        held_out_fits,
+        {},
+        {},
+        fit_models(held_points[:half], model),
         str(log.path or ""),
         log.agent,
         log.agent_version,
         [p.round for p in points],
+        conversation_id(log),
     )
+    calls = predicted_calls(log, calibration)
+    calibration.in_sample, calibration.held_out = call_errors(calls)
+    return calibration
 
 
 def load_calibration(path: Path) -> Calibration:
@@ -679,6 +728,7 @@ def load_calibration(path: Path) -> Calibration:
             try:
                 ratio, overhead = float(fit["ratio"]), int(fit["overhead_tokens"])
                 rule = fit.get("thinking", thinking_rule(model))
+                missing = int(fit.get("missing_history_tokens", 0))
             except (TypeError, KeyError, ValueError):
                 raise CalibrationError(
                     f"{path}: {where}.{model} needs a number 'ratio' and "
@@ -689,23 +739,35 @@ def load_calibration(path: Path) -> Calibration:
                     f"{path}: {where}.{model}: ratio must be > 0, overhead >= 0 and "
                     f"thinking one of {', '.join(THINKING_RULES)}"
                 )
-            # the history one file lacked is no part of another log's count: a file
-            # is read for the ratio and the overhead alone
-            out[model] = Fit(model, ratio, overhead, int(fit.get("calls", 0)), rule)
+            own = fit.get("ratio_from", "its own calls") != "every call of the log"
+            out[model] = Fit(
+                model, ratio, overhead, int(fit.get("calls", 0)), rule, missing, own
+            )
         return out
 
     held = data.get("held_out") or {}
+    try:
+        fitted_calls = int(held.get("fitted_calls", 0))
+    except (TypeError, ValueError):
+        raise CalibrationError(
+            f"{path}: held_out.fitted_calls must be a whole number"
+        ) from None
     return Calibration(
         fits(data.get("models"), "models"),
         int(data.get("calls", 0)),
-        0,
+        fitted_calls,
         data.get("in_sample") or {},
-        {k: v for k, v in held.items() if k not in ("models", "fitted_on")},
+        {
+            k: v
+            for k, v in held.items()
+            if k not in ("models", "fitted_on", "fitted_calls")
+        },
         fits(held.get("models") or data.get("models"), "held_out.models"),
         str(data.get("log", "")),
         str(data.get("agent", "")),
         str(data.get("agent_version", "")),
         list(data.get("rounds_used") or []),
+        str(data.get("conversation", "")),
     )
 
 
@@ -714,25 +776,51 @@ def format_calibration(calibration: Optional[Calibration]) -> str:
     if calibration is None:
         return "calibration: the log records no usage, so there is nothing to fit on"
     lines = [f"calibration: {calibration.calls} calls with recorded usage"]
-    for fit in calibration.fits.values():
+    lines += [f"  {line}" for line in fit_lines(calibration.fits)]
+    lines += [f"  {line}" for line in error_lines(calibration)]
+    return "\n".join(lines)
+
+
+def fit_lines(fits: Mapping[str, Fit]) -> List[str]:
+    """A line a model: its ratio, the overhead, its thinking rule, and where its
+    ratio came from when it had too few calls of its own."""
+    lines = []
+    for fit in fits.values():
         lines.append(
-            f"  {fit.model or 'model not named'}: the API counted {fit.ratio:.2f} "
+            f"{fit.model or 'model not named'}: the API counted {fit.ratio:.2f} "
             f"tokens a token of the lab's count, plus {fit.overhead:,} a call "
             f"(thinking: {THINKING_RULES[fit.thinking]})"
         )
-    lines.append(
-        "  error a call, |predicted - recorded| / recorded: "
-        + _error_words(calibration.in_sample, "fitted on all the calls, measured on them")
+        if not fit.own_ratio:
+            lines.append(f"  {borrowed_note(fit)}")
+    return lines
+
+
+def borrowed_note(fit: Fit) -> str:
+    return (
+        f"{plural_calls(fit.calls)} of {fit.model} are too few for a ratio of its own "
+        f"(it needs {MIN_OWN_RATIO_CALLS}): the ratio fitted on every call of the log "
+        "is used"
     )
-    lines.append(
-        "  "
+
+
+def plural_calls(count: int) -> str:
+    return f"{count} call" + ("" if count == 1 else "s")
+
+
+def error_lines(calibration: Calibration) -> List[str]:
+    """The two errors, in the words `calibrate` and `compress` both print."""
+    return [
+        "error a call, |predicted - recorded| / recorded: "
         + _error_words(
+            calibration.in_sample, "fitted on all the calls, measured on them"
+        ),
+        _error_words(
             calibration.held_out,
             f"fitted on the first {calibration.fitted_calls}, measured on the other "
             f"{calibration.held_out.get('calls', 0)} (held out)",
-        )
-    )
-    return "\n".join(lines)
+        ),
+    ]
 
 
 def _error_words(errors: dict, how: str) -> str:
@@ -746,49 +834,71 @@ def _error_words(errors: dict, how: str) -> str:
 
 @dataclass(frozen=True)
 class PredictedCall:
-    """One call with usage: the record, the calibrated prediction, and what the log
-    says happened just before it."""
+    """One call with usage: the record, the calibration's prediction of it, the
+    held-out fit's, and what the log shows just before it."""
 
     round: int
     recorded: int
-    predicted: int
-    held_out: bool  # not among the calls the fit saw
+    predicted: int  # the calibrated count: the fit on every call
+    held_out_predicted: int  # the fit on the first half only
+    fit: str  # FITTED (the held-out fit saw it), HELD_OUT, or OTHER_LOG
     events: Tuple[str, ...]
+    model: str = ""
+
+    @property
+    def held_out(self) -> bool:
+        """Not among the calls the held-out fit saw."""
+        return self.fit != FITTED
 
     @property
     def error(self) -> float:
         return (self.predicted - self.recorded) / self.recorded
+
+    @property
+    def held_out_error(self) -> float:
+        return (self.held_out_predicted - self.recorded) / self.recorded
 
 
 GAP = 0.10  # a call this far off, with nothing named before it, is said to be unexplained
 
 
 def predicted_calls(log, calibration: Calibration) -> List[PredictedCall]:
-    """Per call with usage, the prediction of the fit (the held-out fit for the calls
-    it did not see, when the calibration was fitted on this log) and its events."""
-    own = bool(calibration.log) and calibration.log == str(log.path or "")
-    held = call_points(log, calibration.held_out_fits)
-    full = call_points(log, calibration.fits)
+    """Per call with usage, in call order: the one prediction of it that `calibrate`'s
+    errors, `compress`'s table and rounds.json all give, labelled by whether the
+    held-out fit saw it (every call of another log is OTHER_LOG)."""
+    own = calibration.is_of(log)
+    fits = calibration.fits_for(log)
+    held_fits = calibration.fits_for(log, held_out=True)
+    full = call_points(log, fits)
+    held = call_points(log, held_fits)
     calls = []
     previous = None
     for number, (point, held_point) in enumerate(zip(full, held)):
-        held_out = own and number >= calibration.fitted_calls
-        predicted = (
-            predict(calibration.held_out_fits, held_point)
-            if held_out
-            else predict(calibration.fits, point)
-        )
+        label = OTHER_LOG
+        if own:
+            label = FITTED if number < calibration.fitted_calls else HELD_OUT
         calls.append(
             PredictedCall(
                 point.round,
                 point.recorded,
-                predicted,
-                held_out or not own,
+                predict(fits, point),
+                predict(held_fits, held_point),
+                label,
                 call_events(previous, point, log),
+                point.model,
             )
         )
         previous = point
     return calls
+
+
+def call_errors(calls: Sequence[PredictedCall]) -> Tuple[dict, dict]:
+    """The in-sample error (the calibrated count on every call) and the held-out
+    error (the held-out fit on the calls it did not see)."""
+    return (
+        errors_of([(c.predicted, c.recorded) for c in calls]),
+        errors_of([(c.held_out_predicted, c.recorded) for c in calls if c.held_out]),
+    )
 
 
 def call_events(
@@ -850,21 +960,32 @@ def logged_events(log) -> Dict[int, Tuple[str, ...]]:
 
 def format_predicted_calls(calls: List[PredictedCall]) -> str:
     """The calibrated prediction beside the record, a line a call, each jump or drop
-    named by what the log shows, or said to be unexplained."""
+    named by what the log shows, or said to be unexplained; above it, the errors in
+    the words `calibrate` prints, from the same predictions."""
     if not calls:
         return "recorded usage: none in this log"
-    held = [c for c in calls if c.held_out]
-    sizes = sorted(abs(c.error) for c in calls)
-    lines = [
-        f"recorded usage beside the calibrated prediction: {len(calls)} calls, "
-        f"median |error| {median(sizes):.1%}"
-        + (
-            f"; on the {len(held)} calls the fit did not see "
-            f"{median(abs(c.error) for c in held):.1%}"
-            if held
-            else ""
-        ),
-        "round  recorded  predicted  error  fit   what the log shows before the call",
+    in_sample, held_out = call_errors(calls)
+    if calls[0].fit == OTHER_LOG:
+        head = [
+            f"recorded usage beside the calibrated prediction: {len(calls)} calls, "
+            "none of them fitted (the calibration was fitted on another log): "
+            + _error_words(in_sample, "the calibrated count")
+        ]
+    else:
+        fitted = sum(1 for c in calls if not c.held_out)
+        head = [
+            f"recorded usage beside the calibrated prediction: {len(calls)} calls",
+            "  " + _error_words(in_sample, "fitted on all the calls, measured on them"),
+            "  "
+            + _error_words(
+                held_out,
+                f"fitted on the first {fitted}, measured on the other "
+                f"{len(calls) - fitted} (held out)",
+            ),
+        ]
+    lines = head + [
+        "round  recorded  predicted  error  held-out fit  error  fit        "
+        "what the log shows before the call",
     ]
     for call in calls:
         said = "; ".join(call.events)
@@ -872,6 +993,7 @@ def format_predicted_calls(calls: List[PredictedCall]) -> str:
             said = "not explained by anything the log records"
         lines.append(
             f"{call.round:>5}  {call.recorded:>8,}  {call.predicted:>9,}  "
-            f"{call.error:>+5.0%}  {'held' if call.held_out else 'seen':<4}  {said}"
+            f"{call.error:>+5.0%}  {call.held_out_predicted:>12,}  "
+            f"{call.held_out_error:>+5.0%}  {call.fit:<9}  {said}"
         )
     return "\n".join(lines)
