@@ -11,7 +11,7 @@ from minilib.cli.main import main
 from minilib.logs.replay import load_transcript
 from minilib.measure.calibration import calibrate, call_points, logged_events
 from minilib.policies.production import build_policy
-from minilib.policies.production.compare import NEAR
+from minilib.policies.production.compare import NEAR, rounds_before
 from minilib.policies.production.run import replay_policy
 from minilib.session import DATA_DIR
 
@@ -40,12 +40,23 @@ def test_claude_code_row_compacts_where_the_agent_did(path, tmp_path):
     assert len(row["tokens_per_round"]) == row["rounds"]
 
 
-def test_a_log_the_agent_never_compacted_is_not_compacted(tmp_path):
+def test_claude_codes_row_compacts_only_where_the_record_crossed_its_trigger(tmp_path):
+    """pi never compacted this session, but its record passes Claude Code's trigger
+    near its end: Claude Code's row, counted as calibrated, compacts there and
+    nowhere before."""
     path = DATA_DIR / "real" / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl"
     out = tmp_path / "rows.json"
     main(["compare", str(path), "--policies", "claude-code", "--json", str(out)])
     row = json.loads(out.read_text())[0]
-    assert row["compaction_rounds"] == []
+    log = load_transcript(path)
+    trigger = build_policy("claude-code", 200_000).trigger_tokens
+    rounds = rounds_before(log)
+    crossed = min(rounds[u.message] for u in log.usage if u.input_tokens >= trigger)
+    replayed = [c["round"] for c in row["compaction_rounds"]]
+    assert replayed and all(abs(r - crossed) <= NEAR for r in replayed), (
+        crossed,
+        replayed,
+    )
 
 
 def test_version_sets_the_trigger():

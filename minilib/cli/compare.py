@@ -10,10 +10,10 @@ from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.calibration import CalibrationError
 from ..measure.recorded_usage import measured_overhead
 from ..measure.tokenizers import TokenizerUnavailable
-from ..policies.production.own_agent import own_agent_count, own_agent_parameters
+from ..policies.production.own_agent import log_counting, own_agent_parameters
 from ..trace import write_text_safely
 from .common import DONE, add_count_arguments, add_max_mb_argument, fail, positive
-from .counting import counting_for, window_lines
+from .counting import counting_for, is_article_transcript, window_lines
 
 DESCRIPTION = (
     "Replay an agent's log under the compression policies production agents run (the "
@@ -117,6 +117,17 @@ def rows_json(rows) -> str:
     return f"[\n{lines}\n]\n"
 
 
+def _counts_by_default(args, counting, log) -> bool:
+    """No count was chosen (no --calibration, the default --tokenizer) and the log
+    records usage: every row is then counted as calibrated on the log."""
+    return (
+        counting.calibration is None
+        and args.tokenizer == "estimate"
+        and bool(log.usage)
+        and not is_article_transcript(log)
+    )
+
+
 def main(args) -> int:
     """One row a policy, printed and, with --json, written."""
     from ..policies.production.compare import compare_policies, format_comparison
@@ -126,6 +137,19 @@ def main(args) -> int:
         counting = counting_for(log, args.tokenizer, args.calibration, args.window)
         count_tokens, counted_with = counting.count_tokens, counting.counted_with
         overhead = counting.overhead or measured_overhead(log, count_tokens)
+        agent_count, agent_parameters, agent_lines = None, {}, []
+        shared = (
+            log_counting(log, args.agent_version)
+            if _counts_by_default(args, counting, log)
+            else None
+        )
+        if shared is not None and shared.calibrated:
+            # one unit for every row: the agent's own row is calibrated, so are all
+            count_tokens, counted_with = shared.count_tokens, shared.counted_with
+            overhead, agent_lines = shared.overhead, shared.lines
+            agent_count, agent_parameters = shared.own_count, shared.own_parameters
+        else:
+            agent_parameters = own_agent_parameters(log, args.agent_version, None)
         if overhead is not None and overhead >= counting.window:
             return fail(
                 f"error: --window {counting.window:,}: the log's "
@@ -134,7 +158,6 @@ def main(args) -> int:
                 "definitions), so no window that small could hold a call; give a "
                 "larger --window"
             )
-        agent_count, agent_overhead, agent_lines, missing = own_agent_count(log, counting)
         rows = compare_policies(
             log.messages,
             args.policies,
@@ -146,9 +169,7 @@ def main(args) -> int:
             overhead_tokens=overhead,
             agent_log=log,  # its own compactions, beside its policy's replay
             agent_count=agent_count,
-            agent_parameters=own_agent_parameters(
-                log, args.agent_version, agent_overhead, missing, agent_count
-            ),
+            agent_parameters=agent_parameters,
             processes=args.jobs,
         )
     except TokenizerUnavailable as error:
@@ -163,7 +184,7 @@ def main(args) -> int:
     print(f"tokens {counted_with}")
     for line in counting.lines + agent_lines:
         print(line)
-    if overhead is not None and not counting.overhead:
+    if overhead is not None and not counting.overhead and shared is None:
         print(
             f"overhead: {overhead:,} tokens a call, measured from the first call's "
             "recorded usage beyond its messages (each policy's default otherwise)"

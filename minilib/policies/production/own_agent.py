@@ -4,7 +4,7 @@ wrote the log behaved (`minilib.agents`): what `compare` and chapter 7 set besid
 agent's own record."""
 
 from dataclasses import dataclass, field
-from typing import Callable, Optional
+from typing import Callable, List, Optional
 
 from ...agents import claude_code
 from ...agents.windows import agent_window
@@ -12,6 +12,7 @@ from ...measure.calibration import (
     SENT_LABEL,
     THINKING_RULES,
     calibrate,
+    fit_lines,
     lacking_cleared,
     sent_counter,
 )
@@ -22,11 +23,12 @@ from .compare import AGENT_POLICY, compare_policies, rounds_before
 @dataclass
 class LogCounting:
     """How every policy is run on a real log that records its usage, as `compare` runs
-    it with no flag: at the agent's window, each window counted as the harness sent it
-    (call arguments, the thinking kept), with the overhead the log's first call
-    measured (the system prompt and tool definitions no log holds); the agent's own
-    policy counted as calibrated on the log's first calls and replayed as the version
-    that wrote the log."""
+    it with no flag: at the agent's window, every row in one unit, the count
+    calibrated on the log's first calls (so the later ones test it), with its
+    overhead (the system prompt and tool definitions no log holds); the agent's own
+    policy replayed as the version that wrote the log. Where the usage cannot be
+    fitted, every row counts what each call sent, with the overhead the first call
+    measured."""
 
     window: int
     window_why: str
@@ -36,6 +38,8 @@ class LogCounting:
     own_key: Optional[str] = None
     own_count: Optional[Callable] = None
     own_parameters: dict = field(default_factory=dict)
+    lines: List[str] = field(default_factory=list)  # how the count was fitted
+    calibrated: bool = False
 
     def run_with(self, key: str) -> tuple:
         """(the count, the parameters) policy `key` runs with on this log."""
@@ -45,25 +49,37 @@ class LogCounting:
         return self.count_tokens, parameters
 
 
-def log_counting(log) -> Optional[LogCounting]:
+def log_counting(log, version: Optional[str] = None) -> Optional[LogCounting]:
     """The `LogCounting` of `log` (a LoadedLog); None where it records no usage (the
     article's estimate and each policy's defaults are all there is to go by)."""
     if not log.usage:
         return None
     window, why, _ = agent_window(log)
-    count_tokens = sent_counter(log)
-    counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
+    count, overhead, lines, missing = own_agent_count(log, None)
+    if count is None:
+        count_tokens = sent_counter(log)
+        counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
+        return LogCounting(
+            window, why, count_tokens, counted_with, measured_overhead(log, count_tokens)
+        )
     counting = LogCounting(
-        window, why, count_tokens, counted_with, measured_overhead(log, count_tokens)
+        window, why, count, CALIBRATED_UNIT, overhead, lines=lines, calibrated=True
     )
-    own_count, own_overhead, _, missing = own_agent_count(log, None)
     key = AGENT_POLICY.get(log.shape)
-    if key is not None and own_count is not None:
-        counting.own_key, counting.own_count = key, own_count
+    if key is not None and log.agent:
+        counting.own_key, counting.own_count = key, count
         counting.own_parameters = own_agent_parameters(
-            log, None, own_overhead, missing, own_count
+            log, version, overhead, missing, count
         )
     return counting
+
+
+# The unit of every row of a log that records its usage: one count for all, so a row's
+# saved tokens and the tokens it sent compare with every other row's.
+CALIBRATED_UNIT = (
+    "calibrated: API tokens as fitted on the log's first half of calls (every row "
+    "in this unit)"
+)
 
 
 def own_agent_row(log, window: int, version: Optional[str] = None):
@@ -71,7 +87,7 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
     an agent the lab does not replay, or one with no usage to count by."""
     key = AGENT_POLICY.get(log.shape)
     count, overhead, lines, missing = own_agent_count(log, None)
-    if key is None or count is None:
+    if key is None or count is None or not log.agent:
         return None, []
     row = compare_policies(
         log.messages,
@@ -86,31 +102,28 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
 
 
 def own_agent_count(log, counting):
-    """The count of the row of the log's own agent: fitted to the log's recorded usage
-    on the first half of its calls (so the second half is a test of it), unless a
-    count was chosen; with its overhead, the lines that say so and the history the
-    file lacks (a file that begins mid-session)."""
-    if (counting is not None and counting.calibration is not None) or not (
-        log.usage and log.agent
-    ):
+    """The calibrated count of a log that records its usage: fitted on the first half
+    of its calls (so the second half is a test of it), unless a count was chosen;
+    with its overhead, the lines that say so and the history the file lacks (a file
+    that begins mid-session)."""
+    if (counting is not None and counting.calibration is not None) or not log.usage:
         return None, None, [], 0
     calibration = calibrate(log)
     if calibration is None:
         return None, None, [], 0
-    fit = next(iter(calibration.held_out_fits.values()))
     count = calibration.counter(log, held_out=True)
     overhead = calibration.overhead(log, held_out=True)
     lines = [
-        f"{log.agent}'s own row: counted as calibrated on the log's first "
+        f"every row counted as calibrated on the log's first "
         f"{calibration.fitted_calls} calls (the API's count of a call ~ {overhead:,} "
-        f"+ {fit.ratio:.2f} x the lab's count of what it sent)"
-    ]
+        "+ the ratio of the model that answered x the lab's count of what it sent):"
+    ] + [f"  {line}" for line in fit_lines(calibration.held_out_fits)]
     missing = calibration.missing_history(log)
     if missing:
         lines.append(
             f"the file begins mid-session: its first call counted {missing:,} tokens "
-            "more than the file holds; the row carries them as history until it "
-            "compacts"
+            f"more than the file holds; {log.agent or 'the agent'}'s own row carries "
+            "them as history until it compacts"
         )
     return count, overhead, lines, missing
 
