@@ -216,3 +216,37 @@ def test_a_clearing_of_lacking_results_comes_off_the_overhead_when_it_holds_them
             {"role": "user", "content": "and?"},
         ]
     assert policy.unseen_by_round == [0, -15_000, -40_000]
+
+
+def test_a_manual_compaction_is_followed_where_the_user_ran_it():
+    """/compact is the user's: the replay compacts at the recorded round, far below
+    its trigger, and the rounds around it stay as its own rule decides."""
+    from minilib.policies.production.claude_code import ClaudeCodePolicy
+    from minilib.scale import generate_history
+
+    messages = list(generate_history(40, user_turns=2).messages)
+    plain = replay_policy(messages, ClaudeCodePolicy(200_000))
+    manual = replay_policy(
+        messages, ClaudeCodePolicy(200_000, recorded_manual_compactions=[12])
+    )
+    assert plain.summary_calls == 0  # 40 calls never reach the trigger
+    assert manual.summary_calls == 1
+    assert manual.tokens[12] < plain.tokens[12]
+    assert manual.tokens[11] == plain.tokens[11]
+
+
+def test_the_agents_row_follows_a_recorded_manual_compaction(tmp_path):
+    """The same real session with its compaction recorded as the user's /compact: the
+    row compacts at exactly the recorded round (its own rule put it within NEAR of
+    it), and the line names it as manual."""
+    source = REAL / "entire-98-78b713483d-0.jsonl"
+    copy = tmp_path / "manual.jsonl"
+    copy.write_text(source.read_text().replace('"trigger":"auto"', '"trigger":"manual"'))
+    log = load_transcript(copy)
+    assert [c.manual for c in log.compactions] == [True]
+    out = tmp_path / "rows.json"
+    main(["compare", str(copy), "--policies", "claude-code", "--json", str(out)])
+    row = json.loads(out.read_text())[0]
+    recorded = row["recorded_compaction_rounds"]
+    assert [c.get("manual") for c in recorded] == [True]
+    assert recorded[0]["round"] in [c["round"] for c in row["compaction_rounds"]]

@@ -277,6 +277,7 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
         "reattach": False,
         "missing_history_tokens": 0,
         "recorded_resumes": 0,
+        "recorded_manual_compactions": 0,
     }
     gated = build_policy("claude-code-cache-editing", 200_000).parameters()
     assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5

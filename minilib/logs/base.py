@@ -51,6 +51,12 @@ class AgentCompaction:
     def name(self) -> str:
         return "window rebuilt by the harness" if self.rebuilt else "agent compaction"
 
+    @property
+    def manual(self) -> bool:
+        """The user asked for it (Claude Code's `/compact` records trigger manual):
+        a replay of the agent follows it, and decides only the automatic ones."""
+        return "trigger manual" in self.detail
+
     def describe(self) -> str:
         """One line: where it happened, what recorded it, what it replaced and with
         what."""

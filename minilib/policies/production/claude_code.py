@@ -159,8 +159,12 @@ class ClaudeCodePolicy(Policy):
         reattach: Optional[bool] = None,
         missing_history_tokens: int = 0,
         recorded_resumes: Sequence = (),
+        recorded_manual_compactions: Sequence[int] = (),
     ):
         super().__init__(window_tokens, count_tokens, overhead_tokens)
+        # the rounds before which the user ran /compact: the user's decision, followed
+        # as recorded; the replay decides only the automatic compactions
+        self.manual_compactions = frozenset(recorded_manual_compactions)
         self.keep_recent = check_int("keep_recent", keep_recent, minimum=1)
         # the client version that wrote the log: its trigger, its microcompact, its
         # re-attachment after a compaction (minilib.agents.claude_code)
@@ -308,7 +312,7 @@ class ClaudeCodePolicy(Policy):
             self.token_microcompact(step)
         counted = self.tokens + self.overhead_tokens + unseen
         over = decided + self.overhead_tokens + unseen >= self.trigger_tokens
-        compacted = over and self.compact()
+        compacted = (over or step in self.manual_compactions) and self.compact()
         if compacted:
             self.compacted(step, counted)
         self.last_call_tokens = self.tokens
@@ -414,6 +418,7 @@ class ClaudeCodePolicy(Policy):
             "reattach": self.reattach,
             "missing_history_tokens": self.missing_history_tokens,
             "recorded_resumes": len(self.recorded_resumes),
+            "recorded_manual_compactions": len(self.manual_compactions),
         }
 
 

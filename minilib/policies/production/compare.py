@@ -124,7 +124,10 @@ def recorded_rounds(log: LoadedLog) -> List[dict]:
     for compaction in log.compactions:
         said = PRE_TOKENS.search(compaction.detail or "")
         tokens = int(said.group(1).replace(",", "")) if said else None
-        found.append({"round": replies[compaction.at], "tokens_before": tokens})
+        entry = {"round": replies[compaction.at], "tokens_before": tokens}
+        if compaction.manual:  # the user's /compact, which the replay follows
+            entry["manual"] = True
+        found.append(entry)
     return found
 
 
@@ -597,6 +600,7 @@ def _rounds(entries: Sequence[Mapping]) -> str:
             if entry["tokens_before"] is None
             else f"{entry['tokens_before']:,} tokens"
         )
+        + (", manual: the user's /compact" if entry.get("manual") else "")
         + ")"
         for entry in entries
     )

@@ -138,6 +138,10 @@ def own_agent_parameters(log, version, overhead, missing: int = 0, count=None) -
         ratio = getattr(count, "ratio", 1.0)
         parameters["recorded_clearings"] = recorded_clearing_rounds(log, ratio)
         parameters["missing_history_tokens"] = missing
+        before = rounds_before(log)
+        parameters["recorded_manual_compactions"] = [
+            before[c.at] for c in log.compactions if c.manual
+        ]
         if claude_code.resume_drops_parallel_calls(parameters["version"] or ""):
             parameters["recorded_resumes"] = recorded_resume_rounds(log)
     return parameters
