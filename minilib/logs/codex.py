@@ -30,6 +30,7 @@ characters a token) and the summary as a user message.
 import json
 import re
 from collections import Counter
+from typing import Optional, Tuple
 
 from .base import Builder, first_line, make_call
 from .detect import Doc, Shape
@@ -141,22 +142,49 @@ def _read(doc: Doc, log: Builder) -> None:
 def _token_count(item: dict, where: str, log: Builder, total: int) -> int:
     """A `token_count` event: the last call's usage (`last_token_usage`, whose
     input_tokens include the cached part), or else the growth of the running total;
-    returns the running total's input so far."""
+    returns the running total's input so far. An event that counts nothing (all
+    zero: Codex writes one before any call has been counted) is a placeholder, not a
+    call's usage."""
     info = item.get("info") if isinstance(item.get("info"), dict) else {}
     window = info.get("model_context_window")
     if isinstance(window, int) and not isinstance(window, bool) and window > 0:
         log.context_window = window
-    last, running = info.get("last_token_usage"), info.get("total_token_usage")
+    running = info.get("total_token_usage")
     seen = running.get("input_tokens") if isinstance(running, dict) else None
-    if isinstance(last, dict) and isinstance(last.get("input_tokens"), int):
+    last = last_call_usage(info)
+    if last is not None:
         at = f"{where}: payload.info.last_token_usage"
-        log.recorded_usage(last["input_tokens"], at, last.get("cached_input_tokens"))
-    elif isinstance(seen, int) and seen >= total:
+        log.recorded_usage(last[0], at, last[1])
+    elif last_token_placeholder(info):
+        log.skip(where, "event_msg token_count: a placeholder (every count 0)")
+    elif isinstance(seen, int) and seen > total:
         at = f"{where}: payload.info.total_token_usage"
         log.recorded_usage(seen - total, at)
     else:
         log.skip(where, "event_msg token_count: no usage recorded")
     return seen if isinstance(seen, int) else total
+
+
+def last_call_usage(info) -> Optional[Tuple[int, Optional[int]]]:
+    """(input tokens, the cached part of them) of a `token_count` event's
+    `last_token_usage`; None where it has none or counts nothing (a placeholder)."""
+    last = info.get("last_token_usage") if isinstance(info, dict) else None
+    if not isinstance(last, dict) or last_token_placeholder(info):
+        return None
+    tokens = last.get("input_tokens")
+    if not isinstance(tokens, int) or isinstance(tokens, bool):
+        return None
+    return tokens, last.get("cached_input_tokens")
+
+
+def last_token_placeholder(info) -> bool:
+    """A `last_token_usage` whose every count is 0: written before a call was
+    counted, so it says nothing of any call's prompt."""
+    last = info.get("last_token_usage") if isinstance(info, dict) else None
+    if not isinstance(last, dict):
+        return False
+    counts = [v for v in last.values() if isinstance(v, int)]
+    return bool(counts) and not any(counts)
 
 
 def _compacted(payload, where: str, log: Builder, kept: int) -> None:

@@ -43,6 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ..logs.codex import last_call_usage, last_token_placeholder
 from ..messages import is_observation, output_id
 from ..model import scripted_summary
 from ..scale.bounded import MIN_BUDGET, BoundedSummarizer
@@ -167,7 +168,9 @@ def recorded_fields(
 
 
 def _last_token_count(lines: Sequence[str]) -> Tuple[Optional[int], str]:
-    """The input tokens of the last Codex `token_count` event among `lines`."""
+    """The input tokens of the last Codex `token_count` event among `lines` that
+    counted a call (a placeholder that counts nothing is passed over, as the
+    reader passes it over)."""
     for line in reversed(lines):
         try:
             record = json.loads(line)
@@ -177,10 +180,14 @@ def _last_token_count(lines: Sequence[str]) -> Tuple[Optional[int], str]:
         if not isinstance(payload, dict) or payload.get("type") != "token_count":
             continue
         info = payload.get("info") or {}
-        for name in ("last_token_usage", "total_token_usage"):
-            tokens = (info.get(name) or {}).get("input_tokens")
-            if isinstance(tokens, int):
-                return tokens, f"token_count info.{name}.input_tokens"
+        last = last_call_usage(info)
+        if last is not None:
+            return last[0], "token_count info.last_token_usage.input_tokens"
+        if last_token_placeholder(info):
+            continue
+        tokens = (info.get("total_token_usage") or {}).get("input_tokens")
+        if isinstance(tokens, int) and tokens:
+            return tokens, "token_count info.total_token_usage.input_tokens"
     return None, "not recorded"
 
 
