@@ -446,9 +446,9 @@ def test_a_move_that_leaves_the_run_as_it_was_says_so_under_its_line():
 
 
 def test_a_real_log_uploaded_runs_as_compare_runs_it(monkeypatch):
-    """A real log with recorded usage, uploaded: the window its agent ran at, each
-    window counted as the harness sent it with the overhead its first call measured,
-    the agent's own row calibrated and its version's behaviour; the rows are the ones
+    """A real log with recorded usage, uploaded: the window its agent ran at, every
+    row counted in one unit (calibrated on the log's first half of calls, with its
+    overhead), the agent's own replayed as its version behaved; the rows are the ones
     `compare` prints, and the own row compacts near where the agent did."""
     from minilib.policies.production.compare import compare_policies
     from minilib.policies.production.own_agent import (
@@ -469,7 +469,9 @@ def test_a_real_log_uploaded_runs_as_compare_runs_it(monkeypatch):
     log = load_transcript(path)
     counting = log_counting(log)
     assert lab.window.value == counting.window == 200_000
-    assert "counted as the harness sent each window" in lab.status.value
+    # every row in the one calibrated unit, the agent's own among them
+    assert counting.calibrated and counting.own_count is counting.count_tokens
+    assert "every row in one unit: API tokens, as calibrated" in lab.status.value
     assert f"plus {counting.overhead:,} tokens a call" in lab.status.value
     rows = {row["policy"]: row for row in lab.rows}
     count, overhead, _, missing = own_agent_count(log, None)

@@ -272,13 +272,22 @@ def counting_words(runs: LogRuns, window: int) -> str:
     words = f"window {window:,} tokens"
     if window == counting.window:
         words += f" ({html.escape(counting.window_why)})"
-    words += "; counted as the harness sent each window"
-    if counting.overhead is not None:
-        words += f", plus {counting.overhead:,} tokens a call (its first call's overhead)"
+    if counting.calibrated:
+        words += (
+            "; every row in one unit: API tokens, as calibrated on the log's first "
+            f"half of calls, plus {counting.overhead:,} tokens a call (the calibrated "
+            "overhead)"
+        )
+    else:
+        words += "; counted as the harness sent each window"
+        if counting.overhead is not None:
+            words += (
+                f", plus {counting.overhead:,} tokens a call (its first call's overhead)"
+            )
     if counting.own_key is not None:
         words += (
-            f"; <b>{counting.own_key}</b>, the agent's own: calibrated on the log's "
-            "usage, as the version that wrote it"
+            f"; <b>{counting.own_key}</b>, the agent's own, replayed as the version "
+            "that wrote the log"
         )
     return words
 

@@ -114,7 +114,7 @@ def own_agent_count(log, counting):
     count = calibration.counter(log, held_out=True)
     overhead = calibration.overhead(log, held_out=True)
     lines = [
-        f"every row counted as calibrated on the log's first "
+        f"the count: calibrated on the log's first "
         f"{calibration.fitted_calls} calls (the API's count of a call ~ {overhead:,} "
         "+ the ratio of the model that answered x the lab's count of what it sent):"
     ] + [f"  {line}" for line in fit_lines(calibration.held_out_fits)]
