@@ -328,5 +328,5 @@ def test_a_window_below_the_logs_measured_overhead_is_refused_by_name(tmp_path):
         text=True,
     )
     assert done.returncode == 2
-    assert "--window 2,000: the log's first call counted" in done.stderr
+    assert "--window 2,000: the log's calls counted" in done.stderr
     assert "Traceback" not in done.stderr

@@ -3,7 +3,9 @@ policy and print one row a policy."""
 
 import argparse
 import json
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import List, Optional
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
@@ -128,48 +130,86 @@ def _counts_by_default(args, counting, log) -> bool:
     )
 
 
+@dataclass
+class RowCounting:
+    """How every row of one `compare` is counted, the agent's own among them."""
+
+    window: int
+    count_tokens: object
+    counted_with: str
+    overhead: Optional[int]
+    agent_count: object = None
+    agent_parameters: dict = field(default_factory=dict)
+    lines: List[str] = field(default_factory=list)  # how it was counted, in words
+    head: List[str] = field(default_factory=list)  # the window and why
+
+
+def row_counting(args, log) -> RowCounting:
+    """The count of every row: as asked (--calibration, --tokenizer), else, for a log
+    that records usage, one calibrated unit for all (`log_counting`)."""
+    counting = counting_for(log, args.tokenizer, args.calibration, args.window)
+    shared = (
+        log_counting(log, args.agent_version)
+        if _counts_by_default(args, counting, log)
+        else None
+    )
+    if shared is not None and shared.calibrated:
+        # one unit for every row: the agent's own row is calibrated, so are all
+        return RowCounting(
+            counting.window,
+            shared.count_tokens,
+            shared.counted_with,
+            shared.overhead,
+            shared.own_count,
+            shared.own_parameters,
+            counting.lines + shared.lines,
+            window_lines(counting),
+        )
+    overhead = counting.overhead or measured_overhead(log, counting.count_tokens)
+    lines = list(counting.lines)
+    if overhead is not None and not counting.overhead:
+        lines.append(
+            f"overhead: {overhead:,} tokens a call, measured from the first call's "
+            "recorded usage beyond its messages (each policy's default otherwise)"
+        )
+    return RowCounting(
+        counting.window,
+        counting.count_tokens,
+        counting.counted_with,
+        overhead,
+        None,
+        own_agent_parameters(log, args.agent_version, None),
+        lines,
+        window_lines(counting),
+    )
+
+
 def main(args) -> int:
     """One row a policy, printed and, with --json, written."""
     from ..policies.production.compare import compare_policies, format_comparison
 
     try:
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-        counting = counting_for(log, args.tokenizer, args.calibration, args.window)
-        count_tokens, counted_with = counting.count_tokens, counting.counted_with
-        overhead = counting.overhead or measured_overhead(log, count_tokens)
-        agent_count, agent_parameters, agent_lines = None, {}, []
-        shared = (
-            log_counting(log, args.agent_version)
-            if _counts_by_default(args, counting, log)
-            else None
-        )
-        if shared is not None and shared.calibrated:
-            # one unit for every row: the agent's own row is calibrated, so are all
-            count_tokens, counted_with = shared.count_tokens, shared.counted_with
-            overhead, agent_lines = shared.overhead, shared.lines
-            agent_count, agent_parameters = shared.own_count, shared.own_parameters
-        else:
-            agent_parameters = own_agent_parameters(log, args.agent_version, None)
-        if overhead is not None and overhead >= counting.window:
+        counting = row_counting(args, log)
+        if counting.overhead is not None and counting.overhead >= counting.window:
             return fail(
-                f"error: --window {counting.window:,}: the log's "
-                f"{'calls' if counting.overhead else 'first call'} counted "
-                f"{overhead:,} tokens beyond their messages (system prompt and tool "
-                "definitions), so no window that small could hold a call; give a "
-                "larger --window"
+                f"error: --window {counting.window:,}: the log's calls counted "
+                f"{counting.overhead:,} tokens beyond their messages (system prompt "
+                "and tool definitions), so no window that small could hold a call; "
+                "give a larger --window"
             )
         rows = compare_policies(
             log.messages,
             args.policies,
             counting.window,
-            count_tokens,
-            counted_with=counted_with,
+            counting.count_tokens,
+            counted_with=counting.counted_with,
             prices=args.cache_prices,
             trace_folder=args.out,
-            overhead_tokens=overhead,
+            overhead_tokens=counting.overhead,
             agent_log=log,  # its own compactions, beside its policy's replay
-            agent_count=agent_count,
-            agent_parameters=agent_parameters,
+            agent_count=counting.agent_count,
+            agent_parameters=counting.agent_parameters,
             processes=args.jobs,
         )
     except TokenizerUnavailable as error:
@@ -178,17 +218,10 @@ def main(args) -> int:
         return fail(f"error: {error}")
     except ImportError as error:  # a policy's optional package (langchain-core)
         return fail(f"error: {error}")
-    for line in window_lines(counting):
+    for line in [*counting.head, log.describe(), f"tokens {counting.counted_with}"]:
         print(line)
-    print(log.describe())
-    print(f"tokens {counted_with}")
-    for line in counting.lines + agent_lines:
+    for line in counting.lines:
         print(line)
-    if overhead is not None and not counting.overhead and shared is None:
-        print(
-            f"overhead: {overhead:,} tokens a call, measured from the first call's "
-            "recorded usage beyond its messages (each policy's default otherwise)"
-        )
     print()
     print(format_comparison(rows))
     if args.json is not None:

@@ -7,7 +7,8 @@ replays the grounded script (the agent looks up what its window lacks) and print
 outcome under the table; `--keep-unseen` ages a tool result only after the model has
 seen it. `compare FILE` replays a log under every production policy; `compactions FILE`
 measures the compactions the agent's own harness recorded in it; `calibrate FILE`
-fits the lab's count to the API's, from the usage the log records."""
+fits the lab's count to the API's, from the usage the log records; `cost FILE` prices
+the session as its provider billed it."""
 
 import os
 import sys
@@ -15,7 +16,7 @@ from typing import Optional, Sequence
 
 from ..logs.replay import replay_transcript
 from ..reports.rounds import format_rounds, format_summary
-from . import calibrate, compactions, compare, compress, run
+from . import calibrate, compactions, compare, compress, cost, run
 from .common import DONE, INTERNAL_ERROR, PROG, Parser, fail
 
 __all__ = ["build_parser", "format_rounds", "format_summary", "main"]
@@ -27,6 +28,7 @@ COMMANDS = {
     "compare": compare,
     "compactions": compactions,
     "calibrate": calibrate,
+    "cost": cost,
 }
 
 

@@ -266,6 +266,49 @@ def _usage(usage: dict, where: str, log: Builder) -> None:
     log.recorded_usage(sum(parts), where, read, written)
 
 
+def billed_counts(usage: dict) -> dict:
+    """A Messages API usage as a bill's disjoint counts: the writes split by time to
+    live where `cache_creation` splits them (the rest of the writes, or all of them
+    where it does not, are 5-minute writes, the API's default)."""
+
+    def number(value) -> int:
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    written = number(usage.get("cache_creation_input_tokens"))
+    split = usage.get("cache_creation")
+    hour = (
+        number(split.get("ephemeral_1h_input_tokens")) if isinstance(split, dict) else 0
+    )
+    return {
+        "input": number(usage.get("input_tokens")),
+        "cache_read": number(usage.get("cache_read_input_tokens")),
+        "cache_write_5m": max(0, written - hour),
+        "cache_write_1h": min(hour, written),
+        "output": number(usage.get("output_tokens")),
+    }
+
+
+def _billed(line: dict, where: str, log: Builder, in_conversation: bool) -> None:
+    """A Claude Code assistant line's usage, as the bill counts it: once a response
+    (its message id; the last line of a streamed response holds its whole output).
+    The client's own lines (model `<synthetic>`) were no call."""
+    message = line.get("message")
+    if not isinstance(message, dict) or not isinstance(message.get("usage"), dict):
+        return
+    model = message.get("model")
+    if not isinstance(model, str) or model == "<synthetic>":
+        return
+    key = message.get("id") if isinstance(message.get("id"), str) else where
+    log.billed_call(
+        key,
+        f"{where}: message.usage",
+        billed_counts(message["usage"]),
+        "anthropic",
+        model,
+        in_conversation,
+    )
+
+
 def _clearing(line: dict, where: str, log: Builder) -> None:
     """A microcompact_boundary record: the results it cleared, from the next call on
     (a record it cannot read is skipped, saying why: the history is unchanged)."""
@@ -386,7 +429,10 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
             continue
         if line.get("isSidechain") and not log.run_of and kind in ("user", "assistant"):
             # older versions wrote a Task subagent's run into the session's file: its
-            # messages went to the subagent's model, not this conversation's
+            # messages went to the subagent's model, not this conversation's (its
+            # calls were billed all the same)
+            if kind == "assistant":
+                _billed(line, where, log, in_conversation=False)
             log.skip(where, "a subagent's line (isSidechain): not this conversation's")
             continue
         if kind == "system" and line.get("subtype") == "microcompact_boundary":
@@ -430,6 +476,7 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         read_blocks(role, message["content"], f"{where}: message", log, key)
         if role == "assistant" and isinstance(message.get("usage"), dict):
             _usage(message["usage"], f"{where}: message.usage", log)
+            _billed(line, where, log, in_conversation=True)
     if boundary is not None:
         log.note(
             boundary[0], "compact_boundary at the end of the log: no summary after it"

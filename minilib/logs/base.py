@@ -14,7 +14,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Mapping, Optional, Tuple
 
 
 class LogFileError(ValueError):
@@ -84,6 +84,41 @@ class RecordedUsage:
     cache_written: Optional[int]
     where: str
     model: str = ""  # the model that answered the call, where the log names it
+
+
+@dataclass(frozen=True)
+class BilledCall:
+    """One API call as its provider billed it, as the log records it: every call the
+    file records usage for, a subagent's and the client's own calls too (they are
+    billed though they are not this conversation's).
+
+    The counts are disjoint, as a bill adds them up: `input` is the uncached prompt
+    (Anthropic's `input_tokens`; OpenAI's and Gemini's input less their cached part),
+    `cache_read` what was read from the prompt cache, `cache_write_5m` and
+    `cache_write_1h` what was written to it for each time to live (a log that does not
+    split its writes has them all as 5-minute writes), `output` the reply, thinking and
+    reasoning included. `key` names the response (its id where the log has one: lines
+    of one streamed response share it, and the last line's counts are the response's);
+    `message` is the index of its assistant message in the conversation (None for a
+    call outside it); `cost_usd` the agent's own price of it, where it writes one."""
+
+    key: str
+    model: str
+    provider: str  # "anthropic", "openai", "google", or "" where the log does not say
+    input: int
+    cache_read: int
+    cache_write_5m: int
+    cache_write_1h: int
+    output: int
+    where: str
+    message: Optional[int] = None
+    timestamp: Optional[str] = None
+    cost_usd: Optional[float] = None
+
+    @property
+    def prompt(self) -> int:
+        """The whole prompt: uncached, read from the cache and written to it."""
+        return self.input + self.cache_read + self.cache_write_5m + self.cache_write_1h
 
 
 # What a harness does to a gap a real run left, before its next call (the chat APIs
@@ -214,6 +249,8 @@ class LoadedLog:
     context_window: Optional[int] = None
     # where the session was quit and resumed, and what the rebuilt history lacked
     resumes: List[Resume] = field(default_factory=list)
+    # every call the provider billed, as the log records it (BilledCall), in order
+    billed: List["BilledCall"] = field(default_factory=list)
 
     @property
     def models(self) -> List[str]:
@@ -373,6 +410,7 @@ class Builder:
         self._results: List[Tuple[int, dict]] = []  # (call position, tool message)
         self._key = None  # response key of the latest assistant message, for merging
         self._caller = 0  # index of the latest assistant message
+        self._billed: Dict[str, BilledCall] = {}  # by response key, in order
 
     def fail(self, text: str) -> LogFileError:
         return LogFileError(f"{self.source}: {text}")
@@ -401,6 +439,39 @@ class Builder:
             RecordedUsage(
                 self._caller, input_tokens, cache_read, cache_written, where, self.model
             )
+        )
+
+    def billed_call(
+        self,
+        key: str,
+        where: str,
+        counts: Mapping[str, object],
+        provider: str = "",
+        model: Optional[str] = None,
+        in_conversation: bool = True,
+        cost_usd=None,
+    ) -> None:
+        """One call as its provider billed it (`BilledCall`'s counts by name); a later
+        record of the same `key` (a streamed response's last line) replaces it."""
+        names = ("input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+        values = [counts.get(name) or 0 for name in names]
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 0 for n in values):
+            raise self.fail(f"{where}: token counts must be whole numbers >= 0")
+        earlier = self._billed.get(key)
+        message = None
+        if in_conversation:
+            message = earlier.message if earlier is not None else self._caller
+        if isinstance(cost_usd, bool) or not isinstance(cost_usd, (int, float)):
+            cost_usd = None
+        self._billed[key] = BilledCall(
+            key,
+            self.model if model is None else model,
+            provider,
+            *values,
+            where,
+            message,
+            self.timestamp if isinstance(self.timestamp, str) else None,
+            cost_usd,
         )
 
     def unread_part(self, where: str, kind, refusal: str) -> str:
@@ -662,6 +733,7 @@ class Builder:
             self.model_of,
             self.context_window,
             self.resumes,
+            list(self._billed.values()),
         )
 
 

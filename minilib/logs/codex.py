@@ -155,6 +155,7 @@ def _token_count(item: dict, where: str, log: Builder, total: int) -> int:
     if last is not None:
         at = f"{where}: payload.info.last_token_usage"
         log.recorded_usage(last[0], at, last[1])
+        _billed(info, at, log)
     elif last_token_placeholder(info):
         log.skip(where, "event_msg token_count: a placeholder (every count 0)")
     elif isinstance(seen, int) and seen > total:
@@ -163,6 +164,29 @@ def _token_count(item: dict, where: str, log: Builder, total: int) -> int:
     else:
         log.skip(where, "event_msg token_count: no usage recorded")
     return seen if isinstance(seen, int) else total
+
+
+def _billed(info: dict, where: str, log: Builder) -> None:
+    """A token_count's last call as the bill counts it. OpenAI's cached input is part
+    of its input (never added to it), its reasoning part of its output; its cache is
+    automatic and bills no writes. Codex repeats an event with the same running
+    total: one call, keyed by that total."""
+    last = info["last_token_usage"]
+    running = info.get("total_token_usage")
+    total = running.get("total_tokens") if isinstance(running, dict) else None
+    cached = last.get("cached_input_tokens")
+    cached = cached if isinstance(cached, int) and not isinstance(cached, bool) else 0
+    whole = last["input_tokens"]
+    log.billed_call(
+        f"total {total}" if isinstance(total, int) else where,
+        where,
+        {
+            "input": max(0, whole - cached),
+            "cache_read": min(cached, whole),
+            "output": last.get("output_tokens"),
+        },
+        "openai",
+    )
 
 
 def last_call_usage(info) -> Optional[Tuple[int, Optional[int]]]:

@@ -96,6 +96,8 @@ def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
             _, calls = _blocks(message.get("content"), at, Builder("", ""), ALL)
             dropped.update(call["id"] for call in calls)
             stop = message["stopReason"]
+            if isinstance(message.get("usage"), dict):  # billed, though not sent back
+                _billed(message, message["usage"], at, log, in_conversation=False)
             log.skip(where, f"assistant stopped by {stop}: not sent back")
             return
         if isinstance(message.get("model"), str):
@@ -109,6 +111,7 @@ def _message(entry: dict, where: str, log: Builder, dropped: set) -> None:
             read, written = usage.get("cacheRead"), usage.get("cacheWrite")
             whole = usage["input"] + sum(n for n in (read, written) if isinstance(n, int))
             log.recorded_usage(whole, f"{at}.usage", read, written)
+            _billed(message, usage, at, log)
     elif role == "toolResult":
         call_id = message.get("toolCallId")
         if not call_id:
@@ -274,3 +277,31 @@ def _detect(doc: Doc):
 
 
 SHAPES = [Shape("pi-session", _detect, _read)]
+
+
+# pi's provider names, as the bill's (a provider pi names otherwise is kept as named)
+PROVIDERS = {"anthropic": "anthropic", "openai": "openai", "google": "google"}
+
+
+def _billed(
+    message: dict, usage: dict, at: str, log: Builder, in_conversation: bool = True
+) -> None:
+    """A pi assistant message's usage as the bill counts it, with pi's own price of it
+    (`usage.cost.total`, in dollars, from pi's price table). pi's cache writes carry
+    no time to live: they are the providers' default, 5 minutes."""
+    cost = usage.get("cost")
+    provider = message.get("provider") if isinstance(message.get("provider"), str) else ""
+    log.billed_call(
+        f"{at}",
+        f"{at}.usage",
+        {
+            "input": usage.get("input"),
+            "cache_read": usage.get("cacheRead"),
+            "cache_write_5m": usage.get("cacheWrite"),
+            "output": usage.get("output"),
+        },
+        PROVIDERS.get(provider, provider),
+        message["model"] if isinstance(message.get("model"), str) else None,
+        in_conversation,
+        cost.get("total") if isinstance(cost, dict) else None,
+    )

@@ -1,0 +1,146 @@
+"""The bill from a log's recorded usage: each call once, its counts as the provider
+bills them, priced by the pinned price data; the same total as the peers that price
+the same logs (ccusage on Claude Code's, pi's own price on pi's)."""
+
+import json
+
+import pytest
+
+from minilib.cli.main import main
+from minilib.logs import load_log
+from minilib.measure import prices
+from minilib.measure.bill import KINDS, price_counts, record_bill
+from minilib.session import DATA_DIR
+
+pytest.importorskip("genai_prices", reason="pricing needs genai-prices (Python 3.11+)")
+
+LOGS = DATA_DIR / "logs"
+REAL = DATA_DIR / "real"
+PEERS = json.loads((DATA_DIR / "peers" / "cost_peers.json").read_text())
+
+
+def _lines(path):
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _write(path, records):
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("peer", PEERS, ids=lambda p: p["log"].split("/")[-1])
+def test_the_bill_from_the_record_is_the_peers_to_the_cent(peer):
+    """The peers' totals were recorded by scripts/check_cost_peers.py, which ran
+    ccusage itself (and read pi's own prices): the lab's bill must stay on them."""
+    bill = record_bill(load_log(DATA_DIR.parent / peer["log"]))
+    assert len(bill.calls) == peer["calls"] and not bill.unpriced
+    assert bill.total_usd == pytest.approx(peer["peer_usd"], abs=0.005)
+
+
+def test_pi_prices_every_call_as_the_lab_does():
+    bill = record_bill(load_log(REAL / "pi" / "pi-mono-opus-4-5-two-compactions.jsonl"))
+    for call in bill.calls:
+        assert call.usd == pytest.approx(call.own_usd, abs=1e-9), call.key
+
+
+def test_a_streamed_response_is_one_call_counted_from_its_last_line(tmp_path):
+    """Claude Code writes a response's blocks as lines sharing one message id; only
+    the last line holds its whole output (reading the first undercounts output)."""
+    records = _lines(LOGS / "claude_code_session.jsonl")
+    lines_of_first = [r for r in records if r.get("message", {}).get("id") == "msg_01"]
+    assert len(lines_of_first) > 1
+    lines_of_first[-1]["message"]["usage"]["output_tokens"] = 400
+    log = load_log(_write(tmp_path / "streamed.jsonl", records))
+    first = [call for call in log.billed if call.key == "msg_01"]
+    assert len(first) == 1 and first[0].output == 400
+    assert len(log.billed) == len(
+        {r["message"]["id"] for r in records if "usage" in r.get("message", {})}
+    )
+
+
+def test_cache_writes_split_by_time_to_live_where_the_usage_splits_them(tmp_path):
+    records = _lines(LOGS / "claude_code_session.jsonl")
+    for record in records:
+        usage = record.get("message", {}).get("usage")
+        if usage and usage["cache_creation_input_tokens"]:
+            written = usage["cache_creation_input_tokens"]
+            usage["cache_creation"] = {
+                "ephemeral_5m_input_tokens": written - min(written, 1000),
+                "ephemeral_1h_input_tokens": min(written, 1000),
+            }
+    log = load_log(_write(tmp_path / "split.jsonl", records))
+    written = [c for c in log.billed if c.cache_write_1h]
+    assert written and all(
+        c.cache_write_1h == min(1000, c.cache_write_1h + c.cache_write_5m)
+        for c in written
+    )
+    plain = load_log(LOGS / "claude_code_session.jsonl")
+    assert [c.prompt for c in log.billed] == [c.prompt for c in plain.billed]
+    # a 1-hour write costs 2x the input price, a 5-minute one 1.25x
+    assert record_bill(log).total_usd > record_bill(plain).total_usd
+
+
+def test_a_subagents_calls_are_billed_but_are_not_the_conversations():
+    log = load_log(
+        REAL
+        / "claude-code"
+        / "claude-code-viewer-v1.0.98-sonnet-4-todo-app-subagents.jsonl"
+    )
+    outside = [c for c in log.billed if c.message is None]
+    assert len(log.billed) == 170 and len(outside) == 161  # the file's distinct ids
+    assert len(log.usage) == 170 - 161
+
+
+def test_openai_cached_input_is_part_of_the_input_not_added_to_it():
+    log = load_log(LOGS / "codex_rollout.jsonl")
+    assert [c.prompt for c in log.billed] == [u.input_tokens for u in log.usage]
+    assert any(c.cache_read for c in log.billed)
+    assert all(c.cache_write_5m == c.cache_write_1h == 0 for c in log.billed)
+
+
+def test_a_request_over_200k_pays_the_long_context_price_for_every_token():
+    below = dict.fromkeys(KINDS, 0) | {"input": 200_000}
+    above = dict.fromkeys(KINDS, 0) | {"input": 200_001}
+    cheap = price_counts("claude-sonnet-4-5", "anthropic", below)
+    dear = price_counts("claude-sonnet-4-5", "anthropic", above)
+    assert not cheap.tiered and dear.tiered
+    assert dear.usd / cheap.usd == pytest.approx(2.0, rel=1e-4)  # $6 not $3 a million
+    # the kinds of a tiered call add up to its price
+    mixed = dict(
+        input=10, cache_read=240_000, cache_write_5m=5_000, cache_write_1h=0, output=900
+    )
+    call = price_counts("claude-sonnet-4-5", "anthropic", mixed)
+    assert sum(call.usd_by_kind.values()) == pytest.approx(call.usd)
+
+
+def test_cost_prints_the_bill_and_writes_its_json(tmp_path, capsys):
+    path = REAL / "claude-code" / "entire-98-78b713483d-0.jsonl"
+    out = tmp_path / "cost.json"
+    assert main(["cost", str(path), "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    document = json.loads(out.read_text())
+    total = document["recorded"]["total_usd"]
+    assert f"${total:,.2f} over 97 calls" in printed
+    assert len(document["calls"]) == 97
+    row = document["calls"][0]["recorded"]
+    assert set(row) == {*KINDS, "usd"}
+    assert sum(c["recorded"]["usd"] for c in document["calls"]) == pytest.approx(total)
+
+
+def test_cost_of_a_log_without_usage_says_so_in_one_line(capsys):
+    assert main(["cost", str(LOGS / "openai_chat.json")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "records no usage" in error and "\n" not in error
+
+
+def test_without_the_price_package_cost_says_so_in_one_line(monkeypatch, capsys):
+    def missing():
+        raise prices.PricesUnavailable(
+            f"pricing needs the optional package {prices.PACKAGE}"
+        )
+
+    monkeypatch.setattr(prices, "_package", missing)
+    assert main(["cost", str(LOGS / "pi_session.jsonl")]) == 2
+    error = capsys.readouterr().err.strip()
+    assert "error: pricing needs the optional package genai-prices" in error
+    assert "\n" not in error
