@@ -28,7 +28,15 @@
 
 from typing import Dict, List, Tuple
 
-from .base import Builder, Clearing, Resume, content_items, first_line, make_call
+from .base import (
+    Builder,
+    Clearing,
+    Resume,
+    Unrecorded,
+    content_items,
+    first_line,
+    make_call,
+)
 from .detect import Doc, Shape
 
 BLOCKS = {
@@ -288,6 +296,36 @@ def billed_counts(usage: dict) -> dict:
     }
 
 
+# Hooks whose output Claude Code adds to the conversation's context (its hooks docs:
+# a SessionStart or UserPromptSubmit hook's stdout is added as context); the log
+# keeps a `progress` line saying the hook ran, never what it printed.
+CONTEXT_HOOKS = ("SessionStart", "UserPromptSubmit")
+
+
+def _context_hook(line: dict) -> Tuple[str, str]:
+    """(the hook's event, its command) of a progress line of a hook whose output joins
+    the context; ("", "") for any other line."""
+    data = line.get("data")
+    if not isinstance(data, dict) or data.get("type") != "hook_progress":
+        return "", ""
+    if data.get("hookEvent") not in CONTEXT_HOOKS or line.get("isSidechain"):
+        return "", ""
+    event = data.get("hookName") or data["hookEvent"]
+    command = data.get("command")
+    return str(event), command.split("/")[-1] if isinstance(command, str) else "?"
+
+
+def _note_hook(hook: Tuple[str, str], where: str, log: Builder) -> None:
+    """A hook that added its output to the context: one entry for the hooks of one
+    event that ran before the same message."""
+    at, (event, command) = len(log.messages), hook
+    last = log.unrecorded[-1] if log.unrecorded else None
+    if last is not None and last.at == at and last.event == event:
+        log.unrecorded[-1] = Unrecorded(at, last.where, event, (*last.commands, command))
+    else:
+        log.unrecorded.append(Unrecorded(at, where, event, (command,)))
+
+
 def _billed(line: dict, where: str, log: Builder, in_conversation: bool) -> None:
     """A Claude Code assistant line's usage, as the bill counts it: once a response
     (its message id; the last line of a streamed response holds its whole output).
@@ -441,6 +479,8 @@ def _read_claude_code(doc: Doc, log: Builder) -> None:
         if kind == "system" and line.get("subtype") == "compact_boundary":
             boundary = (where, _boundary(line, where, log))
             continue
+        if kind == "progress" and (hook := _context_hook(line))[0]:
+            _note_hook(hook, where, log)
         if kind not in ("user", "assistant"):
             log.skip(where, f"{kind}: bookkeeping")
             continue

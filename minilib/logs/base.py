@@ -158,6 +158,27 @@ class Clearing:
 
 
 @dataclass(frozen=True)
+class Unrecorded:
+    """Text the client added to what it sent that the log does not hold: from the
+    message at index `at` on, every call carried it (the output of hooks the client
+    puts into the context, of which the log keeps only that each ran). The lab cannot
+    count it; a report names the call where it began."""
+
+    at: int
+    where: str
+    event: str  # what ran ("SessionStart:compact")
+    commands: Tuple[str, ...]
+
+    def describe(self) -> str:
+        ran = len(self.commands)
+        return (
+            f"{ran} {self.event} hook{'s' * (ran != 1)} ran "
+            f"({', '.join(self.commands)}): their output joins the context, and the "
+            "log does not hold it"
+        )
+
+
+@dataclass(frozen=True)
 class Resume:
     """A session the client was quit in and resumed (Claude Code's `/exit`, then
     `--continue`): the resumed client rebuilt its history along the lines' parent
@@ -251,6 +272,8 @@ class LoadedLog:
     resumes: List[Resume] = field(default_factory=list)
     # every call the provider billed, as the log records it (BilledCall), in order
     billed: List["BilledCall"] = field(default_factory=list)
+    # text the client added to its calls that the log does not hold (Unrecorded)
+    unrecorded: List[Unrecorded] = field(default_factory=list)
 
     @property
     def models(self) -> List[str]:
@@ -411,6 +434,7 @@ class Builder:
         self._key = None  # response key of the latest assistant message, for merging
         self._caller = 0  # index of the latest assistant message
         self._billed: Dict[str, BilledCall] = {}  # by response key, in order
+        self.unrecorded: List[Unrecorded] = []
 
     def fail(self, text: str) -> LogFileError:
         return LogFileError(f"{self.source}: {text}")
@@ -734,6 +758,7 @@ class Builder:
             self.context_window,
             self.resumes,
             list(self._billed.values()),
+            self.unrecorded,
         )
 
 

@@ -219,6 +219,9 @@ class CallPoint:
     # of the history the file lacks, what recorded clearings took out so far (the
     # client's own estimate of the results it cleared that the file does not hold)
     lacking_cleared: int = 0
+    # entries of text the client added that the log does not hold, so far
+    # (LoadedLog.unrecorded)
+    unrecorded: int = 0
 
     @property
     def seen(self) -> int:
@@ -296,6 +299,7 @@ def call_points(
                             walk.cleared_calls,
                             walk.resumed,
                             walk.lacking_cleared,
+                            sum(1 for u in log.unrecorded if u.at <= original),
                         )
                     )
             walk.add(message, thinking.get(id(message), ""))
@@ -919,6 +923,9 @@ def call_events(
         events.append("the session was resumed (its history rebuilt along parentUuid)")
     if point.model != before.model:
         events.append(f"model changed to {point.model}")
+    if log is not None and point.unrecorded > before.unrecorded:
+        for added in log.unrecorded[before.unrecorded : point.unrecorded]:
+            events.append(added.describe())
     if not events and log is not None:
         unrecorded = unrecorded_clearing(log, before, point)
         if unrecorded:
