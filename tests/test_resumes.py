@@ -182,7 +182,11 @@ def test_compress_names_the_resume_on_the_call_where_the_record_drops(tmp_path, 
     printed = capsys.readouterr().out
     assert "session resumed before messages[166] (line 365)" in printed
     rows = [x for x in printed.splitlines() if x.startswith("   48    74,437")]
-    assert len(rows) == 1 and (
-        "the session was resumed (its history rebuilt along parentUuid); "
-        "2 SessionStart:resume hooks ran"
-    ) in rows[0]
+    assert (
+        len(rows) == 1
+        and (
+            "the session was resumed (its history rebuilt along parentUuid); "
+            "2 SessionStart:resume hooks ran"
+        )
+        in rows[0]
+    )
