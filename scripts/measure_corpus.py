@@ -105,13 +105,25 @@ def replay_measures(log) -> dict:
     }
 
 
-def bill_total(log):
+def bill_measures(log, calibration) -> dict:
+    """The bill from the record, and the bill predicted from the messages alone on the
+    calls the fit did not see: its total's error, per call its cache reads' and
+    dollars' (medians). Empty where the price data is not installed."""
     try:
         from minilib.measure.bill import record_bill
+        from minilib.measure.predicted_bill import errors_by_kind, predicted_bill
 
-        return round(record_bill(log).total_usd, 2)
+        bill = record_bill(log)
+        predicted = predicted_bill(log, calibration, bill)
     except ImportError:  # the price data is optional
-        return None
+        return {}
+    held = errors_by_kind(predicted, predicted.held_out_from)
+    return {
+        "bill_usd": round(bill.total_usd, 2),
+        "bill_error": held["usd_total"],
+        "cache_read_error": held["cache_read"],
+        "usd_per_call_error": held["usd_per_call"],
+    }
 
 
 def measure(path: Path, source: str):
@@ -135,7 +147,7 @@ def measure(path: Path, source: str):
         "in_sample": calibration.in_sample.get("median_abs_error"),
         "causes": causes(log, calls),
         **replay_measures(log),
-        "bill_usd": bill_total(log),
+        **bill_measures(log, calibration),
     }
 
 

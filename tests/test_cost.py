@@ -144,3 +144,88 @@ def test_without_the_price_package_cost_says_so_in_one_line(monkeypatch, capsys)
     error = capsys.readouterr().err.strip()
     assert "error: pricing needs the optional package genai-prices" in error
     assert "\n" not in error
+
+
+# The predicted bill: each call's prompt as the calibrated count predicts it, split
+# as the client's cache splits it, its output counted from its reply.
+
+
+def _predicted(path):
+    from minilib.measure.calibration import calibrate
+    from minilib.measure.predicted_bill import predicted_bill
+
+    log = load_log(path)
+    return log, predicted_bill(log, calibrate(log), record_bill(log))
+
+
+def test_a_call_that_only_appended_reads_what_the_last_call_sent():
+    from minilib.measure.predicted_bill import CacheBehaviour, SentCall, split_prompt
+
+    behaviour = CacheBehaviour("anthropic", 300.0, 0.0, 8, 30_000)
+    counts = split_prompt(SentCall(120_000, 100_000, 60.0, 500), behaviour, False)
+    assert counts == {
+        "input": 8,
+        "cache_read": 99_992,
+        "cache_write_5m": 20_000,
+        "cache_write_1h": 0,
+        "output": 500,
+    }
+    idle = split_prompt(SentCall(120_000, 100_000, 301.0, 500), behaviour, False)
+    assert idle["cache_read"] == 0 and idle["cache_write_5m"] == 120_000 - 8
+    hourly = CacheBehaviour("anthropic", 3600.0, 1.0, 8, 30_000)
+    kept = split_prompt(SentCall(120_000, 100_000, 301.0, 500), hourly, False)
+    assert kept["cache_read"] == 99_992 and kept["cache_write_1h"] == 20_000
+    # OpenAI's automatic cache: reads are part of the prompt, 128-token blocks, no
+    # writes billed
+    automatic = CacheBehaviour("openai", 600.0, 0.0, 0, 5_000)
+    openai = split_prompt(SentCall(50_000, 40_000, 30.0, 100), automatic, False)
+    assert openai["cache_read"] == 40_000 - 40_000 % 128
+    assert openai["input"] + openai["cache_read"] == 50_000
+    assert openai["cache_write_5m"] == openai["cache_write_1h"] == 0
+
+
+def test_the_predicted_bill_reads_nothing_of_the_calls_own_usage(tmp_path):
+    """The prompts come from the messages, the cache behaviour from the first half
+    of the record: a copy whose second half records no usage predicts the same."""
+    source = REAL / "claude-code" / "entire-d7-0360ee0899-0.jsonl"
+    log, full = _predicted(source)
+    records = _lines(source)
+    ids = list(dict.fromkeys(c.key for c in log.billed))
+    blinded = set(ids[len(ids) // 2 :])  # the second half of the calls
+    for record in records:
+        message = record.get("message", {})
+        if "usage" in message and message.get("id") in blinded:
+            message["usage"] = {k: 0 for k in message["usage"] if k.endswith("tokens")}
+    blind = load_log(_write(tmp_path / "blind.jsonl", records))
+    from minilib.measure.calibration import calibrate
+    from minilib.measure.predicted_bill import predicted_bill
+
+    second = predicted_bill(blind, calibrate(log), None)
+    start = full.held_out_from
+    assert second.counts[start:] == full.counts[start:]
+
+
+def test_the_predicted_bill_is_judged_on_the_calls_the_fit_did_not_see():
+    from minilib.measure.predicted_bill import errors_by_kind
+
+    _, predicted = _predicted(REAL / "claude-code" / "entire-94-de498254e2-0.jsonl")
+    held = errors_by_kind(predicted, predicted.held_out_from)
+    assert held["calls"] == len(predicted.counts) - predicted.held_out_from
+    assert held["cache_read"] < 0.05 and abs(held["usd_total"]) < 0.10
+
+
+def test_cost_with_a_calibration_writes_both_bills(tmp_path, capsys):
+    source = REAL / "pi" / "pi-mono-opus-4-5-two-compactions.jsonl"
+    calibration = tmp_path / "c.json"
+    main(["calibrate", str(source), "--out", str(calibration)])
+    out = tmp_path / "cost.json"
+    assert (
+        main(["cost", str(source), "--calibration", str(calibration), "--json", str(out)])
+        == 0
+    )
+    printed = capsys.readouterr().out
+    document = json.loads(out.read_text())
+    assert document["predicted"]["total_usd"] > 0
+    assert f"${document['predicted']['total_usd']:,.2f}" in printed
+    conversation = [c for c in document["calls"] if c["in_conversation"]]
+    assert all(set(c["predicted"]) == {*KINDS, "usd"} for c in conversation)

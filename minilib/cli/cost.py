@@ -83,8 +83,9 @@ def main(args) -> int:
         for line in format_predicted(predicted):
             print(line)
         document["predicted"] = {"total_usd": predicted.total_usd}
-        for row, call in zip(document["calls"], predicted.rows):
-            row["predicted"] = call
+        for row, call in zip(document["calls"], bill.calls):
+            # a call outside the conversation is not predicted: taken as recorded
+            row["predicted"] = predicted.row_of(call.message) or row["recorded"]
     if args.json is not None:
         write_text_safely(args.json, json.dumps(document, indent=1) + "\n")
         print(f"wrote {args.json}")

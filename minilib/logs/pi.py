@@ -183,6 +183,7 @@ def _read(doc: Doc, log: Builder) -> None:
     before = []  # the (line, entry) pairs of the path read so far
     for number, entry in _path(lines[1:], log):
         where, kind = f"line {number}", entry.get("type")
+        log.timestamp = entry.get("timestamp")  # when pi wrote it: idle gaps show
         if kind in KEPT_KINDS:
             _entry(entry, where, log, dropped)
         elif kind == "compaction":

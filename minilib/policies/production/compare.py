@@ -418,13 +418,17 @@ def compare_policies(
     agent_count: Optional[TokenCounter] = None,
     agent_parameters: Optional[dict] = None,
     processes: int = 1,
+    per_round: bool = False,
 ) -> List[dict]:
     """One row a policy (all of them unless `keys`), in the order given.
     `overhead_tokens` (a value measured from the log) replaces every policy's default
     overhead; `agent_log` (the log `messages` came from) adds the agent's recorded
     compactions to the row of the policy that models it. `processes` above 1 spreads
     the policies over that many processes where the system can fork one
-    (`minilib.policies.production.processes`): the same rows, sooner on more cores."""
+    (`minilib.policies.production.processes`): the same rows, sooner on more cores.
+    `per_round`: each row also holds what each round sent (`rounds_sent`, the
+    overhead in it) and the part of it the last window began with
+    (`rounds_reused`), what a bill of the run is priced from."""
     keys = list(POLICIES) if keys is None else list(keys)
     unknown = [key for key in keys if key not in POLICIES]
     if unknown:
@@ -450,6 +454,7 @@ def compare_policies(
         prices,
         agent_log,
         None if trace_folder is None else Path(trace_folder),
+        per_round=per_round,
     )
     from .processes import rows_in_processes, usable_processes
 
@@ -486,6 +491,7 @@ class PolicyRows:
     agent_log: Optional[LoadedLog]
     trace_folder: Optional[Path]
     counted: dict = field(default_factory=dict)
+    per_round: bool = False  # rows keep what each round sent and reused
 
     def __post_init__(self):
         for _, counter, _ in self.tasks:
@@ -522,6 +528,14 @@ class PolicyRows:
     def row(self, measurement: PolicyMeasurement) -> dict:
         """A replayed task's row; its trace written when a trace folder is given."""
         row = measurement.row()
+        if self.per_round:
+            run, policy = measurement.run, measurement.policy
+            unseen = getattr(policy, "unseen_by_round", ())
+            row["rounds_sent"] = [
+                tokens + policy.overhead_tokens + (unseen[i] if i < len(unseen) else 0)
+                for i, tokens in enumerate(run.tokens)
+            ]
+            row["rounds_reused"] = [measured.reused for measured in run.cache]
         if measurement.tracer is not None and self.trace_folder is not None:
             folder = self.trace_folder / measurement.policy.key
             measurement.tracer.write_jsonl(folder / "trace.jsonl")

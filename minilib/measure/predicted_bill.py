@@ -1,0 +1,332 @@
+"""What a session would be billed, predicted from its messages: each call's prompt as
+the calibrated count predicts it, split as the agent's client and its provider's
+prompt cache split it, and priced (`bill`).
+
+The cache, by provider (each a documented behaviour, docs/references.md):
+
+- **Anthropic** (Claude Code, pi on Claude): the client sets a cache breakpoint at the
+  end of each call's prompt, so a call reads from the cache what the last call sent
+  and writes the rest; a few tokens after the last breakpoint are billed uncached. A
+  cache entry lives 5 minutes, or an hour where the client writes 1-hour entries
+  (the log's usage says which); a call after a longer idle gap (the log's timestamps)
+  writes its whole prompt again. A call whose history changed (a compaction, results
+  cleared, a resumed session) reads only the part before the change.
+- **OpenAI** (Codex) and **Gemini**: the cache is automatic; its reads are a part of
+  the prompt (never added to it) in 128-token blocks, and no writes are billed.
+
+What the agent's client does is fitted on the calls the fit may see (the first half
+of a log's, when judged): the share of its writes that are 1-hour writes, the tokens
+it leaves uncached, and what a call reads when its history changed (the system prompt
+and tool definitions, cached apart from the history). The output of a call is
+counted from its reply, scaled by what the record's first half shows the model's
+output cost beside that count (thinking a log may not hold is in that ratio). Each
+call is priced as the model that answered it.
+"""
+
+from dataclasses import dataclass, field
+from statistics import median
+from typing import Dict, List, Mapping, Optional, Sequence
+
+from .bill import KINDS, Bill, counts_of, price_counts
+
+FIVE_MINUTES, ONE_HOUR = 300.0, 3600.0
+# OpenAI keeps a cached prefix "typically 5 to 10 minutes" of inactivity, in blocks
+# of 128 tokens past the first 1,024 (OpenAI prompt caching guide).
+OPENAI_TTL, OPENAI_BLOCK, OPENAI_MINIMUM = 600.0, 128, 1024
+AUTOMATIC = ("openai", "google")
+
+
+@dataclass(frozen=True)
+class CacheBehaviour:
+    """How one agent's client and its provider cache a call's prompt."""
+
+    provider: str
+    ttl_seconds: float
+    hour_share: float  # of the writes, the 1-hour ones
+    uncached: int  # tokens after the last breakpoint (Anthropic)
+    prefix: int  # what a call reads when its history changed
+
+    @classmethod
+    def fitted(cls, calls: Sequence, overhead: int = 0) -> "CacheBehaviour":
+        """Fitted on `calls` (BilledCall, in order: the calls the fit may see)."""
+        provider = next((c.provider for c in calls if c.provider), "")
+        written = sum(c.cache_write_5m + c.cache_write_1h for c in calls)
+        hour = sum(c.cache_write_1h for c in calls)
+        share = hour / written if written else 0.0
+        if provider in AUTOMATIC:
+            ttl = OPENAI_TTL
+        else:
+            ttl = ONE_HOUR if share > 0.5 else FIVE_MINUTES
+        uncached = round(median(c.input for c in calls)) if calls else 0
+        breaks = [
+            b.cache_read
+            for a, b in zip(calls, calls[1:])
+            if 0 < b.cache_read < 0.6 * a.prompt
+        ]
+        prefix = round(median(breaks)) if breaks else overhead
+        if provider in AUTOMATIC:
+            uncached = 0
+        return cls(provider, ttl, share, uncached, prefix)
+
+
+def _expired(call: "SentCall", behaviour: CacheBehaviour) -> bool:
+    return call.gap_seconds is not None and call.gap_seconds > behaviour.ttl_seconds
+
+
+@dataclass(frozen=True)
+class SentCall:
+    """One call as predicted: its prompt, the part it shares from its start with the
+    last call's (what the cache can hold), how long after the last call it came, its
+    output."""
+
+    prompt: int
+    shared: int
+    gap_seconds: Optional[float]
+    output: int
+
+
+def split_prompt(call: SentCall, behaviour: CacheBehaviour, first: bool) -> dict:
+    """A call's prompt split as the bill counts it (`bill.KINDS`)."""
+    expired = _expired(call, behaviour)
+    shared = (
+        0 if expired else (min(behaviour.prefix, call.prompt) if first else call.shared)
+    )
+    counts = dict.fromkeys(KINDS, 0)
+    counts["output"] = call.output
+    if behaviour.provider in AUTOMATIC:
+        cached = shared - shared % OPENAI_BLOCK if shared >= OPENAI_MINIMUM else 0
+        counts["cache_read"] = min(cached, call.prompt)
+        counts["input"] = call.prompt - counts["cache_read"]
+        return counts
+    uncached = min(behaviour.uncached, call.prompt)
+    read = max(0, min(shared, call.prompt) - uncached)
+    written = call.prompt - uncached - read
+    hour = round(written * behaviour.hour_share)
+    counts.update(
+        input=uncached,
+        cache_read=read,
+        cache_write_5m=written - hour,
+        cache_write_1h=hour,
+    )
+    return counts
+
+
+def sent_calls(
+    prompts: Sequence[int],
+    changed: Sequence[bool],
+    gaps: Sequence[Optional[float]],
+    outputs: Sequence[int],
+    prefix: int,
+    reused: Optional[Sequence[int]] = None,
+) -> List[SentCall]:
+    """Calls from what each sent: a call whose history did not change shares the
+    whole of the last call's prompt; one whose history changed shares the cached
+    prefix and, in a replay, the messages before the change (`reused`)."""
+    calls = []
+    for index, prompt in enumerate(prompts):
+        last = prompts[index - 1] if index else 0
+        if changed[index]:
+            kept = reused[index] if reused is not None else 0
+            shared = min(prefix + kept, last)
+        else:
+            shared = last
+        calls.append(SentCall(prompt, shared, gaps[index], outputs[index]))
+    return calls
+
+
+@dataclass
+class PredictedBill:
+    """The calls predicted and priced, beside the record where there is one."""
+
+    model: str
+    behaviour: CacheBehaviour
+    counts: List[Dict[str, int]]  # per call, by kind
+    usd: List[Optional[float]]
+    recorded: List[Optional[Dict[str, int]]] = field(default_factory=list)
+    recorded_usd: List[Optional[float]] = field(default_factory=list)
+    held_out_from: int = 0  # the calls from here on were predicted by a fit blind to them
+    messages: List[int] = field(default_factory=list)  # each call's reply, by index
+    extra_usd: float = 0.0  # calls outside the conversation, priced as recorded
+
+    @property
+    def total_usd(self) -> float:
+        return sum(u for u in self.usd if u is not None) + self.extra_usd
+
+    @property
+    def rows(self) -> List[dict]:
+        return [{**c, "usd": u} for c, u in zip(self.counts, self.usd)]
+
+    def row_of(self, message: Optional[int]) -> Optional[dict]:
+        """The predicted row of the call answered by `log.messages[message]`."""
+        if message not in self.messages:
+            return None
+        index = self.messages.index(message)
+        return {**self.counts[index], "usd": self.usd[index]}
+
+
+def price_calls(
+    models: Sequence[str], behaviour: CacheBehaviour, calls: Sequence[SentCall], when=()
+) -> PredictedBill:
+    """`calls` split by `behaviour` and priced, call i as `models[i]` on `when[i]`."""
+    counts = [split_prompt(c, behaviour, i == 0) for i, c in enumerate(calls)]
+    usd = [
+        price_counts(
+            models[i], behaviour.provider, c, when[i] if i < len(when) else None
+        ).usd
+        for i, c in enumerate(counts)
+    ]
+    return PredictedBill(models[0] if models else "", behaviour, counts, usd)
+
+
+def errors_by_kind(predicted: PredictedBill, start: int = 0) -> dict:
+    """Per-call |predicted - recorded| / recorded medians from call `start` on: cache
+    reads, cache writes, and the call's dollars; and the error of their total."""
+    out = {}
+    pairs = list(zip(predicted.counts, predicted.recorded))[start:]
+    for name, kinds in (("cache_read", ("cache_read",)), ("cache_write", WRITES)):
+        sizes = [
+            abs(sum(p[k] for k in kinds) - sum(r[k] for k in kinds))
+            / sum(r[k] for k in kinds)
+            for p, r in pairs
+            if r is not None and sum(r[k] for k in kinds) > 0
+        ]
+        out[name] = median(sizes) if sizes else None
+    dollars = [
+        (p, r)
+        for p, r in zip(predicted.usd[start:], predicted.recorded_usd[start:])
+        if p is not None and r
+    ]
+    out["usd_per_call"] = median(abs(p - r) / r for p, r in dollars) if dollars else None
+    total_p, total_r = sum(p for p, _ in dollars), sum(r for _, r in dollars)
+    out["usd_total"] = (total_p - total_r) / total_r if total_r else None
+    out["calls"] = len(pairs)
+    return out
+
+
+WRITES = ("cache_write_5m", "cache_write_1h")
+
+
+def reply_gaps(
+    messages: Sequence[Mapping], rounds: Sequence[int]
+) -> List[Optional[float]]:
+    """Per call (its assistant message's index in `rounds`), the seconds since the
+    last call was sent: each call is sent when the message before its reply arrives."""
+    from ..policies.production.claude_code import timestamp_seconds
+
+    sent_at = []
+    for index in rounds:
+        before = messages[index - 1] if index else None
+        when = timestamp_seconds(before) if before is not None else None
+        sent_at.append(when if when is not None else timestamp_seconds(messages[index]))
+    gaps: List[Optional[float]] = [None]
+    for a, b in zip(sent_at, sent_at[1:]):
+        gaps.append(None if a is None or b is None else b - a)
+    return gaps
+
+
+def reply_tokens(log, replies: Sequence[int], fitted_calls: Sequence) -> List[int]:
+    """Each reply's output tokens from its message alone: the lab's count of what the
+    model wrote (text, call arguments, thinking), times the ratio of the recorded
+    output to that count on the calls the fit may see (thinking the log does not hold,
+    and the tokenizer, are in that ratio)."""
+    from .calibration import sent_counter, text_rule
+
+    count = sent_counter(log, "kept", text_rule(log)).per_message
+    counted = {index: count(log.messages[index]) for index in replies}
+    recorded = [
+        (c.output, counted[c.message]) for c in fitted_calls if c.message in counted
+    ]
+    lab = sum(n for _, n in recorded)
+    ratio = sum(o for o, _ in recorded) / lab if lab else 1.0
+    return [round(ratio * counted[index]) for index in replies]
+
+
+def predicted_bill(log, calibration, bill: Optional[Bill] = None) -> PredictedBill:
+    """The bill of `log`'s conversation predicted from its messages: each call's
+    prompt as `calibration` predicts it (the held-out fit for a call the full fit saw
+    when the calibration was fitted on this log, so every call after the first half
+    is predicted blind), the cache as its client behaves (fitted on the first half of
+    the calls the record shows), each call's output counted from its reply
+    (`reply_tokens`): nothing of a call's own usage is read for it."""
+    from .calibration import call_points, fit_for
+
+    fits = calibration.fits_for(log, held_out=True)
+    points = call_points(log, fits, every_call=True)
+    rounds = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+    billed = {c.message: c for c in log.billed if c.message is not None}
+    half = max(1, len(billed) // 2)
+    fitted_calls = [billed[i] for i in sorted(billed)][:half]
+    overhead = fit_for(fits, log.model or "").overhead
+    behaviour = CacheBehaviour.fitted(fitted_calls, overhead)
+    prompts, changed = [], []
+    previous = None
+    for point in points:
+        prompts.append(fit_for(fits, point.model).predict(point))
+        changed.append(
+            previous is not None
+            and (
+                point.stretch != previous.stretch
+                or point.cleared != previous.cleared
+                or point.resumed != previous.resumed
+            )
+        )
+        previous = point
+    outputs = reply_tokens(log, rounds[: len(points)], fitted_calls)
+    calls = sent_calls(
+        prompts, changed, reply_gaps(log.messages, rounds), outputs, behaviour.prefix
+    )
+    named = log.model or (bill.calls[0].model if bill and bill.calls else "")
+    models = [point.model or named for point in points]
+    when = [log.messages[i].get("timestamp") for i in rounds]
+    predicted = price_calls(models, behaviour, calls, when)
+    recorded_usd = {}
+    if bill is not None:
+        recorded_usd = {c.message: c.usd for c in bill.calls if c.message is not None}
+        predicted.extra_usd = sum(c.usd or 0 for c in bill.calls if c.message is None)
+    predicted.messages = rounds[: len(calls)]
+    predicted.recorded = [
+        counts_of(billed[i]) if i in billed else None for i in rounds[: len(calls)]
+    ]
+    predicted.recorded_usd = [recorded_usd.get(i) for i in rounds[: len(calls)]]
+    numbered = sorted(billed)
+    predicted.held_out_from = rounds.index(numbered[half]) if len(numbered) > half else 0
+    return predicted
+
+
+def format_predicted(predicted: PredictedBill) -> List[str]:
+    """Lines for the terminal: the predicted bill beside the record, and its errors on
+    the calls the fit did not see."""
+    behaviour = predicted.behaviour
+    ttl = (
+        "1 hour"
+        if behaviour.ttl_seconds >= ONE_HOUR
+        else (f"{behaviour.ttl_seconds / 60:.0f} minutes")
+    )
+    lines = [
+        f"predicted from the log's messages alone: ${predicted.total_usd:,.2f} "
+        f"(the cache as {behaviour.provider or 'its provider'} bills it: entries live "
+        f"{ttl}, {behaviour.hour_share:.0%} of writes 1-hour, {behaviour.uncached:,} "
+        f"tokens a call uncached, {behaviour.prefix:,} read when the history changed)",
+    ]
+    if predicted.extra_usd:
+        lines.append(
+            f"  of it ${predicted.extra_usd:,.2f} for calls outside the conversation "
+            "(subagents', stopped replies'), taken as recorded"
+        )
+    held = errors_by_kind(predicted, predicted.held_out_from)
+    if held["calls"]:
+        lines.append(
+            f"  on the {held['calls']} calls the fit did not see, per call: cache reads "
+            f"off by {_pct(held['cache_read'])}, cache writes by "
+            f"{_pct(held['cache_write'])}, dollars by {_pct(held['usd_per_call'])} "
+            f"(medians); their total off by {_signed(held['usd_total'])}"
+        )
+    return lines
+
+
+def _pct(value) -> str:
+    return "–" if value is None else f"{value:.1%}"
+
+
+def _signed(value) -> str:
+    return "–" if value is None else f"{value:+.1%}"
