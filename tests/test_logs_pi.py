@@ -83,6 +83,7 @@ def test_aborted_turn_and_its_result_are_left_out_as_pi_leaves_them_out():
         "role": "user",
         "content": "Reminder from the lint extension: run `ruff check inkwell` "
         "before you finish.",
+        "timestamp": "2025-11-04T09:10:00.000Z",  # when pi wrote it: idle gaps show
     }
 
 
