@@ -279,6 +279,7 @@ def test_pis_compactions_put_the_summary_and_the_kept_entries_in_place():
         assert summary == {
             "role": "user",
             "content": COMPACTION_PREFIX + entry["summary"] + COMPACTION_SUFFIX,
+            "timestamp": entry["timestamp"],  # when pi wrote it
         }
         # the kept entries are the messages from the first kept one to the compaction
         first = ids.index(entry["firstKeptEntryId"])
