@@ -229,3 +229,60 @@ def test_cost_with_a_calibration_writes_both_bills(tmp_path, capsys):
     assert f"${document['predicted']['total_usd']:,.2f}" in printed
     conversation = [c for c in document["calls"] if c["in_conversation"]]
     assert all(set(c["predicted"]) == {*KINDS, "usd"} for c in conversation)
+
+
+# What it would have cost: every policy priced (compare --cost), and one policy at
+# each threshold of a range (sweep).
+
+
+def test_compare_cost_prices_every_row_and_sets_the_record_beside(tmp_path, capsys):
+    source = REAL / "claude-code" / "entire-d7-0360ee0899-0.jsonl"
+    out = tmp_path / "rows.json"
+    assert main(["compare", str(source), "--cost", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = json.loads(out.read_text())
+    assert all(row["bill_usd"] > 0 for row in rows)
+    assert all("rounds_sent" not in row for row in rows)  # per-round lists left out
+    recorded = record_bill(load_log(source)).total_usd
+    assert f"the record: ${recorded:,.2f}" in printed
+    own = next(row for row in rows if row["policy"] == "claude-code")
+    # the agent's own row at its own threshold is near what the provider billed
+    assert own["bill_usd"] == pytest.approx(recorded, rel=0.10)
+
+
+def test_the_sweep_runs_one_policy_at_each_threshold(tmp_path, capsys):
+    from minilib.policies.production.sweep import parse_range
+
+    assert parse_range("100k:120k:10k") == [100_000, 110_000, 120_000]
+    for bad in ("100k:90k:10k", "1:2", "a:b:c", "100k:200k:0"):
+        with pytest.raises(ValueError):
+            parse_range(bad)
+    source = REAL / "claude-code" / "entire-98-78b713483d-0.jsonl"
+    out = tmp_path / "sweep.json"
+    argv = ["sweep", str(source), "--policy", "claude-code", "--threshold"]
+    assert main([*argv, "120k:180k:20k", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["threshold"] for r in rows] == [120_000, 140_000, 160_000, 180_000]
+    # a lower threshold compacts at least as often
+    compactions = [r["compactions"] for r in rows]
+    assert compactions == sorted(compactions, reverse=True) and compactions[0] > 1
+    cheapest = min(rows, key=lambda r: r["bill_usd"])
+    assert f"at {cheapest['threshold']:,} this session would have cost" in printed
+    # the row at a threshold is compare's row with that threshold
+    from minilib.cli.compare import row_counting
+    from minilib.cli.main import build_parser
+    from minilib.policies.production.sweep import sweep_log
+
+    args = build_parser().parse_args(["compare", str(source)])
+    log = load_log(source)
+    again = sweep_log(log, "claude-code", [140_000], row_counting(args, log))
+    assert again[0].as_dict() == rows[1]
+
+
+def test_a_policy_with_no_threshold_is_refused_by_name(capsys):
+    source = REAL / "claude-code" / "entire-d7-0360ee0899-0.jsonl"
+    argv = ["sweep", str(source), "--policy", "swe-agent-last-n", "--threshold"]
+    assert main([*argv, "1:2:1"]) == 2
+    error = capsys.readouterr().err
+    assert "swe-agent-last-n compresses by no token threshold" in error

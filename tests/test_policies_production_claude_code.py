@@ -278,6 +278,7 @@ def test_the_documented_defaults_and_what_it_says_of_itself():
         "missing_history_tokens": 0,
         "recorded_resumes": 0,
         "recorded_manual_compactions": 0,
+        "auto_compact_tokens": None,
     }
     gated = build_policy("claude-code-cache-editing", 200_000).parameters()
     assert gated["microcompact"] == "cache-editing" and gated["keep_recent"] == 5

@@ -97,6 +97,13 @@ def _add_output_arguments(compare: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="keep each policy's trace in DIR/<policy>/trace.jsonl (default: off)",
     )
+    compare.add_argument(
+        "--cost",
+        action="store_true",
+        help="add each policy's bill in dollars, predicted in the rows' one unit: its "
+        "rounds as it sent them, the prompt cache as the agent's client uses it, its "
+        "compaction calls, priced by the genai-prices data (default: off)",
+    )
 
 
 def policy_list(text: str) -> list:
@@ -184,6 +191,42 @@ def row_counting(args, log) -> RowCounting:
     )
 
 
+def priced_rows(rows, log, counting) -> List[str]:
+    """Each row with its bill (`bill_usd`, of it `bill_compaction_usd`), its per-round
+    lists taken out again; the lines that show them beside the record's bill."""
+    from ..measure.bill import record_bill
+    from ..measure.predicted_bill import log_pricing, policy_bill
+    from ..measure.prices import PACKAGE, PINNED, version
+
+    pricing = log_pricing(log, counting.overhead or 0)
+    lines = [
+        "",
+        f"the bill of each policy, predicted (priced with {PACKAGE} "
+        f"{version() or PINNED}; its rounds in the rows' unit, the cache as "
+        f"{pricing.behaviour.provider} bills this client, output counted from the "
+        "replies):",
+        f"{'policy':<27} {'bill':>10} {'of it, compaction calls':>24}",
+    ]
+    for row in rows:
+        bill = policy_bill(row, pricing)
+        for key in ("rounds_sent", "rounds_reused", "rounds_broke", "parameters"):
+            row.pop(key, None)
+        row["bill_usd"] = round(bill.total_usd, 4)
+        row["bill_compaction_usd"] = round(bill.compaction_usd, 4)
+        stopped = " (stopped early)" if row.get("overflow_round") is not None else ""
+        lines.append(
+            f"{row['policy']:<27} {'$' + format(bill.total_usd, ',.2f'):>10} "
+            f"{'$' + format(bill.compaction_usd, ',.2f'):>24}{stopped}"
+        )
+    if log.billed:
+        recorded = record_bill(log)
+        lines.append(
+            f"the record: ${recorded.total_usd:,.2f} (what the provider billed, over "
+            f"{len(recorded.calls)} calls)"
+        )
+    return lines
+
+
 def main(args) -> int:
     """One row a policy, printed and, with --json, written."""
     from ..policies.production.compare import compare_policies, format_comparison
@@ -211,12 +254,14 @@ def main(args) -> int:
             agent_count=counting.agent_count,
             agent_parameters=counting.agent_parameters,
             processes=args.jobs,
+            per_round=args.cost,
         )
+        bills = priced_rows(rows, log, counting) if args.cost else []
     except TokenizerUnavailable as error:
         return fail(f"error: --tokenizer {args.tokenizer}: {error}")
     except (TranscriptFileError, CalibrationError) as error:
         return fail(f"error: {error}")
-    except ImportError as error:  # a policy's optional package (langchain-core)
+    except ImportError as error:  # a policy's or the prices' optional package
         return fail(f"error: {error}")
     for line in [*counting.head, log.describe(), f"tokens {counting.counted_with}"]:
         print(line)
@@ -224,6 +269,8 @@ def main(args) -> int:
         print(line)
     print()
     print(format_comparison(rows))
+    for line in bills:
+        print(line)
     if args.json is not None:
         write_text_safely(args.json, rows_json(rows))
         print(f"wrote {args.json}")

@@ -8,7 +8,8 @@ outcome under the table; `--keep-unseen` ages a tool result only after the model
 seen it. `compare FILE` replays a log under every production policy; `compactions FILE`
 measures the compactions the agent's own harness recorded in it; `calibrate FILE`
 fits the lab's count to the API's, from the usage the log records; `cost FILE` prices
-the session as its provider billed it."""
+the session as its provider billed it; `sweep FILE` what it would have cost at each
+threshold of a policy."""
 
 import os
 import sys
@@ -16,7 +17,7 @@ from typing import Optional, Sequence
 
 from ..logs.replay import replay_transcript
 from ..reports.rounds import format_rounds, format_summary
-from . import calibrate, compactions, compare, compress, cost, run
+from . import calibrate, compactions, compare, compress, cost, run, sweep
 from .common import DONE, INTERNAL_ERROR, PROG, Parser, fail
 
 __all__ = ["build_parser", "format_rounds", "format_summary", "main"]
@@ -29,6 +30,7 @@ COMMANDS = {
     "compactions": compactions,
     "calibrate": calibrate,
     "cost": cost,
+    "sweep": sweep,
 }
 
 

@@ -45,6 +45,9 @@ class CacheBehaviour:
     hour_share: float  # of the writes, the 1-hour ones
     uncached: int  # tokens after the last breakpoint (Anthropic)
     prefix: int  # what a call reads when its history changed
+    # what the log's first call read, of its prompt: a session resumed or begun
+    # mid-way finds its history cached already; None where no record shows it
+    first_read_share: Optional[float] = None
 
     @classmethod
     def fitted(cls, calls: Sequence, overhead: int = 0) -> "CacheBehaviour":
@@ -66,7 +69,17 @@ class CacheBehaviour:
         prefix = round(median(breaks)) if breaks else overhead
         if provider in AUTOMATIC:
             uncached = 0
-        return cls(provider, ttl, share, uncached, prefix)
+        first = (
+            calls[0].cache_read / calls[0].prompt if calls and calls[0].prompt else None
+        )
+        return cls(provider, ttl, share, uncached, prefix, first)
+
+
+def _first_read(call: "SentCall", behaviour: CacheBehaviour) -> int:
+    """What a log's first call reads: the share its record shows, else the prefix."""
+    if behaviour.first_read_share is not None:
+        return round(behaviour.first_read_share * call.prompt)
+    return min(behaviour.prefix, call.prompt)
 
 
 def _expired(call: "SentCall", behaviour: CacheBehaviour) -> bool:
@@ -88,9 +101,7 @@ class SentCall:
 def split_prompt(call: SentCall, behaviour: CacheBehaviour, first: bool) -> dict:
     """A call's prompt split as the bill counts it (`bill.KINDS`)."""
     expired = _expired(call, behaviour)
-    shared = (
-        0 if expired else (min(behaviour.prefix, call.prompt) if first else call.shared)
-    )
+    shared = 0 if expired else (_first_read(call, behaviour) if first else call.shared)
     counts = dict.fromkeys(KINDS, 0)
     counts["output"] = call.output
     if behaviour.provider in AUTOMATIC:
@@ -147,10 +158,12 @@ class PredictedBill:
     held_out_from: int = 0  # the calls from here on were predicted by a fit blind to them
     messages: List[int] = field(default_factory=list)  # each call's reply, by index
     extra_usd: float = 0.0  # calls outside the conversation, priced as recorded
+    compaction_usd: float = 0.0  # the compaction calls a replay made
 
     @property
     def total_usd(self) -> float:
-        return sum(u for u in self.usd if u is not None) + self.extra_usd
+        calls = sum(u for u in self.usd if u is not None)
+        return calls + self.extra_usd + self.compaction_usd
 
     @property
     def rows(self) -> List[dict]:
@@ -330,3 +343,91 @@ def _pct(value) -> str:
 
 def _signed(value) -> str:
     return "–" if value is None else f"{value:+.1%}"
+
+
+# What a compaction call writes when the policy names no summary size: the lab's
+# stand-in summary's budget for a 200,000-token window (its policies' default).
+DEFAULT_SUMMARY_TOKENS = 5_000
+
+
+def provider_of(model: str) -> str:
+    """The provider that bills `model`, from its name."""
+    name = (model or "").lower()
+    if "claude" in name:
+        return "anthropic"
+    if "gemini" in name:
+        return "google"
+    if name.startswith(("gpt", "o1", "o3", "o4", "codex")) or "/gpt" in name:
+        return "openai"
+    return ""
+
+
+@dataclass
+class LogPricing:
+    """What every policy's bill on one log is priced with: the client's cache
+    behaviour, each round's model, date, idle gap and output."""
+
+    behaviour: CacheBehaviour
+    models: List[str]
+    when: List[Optional[str]]
+    gaps: List[Optional[float]]
+    outputs: List[int]
+
+
+def log_pricing(log, overhead: int = 0) -> LogPricing:
+    """How `log`'s rounds are priced under any policy: the cache behaviour fitted on
+    the first half of the calls it records (a provider's defaults where it records
+    none), each round's output counted from its reply."""
+    rounds = [i for i, m in enumerate(log.messages) if m["role"] == "assistant"]
+    billed = [c for c in log.billed if c.message is not None]
+    fitted = billed[: max(1, len(billed) // 2)] if billed else []
+    if fitted:
+        behaviour = CacheBehaviour.fitted(fitted, overhead)
+    else:
+        provider = provider_of(log.model)
+        ttl = OPENAI_TTL if provider in AUTOMATIC else FIVE_MINUTES
+        behaviour = CacheBehaviour(provider or "anthropic", ttl, 0.0, 0, overhead)
+    named = log.model or next((c.model for c in log.billed), "")
+    models = [log.model_of.get(i) or named for i in rounds]
+    return LogPricing(
+        behaviour,
+        models,
+        [log.messages[i].get("timestamp") for i in rounds],
+        reply_gaps(log.messages, rounds),
+        reply_tokens(log, rounds, fitted),
+    )
+
+
+def policy_bill(row: Mapping, pricing: LogPricing) -> PredictedBill:
+    """The bill of one policy's replay (a `compare_policies(per_round=True)` row):
+    each round as it sent it, its cache as the client's, and each compaction the
+    policy made as a call of its own (it reads the history, warm in the cache, and
+    writes the summary: the policy's summary size)."""
+    prompts = row["rounds_sent"]
+    rounds = len(prompts)
+    changed = [False] + list(row["rounds_broke"][1:])
+    calls = sent_calls(
+        prompts,
+        changed,
+        pricing.gaps[:rounds],
+        pricing.outputs[:rounds],
+        pricing.behaviour.prefix,
+        reused=row["rounds_reused"],
+    )
+    bill = price_calls(pricing.models[:rounds], pricing.behaviour, calls, pricing.when)
+    summary = (row.get("parameters") or {}).get(
+        "summary_tokens"
+    ) or DEFAULT_SUMMARY_TOKENS
+    for compaction in row.get("compaction_rounds") or ():
+        at = min(compaction["round"], rounds - 1)
+        before = compaction.get("tokens_before") or (prompts[at - 1] if at else 0)
+        counts = split_prompt(
+            SentCall(before, before, None, summary), pricing.behaviour, False
+        )
+        bill.compaction_usd += (
+            price_counts(
+                pricing.models[at], pricing.behaviour.provider, counts, pricing.when[at]
+            ).usd
+            or 0.0
+        )
+    return bill

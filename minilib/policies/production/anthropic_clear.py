@@ -69,6 +69,7 @@ class AnthropicClearToolUsesPolicy(Policy):
         "clear_at_least, exclude_tools, clear_tool_inputs (bool or tool names)"
     )
     main_parameter = "keep"
+    threshold_parameter = "trigger"
 
     def __init__(
         self,

@@ -71,6 +71,7 @@ class AnthropicCompactionPolicy(Policy):
         "platform.claude.com/docs/en/build-with-claude/compaction; docs/references.md"
     )
     main_parameter = "trigger"
+    threshold_parameter = "trigger"
     stand_in = True
     PROMPT = PROMPT
 

@@ -27,6 +27,7 @@ class ArticlePolicy(Policy):
     )
     source = "The article (mini-agent M3); minilib.window.article_window"
     main_parameter = "threshold"
+    threshold_parameter = "threshold"
     stand_in = False  # the article's own summary is the scripted, quoting one
     window_kind = ARTICLE
 
@@ -94,6 +95,7 @@ class ArticleBatchedPolicy(Policy):
     )
     source = "minilib.scale.bounded_window, with a low-water mark"
     main_parameter = "target_share"
+    threshold_parameter = "threshold"
 
     def __init__(
         self,

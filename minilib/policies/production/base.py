@@ -82,6 +82,9 @@ class Policy:
     summary: ClassVar[str] = ""  # what it does, in one sentence
     source: ClassVar[str] = ""  # where its behaviour and defaults are documented
     main_parameter: ClassVar[str] = ""  # the one a slider moves
+    # the parameter that sets, in tokens, the count at which it compresses (what a
+    # sweep of thresholds moves); "" for a policy with no such count
+    threshold_parameter: ClassVar[str] = ""
     stand_in: ClassVar[bool] = False  # True when an LLM summary is stood in for
     PROMPT: ClassVar[str] = ""  # the real system's summary prompt, where it has one
     # the system prompt and tool definitions each call carries, at a 200k window

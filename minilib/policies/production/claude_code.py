@@ -126,6 +126,7 @@ class ClaudeCodePolicy(Policy):
         "(anthropics/claude-code#31806, #57788); docs/references.md"
     )
     main_parameter = "keep_recent"
+    threshold_parameter = "auto_compact_tokens"
     stand_in = True
     PROMPT = (
         "Not quoted. Claude Code's compact prompt asks for an <analysis> scratchpad, "
@@ -160,6 +161,7 @@ class ClaudeCodePolicy(Policy):
         missing_history_tokens: int = 0,
         recorded_resumes: Sequence = (),
         recorded_manual_compactions: Sequence[int] = (),
+        auto_compact_tokens: Optional[int] = None,
     ):
         super().__init__(window_tokens, count_tokens, overhead_tokens)
         # the rounds before which the user ran /compact: the user's decision, followed
@@ -244,6 +246,13 @@ class ClaudeCodePolicy(Policy):
             self.trigger_tokens = effective - self.buffer
         if pct is not None:
             self.trigger_tokens = min(int(effective * pct / 100), self.trigger_tokens)
+        # a threshold in tokens, as users ask for one (anthropics/claude-code#34925):
+        # what the trigger would be if the client let it be set, up or down
+        self.auto_compact_tokens = auto_compact_tokens
+        if auto_compact_tokens is not None:
+            self.trigger_tokens = check_int(
+                "auto_compact_tokens", auto_compact_tokens, minimum=1
+            )
         self.warning_tokens = self.trigger_tokens - round(
             agent.WARNING_BELOW_TRIGGER * scale
         )
@@ -419,6 +428,7 @@ class ClaudeCodePolicy(Policy):
             "missing_history_tokens": self.missing_history_tokens,
             "recorded_resumes": len(self.recorded_resumes),
             "recorded_manual_compactions": len(self.manual_compactions),
+            "auto_compact_tokens": self.auto_compact_tokens,
         }
 
 

@@ -212,6 +212,7 @@ class CodexPolicy(Policy):
         "utils/output-truncation; docs/references.md"
     )
     main_parameter = "auto_compact_token_limit"
+    threshold_parameter = "auto_compact_token_limit"
     stand_in = True
     PROMPT = PROMPT
     COMPACTION = REMOTE

@@ -536,6 +536,8 @@ class PolicyRows:
                 for i, tokens in enumerate(run.tokens)
             ]
             row["rounds_reused"] = [measured.reused for measured in run.cache]
+            row["rounds_broke"] = [measured.broke for measured in run.cache]
+            row["parameters"] = policy.parameters()
         if measurement.tracer is not None and self.trace_folder is not None:
             folder = self.trace_folder / measurement.policy.key
             measurement.tracer.write_jsonl(folder / "trace.jsonl")

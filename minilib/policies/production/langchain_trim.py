@@ -125,6 +125,7 @@ class LangChainTrimPolicy(Policy):
         "run from the optional package langchain-core"
     )
     main_parameter = "max_tokens"
+    threshold_parameter = "max_tokens"
     START_ON = None
 
     def __init__(

@@ -1,0 +1,116 @@
+"""`python -m minilib sweep LOG --policy P --threshold FROM:TO:STEP [--json FILE]`:
+what a session would have cost at each threshold of one policy, with the compactions
+it would have made and the facts it would have lost (minilib.policies.production.sweep).
+"""
+
+import argparse
+import json
+from pathlib import Path
+
+from ..logs.replay import TranscriptFileError, load_transcript
+from ..measure.calibration import CalibrationError
+from ..policies.production.sweep import (
+    format_sweep,
+    parse_range,
+    sweep_log,
+    threshold_parameter,
+)
+from ..trace import write_text_safely
+from .common import DONE, add_count_arguments, add_max_mb_argument, fail
+
+DESCRIPTION = (
+    "Replay one policy on a log at each threshold of a range and price each run as the "
+    "provider bills it (the rows' one unit, the agent's prompt cache, its compaction "
+    "calls): the bill, the compactions and the facts the agent used later that the "
+    "windows lost, a line a threshold."
+)
+
+
+def add_parser(commands) -> argparse.ArgumentParser:
+    command = commands.add_parser(
+        "sweep",
+        help="what a session would have cost at each threshold of a policy",
+        description=DESCRIPTION,
+    )
+    command.add_argument("file", type=Path, help="the agent's log (any known shape)")
+    command.add_argument(
+        "--policy",
+        required=True,
+        help="the policy to sweep, e.g. claude-code (its auto-compact trigger), codex "
+        "(auto_compact_token_limit), anthropic-compaction (trigger)",
+    )
+    command.add_argument(
+        "--threshold",
+        required=True,
+        metavar="FROM:TO:STEP",
+        help="thresholds in tokens, TO included, e.g. 100k:180k:10k",
+    )
+    command.add_argument(
+        "--window",
+        type=int,
+        default=None,
+        help="the model's context window (default: the log's model's)",
+    )
+    command.add_argument("--agent-version", default=None, help=argparse.SUPPRESS)
+    command.add_argument(
+        "--json", type=Path, default=None, metavar="FILE", help="also write the rows"
+    )
+    command.add_argument(
+        "--figure",
+        type=Path,
+        default=None,
+        metavar="FILE.html",
+        help="also write the plotly figure (needs the notebooks extra)",
+    )
+    command.add_argument(
+        "--jobs", type=int, default=1, help="processes to replay in (default 1)"
+    )
+    add_count_arguments(command)
+    add_max_mb_argument(command)
+    return command
+
+
+def main(args) -> int:
+    from .compare import row_counting
+
+    try:
+        thresholds = parse_range(args.threshold)
+        threshold_parameter(args.policy)
+    except ValueError as error:
+        return fail(f"error: --threshold/--policy: {error}")
+    try:
+        log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
+        counting = row_counting(args, log)
+        points = sweep_log(log, args.policy, thresholds, counting, args.jobs)
+    except (TranscriptFileError, CalibrationError) as error:
+        return fail(f"error: {error}")
+    except ImportError as error:  # the price data, or a policy's package
+        return fail(f"error: {error}")
+    recorded = None
+    if log.billed:
+        from ..measure.bill import record_bill
+
+        recorded = record_bill(log).total_usd
+    print(log.describe().splitlines()[0])
+    print(f"{args.policy}, every run in the unit {counting.counted_with}")
+    for line in format_sweep(points, args.policy, recorded):
+        print(line)
+    if args.json is not None:
+        document = {
+            "log": str(args.file),
+            "policy": args.policy,
+            "recorded_usd": recorded,
+            "rows": [p.as_dict() for p in points],
+        }
+        write_text_safely(args.json, json.dumps(document, indent=1) + "\n")
+        print(f"wrote {args.json}")
+    if args.figure is not None:
+        try:
+            from ..lab.sweep_view import sweep_figure
+        except ImportError as error:
+            return fail(f"error: --figure needs the notebooks extra ({error})")
+        sweep_figure(points, args.policy, recorded).write_html(
+            str(args.figure), include_plotlyjs=True
+        )
+        print(f"wrote {args.figure}")
+    return DONE
