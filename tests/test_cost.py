@@ -271,12 +271,10 @@ def test_the_sweep_runs_one_policy_at_each_threshold(tmp_path, capsys):
     assert f"at {cheapest['threshold']:,} this session would have cost" in printed
     # the row at a threshold is compare's row with that threshold
     from minilib.cli.compare import row_counting
-    from minilib.cli.main import build_parser
     from minilib.policies.production.sweep import sweep_log
 
-    args = build_parser().parse_args(["compare", str(source)])
     log = load_log(source)
-    again = sweep_log(log, "claude-code", [140_000], row_counting(args, log))
+    again = sweep_log(log, "claude-code", [140_000], row_counting(log))
     assert again[0].as_dict() == rows[1]
 
 

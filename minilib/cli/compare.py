@@ -126,17 +126,6 @@ def rows_json(rows) -> str:
     return f"[\n{lines}\n]\n"
 
 
-def _counts_by_default(args, counting, log) -> bool:
-    """No count was chosen (no --calibration, the default --tokenizer) and the log
-    records usage: every row is then counted as calibrated on the log."""
-    return (
-        counting.calibration is None
-        and args.tokenizer == "estimate"
-        and bool(log.usage)
-        and not is_article_transcript(log)
-    )
-
-
 @dataclass
 class RowCounting:
     """How every row of one `compare` is counted, the agent's own among them."""
@@ -151,15 +140,23 @@ class RowCounting:
     head: List[str] = field(default_factory=list)  # the window and why
 
 
-def row_counting(args, log) -> RowCounting:
-    """The count of every row: as asked (--calibration, --tokenizer), else, for a log
-    that records usage, one calibrated unit for all (`log_counting`)."""
-    counting = counting_for(log, args.tokenizer, args.calibration, args.window)
-    shared = (
-        log_counting(log, args.agent_version)
-        if _counts_by_default(args, counting, log)
-        else None
+def row_counting(
+    log,
+    tokenizer: str = "estimate",
+    calibration: Optional[Path] = None,
+    window: Optional[int] = None,
+    agent_version: Optional[str] = None,
+) -> RowCounting:
+    """The count of every row: as asked (a calibration file, a tokenizer), else, for
+    a log that records usage, one calibrated unit for all (`log_counting`)."""
+    counting = counting_for(log, tokenizer, calibration, window)
+    by_default = (
+        counting.calibration is None
+        and tokenizer == "estimate"
+        and bool(log.usage)
+        and not is_article_transcript(log)
     )
+    shared = log_counting(log, agent_version) if by_default else None
     if shared is not None and shared.calibrated:
         # one unit for every row: the agent's own row is calibrated, so are all
         return RowCounting(
@@ -185,7 +182,7 @@ def row_counting(args, log) -> RowCounting:
         counting.counted_with,
         overhead,
         None,
-        own_agent_parameters(log, args.agent_version, None),
+        own_agent_parameters(log, agent_version, None),
         lines,
         window_lines(counting),
     )
@@ -233,7 +230,9 @@ def main(args) -> int:
 
     try:
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-        counting = row_counting(args, log)
+        counting = row_counting(
+            log, args.tokenizer, args.calibration, args.window, args.agent_version
+        )
         if counting.overhead is not None and counting.overhead >= counting.window:
             return fail(
                 f"error: --window {counting.window:,}: the log's calls counted "

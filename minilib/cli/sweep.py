@@ -80,7 +80,9 @@ def main(args) -> int:
         return fail(f"error: --threshold/--policy: {error}")
     try:
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
-        counting = row_counting(args, log)
+        counting = row_counting(
+            log, args.tokenizer, args.calibration, args.window, args.agent_version
+        )
         points = sweep_log(log, args.policy, thresholds, counting, args.jobs)
     except (TranscriptFileError, CalibrationError) as error:
         return fail(f"error: {error}")
