@@ -1,5 +1,6 @@
 """Check the lab's bill against the two peers that price the same logs, and write what
-they said: data/peers/cost_peers.json (read by tests/test_cost.py) and docs/cost.md.
+they said: data/peers/cost_peers.json (read by tests/test_cost.py) and the table of
+docs/cost.md (between its two markers).
 
 - ccusage (npm), the cost tool most users run on Claude Code logs: installed here into
   build/ccusage with npm (a check, never a dependency of the lab), run offline on
@@ -35,6 +36,7 @@ CCUSAGE_PACKAGES = (f"ccusage@{CCUSAGE}", f"@ccusage/ccusage-linux-x64@{CCUSAGE}
 BUILD = ROOT / "build" / "ccusage"
 PEERS = ROOT / "data" / "peers" / "cost_peers.json"
 PAGE = ROOT / "docs" / "cost.md"
+START, END = "<!-- peers:start -->", "<!-- peers:end -->"
 CENT = 0.01
 
 
@@ -109,49 +111,47 @@ def measure(paths, use_ccusage: bool) -> list:
 
 
 def page(rows: list) -> str:
+    """The table of the lab's bill beside each peer's, and where they differ."""
     agree = [r for r in rows if "peer_usd" in r and abs(r["difference_usd"]) < CENT]
     with_peer = [r for r in rows if "peer_usd" in r]
     lines = [
-        "# What a session cost: the lab's bill beside its peers'",
-        "",
-        "`python -m minilib cost LOG` prices every call a log records as its provider",
-        "bills it: the uncached input, cache reads, cache writes (5-minute and 1-hour,",
-        "as the usage splits them) and output, at the model's price on the day of the",
-        f"call, from the price data of `{prices.PACKAGE}` "
-        f"{prices.version() or prices.PINNED}",
-        "(offline, pinned in the notebooks extra). A streamed Claude Code response",
-        "written over several lines is one call, counted from its last line (which",
-        "holds its whole output); a subagent's calls in the same file are billed too;",
-        "OpenAI's cached input is part of its input and is never added to it; above",
-        "200,000 input tokens every token of the request pays the long-context price.",
-        "",
-        "Written by `python scripts/check_cost_peers.py`, which runs the peers itself:",
-        f"ccusage {CCUSAGE} (npm, offline) on each Claude Code log, and pi's own price",
-        "of each call (`usage.cost.total`) on pi's logs.",
+        f"Priced with `{prices.PACKAGE}` {prices.version() or prices.PINNED}; ccusage "
+        f"{CCUSAGE} run offline on each Claude Code log; pi's own `usage.cost.total`.",
         "",
         f"**{len(agree)} of {len(with_peer)} logs agree with their peer to the cent.**",
         "",
         "| log | agent | calls | the lab | peer | the peer's | difference |",
         "|---|---|---:|---:|---|---:|---:|",
     ]
-    for row in rows:
-        if "peer_usd" not in row:
-            continue
+    for row in with_peer:
         lines.append(
             f"| {Path(row['log']).name} | {row['agent']} | {row['calls']} | "
             f"${row['lab_usd']:,.4f} | {row['peer']} | ${row['peer_usd']:,.4f} | "
             f"${row['difference_usd']:+,.4f} |"
         )
     differ = [r for r in with_peer if abs(r["difference_usd"]) >= CENT]
-    lines += ["", "## Where they differ", ""]
-    if not differ:
-        lines.append("Nowhere by a cent or more.")
-    for row in differ:
-        lines.append(
-            f"- {Path(row['log']).name}: the lab ${row['lab_usd']:,.4f}, "
-            f"{row['peer']} ${row['peer_usd']:,.4f}."
-        )
+    lines += [
+        "",
+        "Where they differ by a cent or more: "
+        + (
+            "nowhere."
+            if not differ
+            else "; ".join(
+                f"{Path(r['log']).name} (the lab ${r['lab_usd']:,.4f}, {r['peer']} "
+                f"${r['peer_usd']:,.4f})"
+                for r in differ
+            )
+        ),
+    ]
     return "\n".join(lines) + "\n"
+
+
+def write_between_markers(path: Path, text: str) -> None:
+    page_text = path.read_text(encoding="utf-8")
+    head, rest = page_text.split(START, 1)
+    path.write_text(
+        head + START + "\n" + text + END + rest.split(END, 1)[1], encoding="utf-8"
+    )
 
 
 def main() -> int:
@@ -163,7 +163,7 @@ def main() -> int:
     rows = measure(paths, not args.no_ccusage)
     PEERS.parent.mkdir(parents=True, exist_ok=True)
     PEERS.write_text(json.dumps(rows, indent=1) + "\n", encoding="utf-8")
-    PAGE.write_text(page(rows), encoding="utf-8")
+    write_between_markers(PAGE, page(rows))
     print(page(rows))
     return 0
 

@@ -173,6 +173,14 @@ def _pct(value) -> str:
     return "–" if value is None else f"{value:.1%}"
 
 
+def _has(row: dict, key: str) -> bool:
+    return row.get(key) is not None
+
+
+def _signed(value) -> str:
+    return "–" if value is None else f"{value:+.1%}"
+
+
 def report(rows: list) -> str:
     measured = [r for r in rows if "skipped" not in r]
     skipped = [r for r in rows if "skipped" in r]
@@ -204,16 +212,24 @@ def report(rows: list) -> str:
         "### Every session, the worst first",
         "",
         "| session | source | agent, version | models | calls | held out | in sample "
-        "| bill | what the log shows where the count misses |",
-        "|---|---|---|---|---:|---:|---:|---:|---|",
+        "| bill | cache reads | total | what the log shows where the count misses |",
+        "|---|---|---|---|---:|---:|---:|---:|---:|---:|---|",
     ]
     for row in sorted(measured, key=lambda r: -(r["held_out"] or 0)):
         bill = "–" if row.get("bill_usd") is None else f"${row['bill_usd']:,.2f}"
         lines.append(
             f"| {row['file']} | {row['source']} | {row['agent']} {row['version']} | "
             f"{', '.join(row['models'])} | {row['calls']} | {_pct(row['held_out'])} | "
-            f"{_pct(row['in_sample'])} | {bill} | {'; '.join(row['causes']) or ''} |"
+            f"{_pct(row['in_sample'])} | {bill} | {_pct(row.get('cache_read_error'))} | "
+            f"{_signed(row.get('bill_error'))} | {'; '.join(row['causes']) or ''} |"
         )
+    lines += [
+        "",
+        '"bill" is what the record says the provider billed; "cache reads" the '
+        'median per-call error of the predicted cache reads and "total" the error of '
+        "the predicted bill, both on the second half of the calls, predicted from the "
+        "messages by a fit on the first half.",
+    ]
     return "\n".join(lines) + "\n"
 
 
@@ -250,6 +266,10 @@ def targets(rows: list) -> list:
             for r in over
         )
         + ".",
+        f"- The predicted bill of the second half: the median session off by "
+        f"{_pct(_median(abs(r['bill_error']) for r in rows if _has(r, 'bill_error')))}"
+        f"; per call, the median session's cache reads off by "
+        f"{_pct(_median(r.get('cache_read_error') for r in rows))}.",
         f"- Automatic compactions matched within {NEAR} rounds by the agent's own "
         f"replay: {matched} of {auto}; the user's /compact followed: {followed} of "
         f"{manual}; sessions the agent never compacted that the replay compacts: "

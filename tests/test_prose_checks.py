@@ -65,7 +65,12 @@ def test_changing_claude_codes_overhead_makes_chapter_10s_check_fail(monkeypatch
 
 @pytest.mark.parametrize(
     "name",
-    ["08_six_paths_compared", "09_production_scale", "10_production_policies"],
+    [
+        "08_six_paths_compared",
+        "09_production_scale",
+        "10_production_policies",
+        "11_what_it_cost",
+    ],
 )
 def test_each_chapter_checks_its_prose_and_stored_the_check_passing(name):
     """Every check cell ran (strict nbval compares the line it printed): a chapter

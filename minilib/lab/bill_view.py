@@ -22,26 +22,32 @@ from ..policies.production.sweep import SweepPoint, sweep_log
 from .shown import ShownAsWidget
 from .style import STATUS_LINE_HEIGHT, WIDE_SLIDER_WIDTH
 from .sweep_view import sweep_figure
+from .tables import shown_table
 
 CHOSEN_COLOR, OTHER_COLOR = "#1f77b4", "#9ecae9"
 
 
-def record_frame(bill: Bill) -> pd.DataFrame:
-    """A row a model: calls, then the dollars of each kind of token, and the total."""
+def record_frame(bill: Bill):
+    """A row a model: calls, then the dollars of each kind of token, and the total,
+    as a chapter shows a table."""
     rows = []
     for model, entry in bill.by_model().items():
-        by_kind = {
+        dollars = {
             KIND_WORDS[k]: sum(
                 c.usd_by_kind.get(k, 0.0) for c in bill.calls if c.model == model
             )
             for k in KINDS
         }
         rows.append(
-            {"model": model, "calls": entry["calls"], **by_kind, "total": entry["usd"]}
+            {
+                "model": model,
+                "calls": entry["calls"],
+                **{kind: f"${usd:,.2f}" for kind, usd in dollars.items()},
+                "total": f"${entry['usd']:,.2f}",
+            }
         )
     frame = pd.DataFrame(rows).set_index("model")
-    money = [KIND_WORDS[k] for k in KINDS] + ["total"]
-    return frame.style.format({c: "${:,.2f}" for c in money})
+    return shown_table(frame, *frame.columns)
 
 
 @dataclass

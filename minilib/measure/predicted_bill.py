@@ -316,10 +316,11 @@ def format_predicted(predicted: PredictedBill) -> List[str]:
         else (f"{behaviour.ttl_seconds / 60:.0f} minutes")
     )
     lines = [
-        f"predicted from the log's messages alone: ${predicted.total_usd:,.2f} "
-        f"(the cache as {behaviour.provider or 'its provider'} bills it: entries live "
-        f"{ttl}, {behaviour.hour_share:.0%} of writes 1-hour, {behaviour.uncached:,} "
-        f"tokens a call uncached, {behaviour.prefix:,} read when the history changed)",
+        f"predicted from the log's messages alone: ${predicted.total_usd:,.2f}",
+        f"  the cache as {behaviour.provider or 'its provider'} bills this client: "
+        f"entries live {ttl}, {behaviour.hour_share:.0%} of writes 1-hour,",
+        f"  {behaviour.uncached:,} tokens a call uncached, {behaviour.prefix:,} read "
+        "when the history changed",
     ]
     if predicted.extra_usd:
         lines.append(
@@ -328,12 +329,13 @@ def format_predicted(predicted: PredictedBill) -> List[str]:
         )
     held = errors_by_kind(predicted, predicted.held_out_from)
     if held["calls"]:
-        lines.append(
-            f"  on the {held['calls']} calls the fit did not see, per call: cache reads "
-            f"off by {_pct(held['cache_read'])}, cache writes by "
-            f"{_pct(held['cache_write'])}, dollars by {_pct(held['usd_per_call'])} "
-            f"(medians); their total off by {_signed(held['usd_total'])}"
-        )
+        lines += [
+            f"  on the {held['calls']} calls the fit did not see, per call (medians): "
+            f"cache reads off by {_pct(held['cache_read'])},",
+            f"  cache writes by {_pct(held['cache_write'])}, dollars by "
+            f"{_pct(held['usd_per_call'])}; their total off by "
+            f"{_signed(held['usd_total'])}",
+        ]
     return lines
 
 

@@ -1,0 +1,135 @@
+"""Exercises that check themselves: `check(name, answer)` says whether an answer is
+right, and if it is not, gives a hint that names the section to read again. It never
+prints the answer. What an answer is checked against is computed by the library when
+`check` is called, never stored, so it stays right when a default changes. A chapter's
+exercise cell ends `check("11.2", ...)`: the student puts an answer in place of the
+`...` and runs it.
+"""
+
+import textwrap
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Callable, Dict
+
+from .style import PRINTED_COLUMNS
+
+
+@dataclass(frozen=True)
+class Exercise:
+    asks: str  # what the answer is, in a few words
+    expected: Callable[[], object]  # computed when checked
+    agrees: Callable[[object, object], bool]  # (answer, expected)
+    hint: str  # where the reasoning goes wrong most often
+    section: str  # the section to read again
+
+
+def exact(answer, expected) -> bool:
+    return answer == expected
+
+
+def within(tolerance: float) -> Callable[[object, object], bool]:
+    """An answer in dollars or tokens within `tolerance` of the computed one."""
+
+    def agrees(answer, expected) -> bool:
+        try:
+            return abs(float(answer) - float(expected)) <= tolerance
+        except (TypeError, ValueError):
+            return False
+
+    return agrees
+
+
+EXERCISES: Dict[str, Exercise] = {}
+
+
+class Verdict:
+    """Whether an answer was right: true or false as a condition (a solution asserts
+    it), and nothing shown as a cell's value (its line was printed already)."""
+
+    def __init__(self, right: bool):
+        self.right = right
+
+    def __bool__(self) -> bool:
+        return self.right
+
+    def __repr__(self) -> str:
+        return f"Verdict({self.right})"
+
+    def _ipython_display_(self) -> None:
+        pass
+
+
+def check(name: str, answer) -> Verdict:
+    """Print whether `answer` to exercise `name` is right (a hint if not)."""
+    exercise = EXERCISES.get(name)
+    if exercise is None:
+        print(f"no exercise {name!r}; the chapter's are {', '.join(sorted(EXERCISES))}")
+        return Verdict(False)
+    if answer is None or answer is Ellipsis:
+        return _said(f"not yet: put your answer in place of the ... ({exercise.asks})")
+    if exercise.agrees(answer, exercise.expected()):
+        return _said(f"right: {exercise.asks}", True)
+    return _said(f"not yet: {exercise.hint} (read {exercise.section} again)")
+
+
+def _said(words: str, right: bool = False) -> Verdict:
+    print(textwrap.fill(words, PRINTED_COLUMNS, subsequent_indent="  "))
+    return Verdict(right)
+
+
+# Chapter 11: the session and sweep the chapter works on.
+BILL_LOG = "entire-98-78b713483d-0.jsonl"
+BILL_THRESHOLDS = tuple(range(100_000, 190_001, 10_000))
+
+
+@lru_cache(maxsize=1)
+def chapter_11_sweep():
+    from ..session import DATA_DIR
+    from .bill_view import session_sweep
+
+    path = DATA_DIR / "real" / "claude-code" / BILL_LOG
+    return session_sweep(path, "claude-code", BILL_THRESHOLDS)
+
+
+def _cache_read_dollars() -> float:
+    from ..logs import load_log
+    from ..measure.bill import record_bill
+    from ..session import DATA_DIR
+
+    log = load_log(DATA_DIR / "real" / "claude-code" / BILL_LOG)
+    return record_bill(log).usd_by_kind()["cache_read"]
+
+
+EXERCISES.update(
+    {
+        "11.1": Exercise(
+            "the dollars the session's cache reads cost, to the cent",
+            _cache_read_dollars,
+            within(0.005),
+            "sum the cache-read dollars of every call the record prices "
+            "(`record_bill(...).usd_by_kind()`), not its cache-read tokens",
+            "11.2",
+        ),
+        "11.2": Exercise(
+            "the swept threshold at which the session is cheapest",
+            lambda: chapter_11_sweep().cheapest.threshold,
+            exact,
+            "a lower threshold compacts more often, but each compaction shrinks "
+            "every call after it: compare the bills of the whole sweep, "
+            "`min(sweep.points, key=...)`",
+            "11.4",
+        ),
+        "11.3": Exercise(
+            "how many more facts the cheapest threshold loses than 160,000 does",
+            lambda: (
+                chapter_11_sweep().cheapest.facts_lost
+                - chapter_11_sweep().at(160_000).facts_lost
+            ),
+            exact,
+            "the facts lost are those the agent used after they left every window: "
+            "read them off the two points (`sweep.at(threshold).facts_lost`) and "
+            "subtract",
+            "11.4",
+        ),
+    }
+)
