@@ -13,7 +13,7 @@ NOTEBOOKS := $(sort $(wildcard notebooks/*.ipynb)) notebooks/present/long_sessio
 JUPYTER_ENV := JUPYTER_CONFIG_DIR=$(CURDIR)/build/jupyter/config JUPYTER_DATA_DIR=$(CURDIR)/build/jupyter/data \
 	IPYTHONDIR=$(CURDIR)/build/jupyter/ipython
 
-.PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs \
+.PHONY: lab lint test test-browser session data notebooks present bench bench-scale bench-logs bench-sweep \
 	classroom bench-classroom clean
 
 # JupyterLab refuses to start as root (containers, cloud VMs) unless told it may.
@@ -105,6 +105,10 @@ bench-logs: $(STAMP)
 
 # every production policy on the 1,000-call log, python -m minilib compare as a user runs it,
 # and chapter 10 run in full; BENCH_ARGS="--against REV" measures that revision beside it
+# a sweep of ten thresholds beside one replay (docs/benchmark_sweep.md)
+bench-sweep: $(STAMP)
+	$(BIN)/python bench/bench_sweep.py --markdown docs/benchmark_sweep.md $(BENCH_ARGS)
+
 bench-policies: $(STAMP)
 	$(BIN)/python bench/bench_policies.py --markdown docs/benchmark_policies.md $(BENCH_ARGS)
 

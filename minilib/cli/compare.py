@@ -10,6 +10,7 @@ from typing import List, Optional
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.cache import CACHE_PRICES, DEFAULT_PRICES
 from ..measure.calibration import CalibrationError
+from ..measure.predicted_bill import UnpricedModel
 from ..measure.recorded_usage import measured_overhead
 from ..measure.tokenizers import TokenizerUnavailable
 from ..policies.production.own_agent import log_counting, own_agent_parameters
@@ -256,6 +257,8 @@ def main(args) -> int:
             per_round=args.cost,
         )
         bills = priced_rows(rows, log, counting) if args.cost else []
+    except UnpricedModel as error:
+        return fail(f"error: --cost: {error}")
     except TokenizerUnavailable as error:
         return fail(f"error: --tokenizer {args.tokenizer}: {error}")
     except (TranscriptFileError, CalibrationError) as error:

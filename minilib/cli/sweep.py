@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.calibration import CalibrationError
+from ..measure.predicted_bill import UnpricedModel
 from ..policies.production.sweep import (
     format_sweep,
     parse_range,
@@ -65,6 +66,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
     command.add_argument(
         "--jobs", type=int, default=1, help="processes to replay in (default 1)"
     )
+    command.add_argument(
+        "--model",
+        default=None,
+        help="price the calls as this model (default: the model the log names)",
+    )
     add_count_arguments(command)
     add_max_mb_argument(command)
     return command
@@ -83,8 +89,10 @@ def main(args) -> int:
         counting = row_counting(
             log, args.tokenizer, args.calibration, args.window, args.agent_version
         )
-        points = sweep_log(log, args.policy, thresholds, counting, args.jobs)
-    except (TranscriptFileError, CalibrationError) as error:
+        points = sweep_log(
+            log, args.policy, thresholds, counting, args.jobs, model=args.model
+        )
+    except (TranscriptFileError, CalibrationError, UnpricedModel) as error:
         return fail(f"error: {error}")
     except ImportError as error:  # the price data, or a policy's package
         return fail(f"error: {error}")

@@ -376,7 +376,11 @@ class LogPricing:
     outputs: List[int]
 
 
-def log_pricing(log, overhead: int = 0) -> LogPricing:
+class UnpricedModel(LookupError):
+    """A log whose model the price data does not know, or that names none."""
+
+
+def log_pricing(log, overhead: int = 0, model: Optional[str] = None) -> LogPricing:
     """How `log`'s rounds are priced under any policy: the cache behaviour fitted on
     the first half of the calls it records (a provider's defaults where it records
     none), each round's output counted from its reply."""
@@ -386,11 +390,12 @@ def log_pricing(log, overhead: int = 0) -> LogPricing:
     if fitted:
         behaviour = CacheBehaviour.fitted(fitted, overhead)
     else:
-        provider = provider_of(log.model)
+        provider = provider_of(model or log.model)
         ttl = OPENAI_TTL if provider in AUTOMATIC else FIVE_MINUTES
         behaviour = CacheBehaviour(provider or "anthropic", ttl, 0.0, 0, overhead)
-    named = log.model or next((c.model for c in log.billed), "")
-    models = [log.model_of.get(i) or named for i in rounds]
+    named = model or log.model or next((c.model for c in log.billed), "")
+    models = [(None if model else log.model_of.get(i)) or named for i in rounds]
+    _check_priced(named, behaviour.provider)
     return LogPricing(
         behaviour,
         models,
@@ -398,6 +403,20 @@ def log_pricing(log, overhead: int = 0) -> LogPricing:
         reply_gaps(log.messages, rounds),
         reply_tokens(log, rounds, fitted),
     )
+
+
+def _check_priced(model: str, provider: str) -> None:
+    """UnpricedModel, in words a person acts on, when `model` cannot be priced."""
+    if not model:
+        raise UnpricedModel(
+            "the log names no model, so its calls cannot be priced; give the model "
+            "it ran (e.g. --model claude-sonnet-4-5)"
+        )
+    counts = dict.fromkeys(KINDS, 0)
+    if price_counts(model, provider, dict(counts, input=1)).usd is None:
+        raise UnpricedModel(
+            f"{model}: not in the price data; give a model it knows (--model)"
+        )
 
 
 def policy_bill(row: Mapping, pricing: LogPricing) -> PredictedBill:

@@ -84,13 +84,16 @@ def sweep_log(
     counting,
     processes: int = 1,
     progress: Optional[Callable[[int], None]] = None,
+    model: Optional[str] = None,
 ) -> List[SweepPoint]:
     """Policy `key` on `log` at each threshold (see the module text). `counting` is
-    how `compare` counts the log (`cli.compare.row_counting`'s `RowCounting`)."""
+    how `compare` counts the log (`cli.compare.row_counting`'s `RowCounting`);
+    `model` prices a log that names none (UnpricedModel otherwise)."""
     from ...measure.predicted_bill import log_pricing, policy_bill
     from .processes import rows_in_processes, usable_processes
 
     name = threshold_parameter(key)
+    pricing = log_pricing(log, counting.overhead or 0, model)  # refuses before replaying
     own = AGENT_POLICY.get(log.shape) == key
     base = {} if counting.overhead is None else {"overhead_tokens": counting.overhead}
     if own:
@@ -121,7 +124,6 @@ def sweep_log(
                 rows.append(job.row(measurement))
                 if progress is not None:
                     progress(index + 1)
-    pricing = log_pricing(log, counting.overhead or 0)
     points = []
     for value, row in zip(thresholds, rows):
         bill = policy_bill(row, pricing)
