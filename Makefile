@@ -24,7 +24,7 @@ LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 $(STAMP): pyproject.toml jupyter/overrides.json
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[notebooks]'
+	$(BIN)/python -m pip install --quiet -e '.[notebooks,corpus]'
 	mkdir -p $(dir $(LAB_SETTINGS)) && cp jupyter/overrides.json $(LAB_SETTINGS)
 	touch $(STAMP)
 

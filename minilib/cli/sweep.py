@@ -1,10 +1,14 @@
 """`python -m minilib sweep LOG --policy P --threshold FROM:TO:STEP [--json FILE]`:
 what a session would have cost at each threshold of one policy, with the compactions
 it would have made and the facts it would have lost (minilib.policies.production.sweep).
+Given a folder, every session under it (minilib.corpus): `--out FILE` (Parquet or JSON
+lines) gets a row a session and threshold as they arrive; `--jobs N` runs them on a
+Dask LocalCluster, `--scheduler ADDRESS` on a running Dask cluster.
 """
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from ..logs.replay import TranscriptFileError, load_transcript
@@ -33,7 +37,11 @@ def add_parser(commands) -> argparse.ArgumentParser:
         help="what a session would have cost at each threshold of a policy",
         description=DESCRIPTION,
     )
-    command.add_argument("file", type=Path, help="the agent's log (any known shape)")
+    command.add_argument(
+        "file",
+        type=Path,
+        help="the agent's log (any known shape), or a folder: every session under it",
+    )
     command.add_argument(
         "--policy",
         required=True,
@@ -64,16 +72,41 @@ def add_parser(commands) -> argparse.ArgumentParser:
         help="also write the plotly figure (needs the notebooks extra)",
     )
     command.add_argument(
-        "--jobs", type=int, default=1, help="processes to replay in (default 1)"
-    )
-    command.add_argument(
         "--model",
         default=None,
         help="price the calls as this model (default: the model the log names)",
     )
+    _add_folder_arguments(command)
     add_count_arguments(command)
     add_max_mb_argument(command)
     return command
+
+
+def _add_folder_arguments(command: argparse.ArgumentParser) -> None:
+    """How the sessions of a folder are run, and where their rows go."""
+    command.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="one log: processes to replay in (default 1); a folder: a Dask "
+        "LocalCluster of N worker processes (default: this process alone)",
+    )
+    command.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="a folder: run its sessions on the Dask cluster at ADDRESS "
+        "(tcp://host:8786)",
+    )
+    command.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="a folder: write a row a session and threshold as they arrive, "
+        "Parquet (.parquet) or JSON lines (.jsonl); a rerun skips the sessions "
+        "already in it",
+    )
 
 
 def main(args) -> int:
@@ -84,13 +117,15 @@ def main(args) -> int:
         threshold_parameter(args.policy)
     except ValueError as error:
         return fail(f"error: --threshold/--policy: {error}")
+    if args.file.is_dir():
+        return folder_main(args, thresholds)
     try:
         log = load_transcript(args.file, max_bytes=args.max_mb * 1024 * 1024)
         counting = row_counting(
             log, args.tokenizer, args.calibration, args.window, args.agent_version
         )
         points = sweep_log(
-            log, args.policy, thresholds, counting, args.jobs, model=args.model
+            log, args.policy, thresholds, counting, args.jobs or 1, model=args.model
         )
     except (TranscriptFileError, CalibrationError, UnpricedModel) as error:
         return fail(f"error: {error}")
@@ -122,5 +157,44 @@ def main(args) -> int:
         sweep_figure(points, args.policy, recorded).write_html(
             str(args.figure), include_plotlyjs=True
         )
+        print(f"wrote {args.figure}")
+    return DONE
+
+
+def folder_main(args, thresholds) -> int:
+    """Every session under a folder: a row a session and threshold, then the totals."""
+    from ..corpus.engine import format_totals, sweep_folder, totals_by_threshold
+    from ..corpus.table import read_rows
+
+    if args.out is not None and args.out.suffix not in (".parquet", ".pq", ".jsonl"):
+        return fail(f"error: --out {args.out}: name a .parquet or a .jsonl file")
+    try:
+        run = sweep_folder(
+            [args.file],
+            args.policy,
+            thresholds,
+            args.out,
+            args.model,
+            args.jobs or 0,
+            args.scheduler,
+            progress_stream=sys.stderr,
+        )
+    except ImportError as error:
+        return fail(f"error: {error}")
+    except OSError as error:  # a scheduler that does not answer
+        return fail(f"error: --scheduler {args.scheduler}: {error}")
+    rows = read_rows(args.out) if args.out is not None else run.rows
+    print(
+        f"{args.file}: {run.measured:,} sessions measured now ({run.failed:,} could "
+        f"not be read), {run.skipped:,} done before"
+        + (f"; the table: {args.out}" if args.out is not None else "")
+    )
+    totals = totals_by_threshold(rows)
+    for line in format_totals(totals):
+        print(line)
+    if args.figure is not None and totals:
+        from ..lab.sweep_view import corpus_figure
+
+        corpus_figure(totals, args.policy).write_html(str(args.figure))
         print(f"wrote {args.figure}")
     return DONE

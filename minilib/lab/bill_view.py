@@ -20,11 +20,14 @@ from ..logs import load_log
 from ..measure.bill import KIND_WORDS, KINDS, Bill, record_bill
 from ..policies.production.sweep import SweepPoint, sweep_log
 from .shown import ShownAsWidget
-from .style import STATUS_LINE_HEIGHT, WIDE_SLIDER_WIDTH
+from .style import (
+    STATUS_LINE_HEIGHT,
+    SWEEP_CHOSEN_COLOR,
+    SWEEP_OTHER_COLOR,
+    WIDE_SLIDER_WIDTH,
+)
 from .sweep_view import sweep_figure
 from .tables import shown_table
-
-CHOSEN_COLOR, OTHER_COLOR = "#1f77b4", "#9ecae9"
 
 
 def record_frame(bill: Bill):
@@ -110,7 +113,6 @@ class ThresholdExplorer(ShownAsWidget):
         self.figure = go.FigureWidget(
             sweep_figure(sweep.points, sweep.policy, sweep.recorded_usd)
         )
-        self.figure.update_layout(height=420)
         self.slider.observe(lambda change: self.render(), "value")
         self.render()
         self.widget = widgets.VBox([self.slider, self.line, self.figure])
@@ -122,7 +124,7 @@ class ThresholdExplorer(ShownAsWidget):
             f'<div style="line-height:{STATUS_LINE_HEIGHT}">{html.escape(words)}</div>'
         )
         colours = [
-            CHOSEN_COLOR if p.threshold == threshold else OTHER_COLOR
+            SWEEP_CHOSEN_COLOR if p.threshold == threshold else SWEEP_OTHER_COLOR
             for p in self.sweep.points
         ]
         with self.figure.batch_update():

@@ -28,6 +28,7 @@ from ..policies.registry import (
     run_path,
 )
 from ..reports import GROUNDED_COLUMNS, comparison_rows, tokenizer_rows
+from ..reports.paths import Listed
 from .numbers import NumberBox, note_under
 from .shown import ShownAsWidget
 from .style import (
@@ -147,7 +148,7 @@ def comparison_table(
 ) -> pd.DataFrame:
     """The README table as a DataFrame."""
     rows = comparison_rows(runs, baseline or run_baseline_probe())
-    table = pd.DataFrame(rows).drop(columns=["pipeline", "total"]).set_index("path")
+    table = paths_frame(rows).drop(columns=["pipeline", "total"]).set_index("path")
     return table.rename(
         columns={
             "last_window": "tokens last round",
@@ -178,6 +179,16 @@ def fact_states_table(runs: Mapping[str, PathRun]) -> pd.DataFrame:
     ).set_index("fact")
 
 
+def paths_frame(rows) -> pd.DataFrame:
+    """The rows as a DataFrame whose lists of facts stay `Listed` (each fact shown
+    unbroken): with pyarrow installed, pandas would store them as plain strings."""
+    table = pd.DataFrame(rows)
+    for column in table.columns:
+        if any(isinstance(row.get(column), Listed) for row in rows):
+            table[column] = pd.Series([row[column] for row in rows], dtype=object)
+    return table
+
+
 def grounded_table(
     runs: Mapping[str, PathRun], baseline: Optional[PathRun] = None
 ) -> pd.DataFrame:
@@ -186,7 +197,7 @@ def grounded_table(
     columns without the setting (8.4's table has it), so the table fits a notebook."""
     rows = comparison_rows(runs, baseline or run_baseline_probe(grounded=True))
     columns = [(key, title) for key, title in GROUNDED_COLUMNS if key != "setting"]
-    table = pd.DataFrame(rows)[[key for key, _ in columns]]
+    table = paths_frame(rows)[[key for key, _ in columns]]
     table.columns = [title for _, title in columns]
     return table.set_index("path")
 

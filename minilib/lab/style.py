@@ -357,3 +357,8 @@ LOG_PATHS_TABLE = "ccl-table ccl-log ccl-log-paths"
 # fit the slider's range or grid (amber)
 NOTE_PROBLEM = "color:#b00020"
 NOTE_MOVED = "color:#7a5c00"
+
+# Chapter 11 and the corpus sweep: the bill's bars, the threshold chosen on a slider
+SWEEP_CHOSEN_COLOR, SWEEP_OTHER_COLOR = BLUE, "#9ecae9"
+COMPACTION_CALLS_COLOR = "#0b3c66"  # the compaction calls' part of a bill, darker
+SWEEP_FIGURE_HEIGHT = 460
