@@ -211,3 +211,62 @@ def test_detection_is_by_signature():
 def test_a_damaged_field_is_named(messages, expected):
     text = cline(*messages)
     refused_unless_repairable(lambda strict: parse_log(text, "x", strict), expected)
+
+
+def _with_metrics(tmp_path, keep_ui: bool):
+    """The bundled task with each reply's own metrics, as newer Cline writes them:
+    `cached` is what the cache read and wrote together (the ui file splits it)."""
+    import json
+    import shutil
+
+    source = ROOT / "data" / "logs" / "as_kept" / "cline_task"
+    folder = tmp_path / "task"
+    shutil.copytree(source, folder)
+    from minilib.logs.cline import ui_requests
+
+    requests = [
+        c
+        for _, c in ui_requests(
+            json.loads((source / "ui_messages.json").read_text()), "ui"
+        )
+        if c
+    ]
+    history = json.loads((source / "api_conversation_history.json").read_text())
+    replies = [m for m in history if m["role"] == "assistant"]
+    for reply, counts in zip(replies, requests):
+        reply["metrics"] = {
+            "tokens": {
+                "prompt": counts["tokensIn"],
+                "completion": counts["tokensOut"],
+                "cached": counts["cacheReads"] + counts["cacheWrites"],
+            }
+        }
+    (folder / "api_conversation_history.json").write_text(json.dumps(history))
+    if not keep_ui:
+        (folder / "ui_messages.json").unlink()
+    return folder / "api_conversation_history.json", requests
+
+
+def test_the_replies_own_metrics_are_its_usage_when_the_ui_file_is_not_there(tmp_path):
+    from minilib.logs.replay import load_transcript
+
+    path, requests = _with_metrics(tmp_path, keep_ui=False)
+    log = load_transcript(path)
+    prompts = [c["tokensIn"] + c["cacheReads"] + c["cacheWrites"] for c in requests]
+    assert [u.input_tokens for u in log.usage] == prompts[: len(log.usage)]
+    assert log.usage and log.agent == "cline"
+    assert any("lower bound" in what for _, what in log.notes)
+
+
+def test_the_ui_file_beside_it_replaces_the_metrics_and_splits_the_cache(tmp_path):
+    from minilib.logs.replay import load_transcript
+
+    path, requests = _with_metrics(tmp_path, keep_ui=True)
+    log = load_transcript(path)
+    assert [u.cache_written for u in log.usage] == [
+        c["cacheWrites"] for c in requests[: len(log.usage)]
+    ]
+    assert [c.cost_usd for c in log.billed] == [
+        c["cost"] for c in requests[: len(log.billed)]
+    ]
+    assert not any("lower bound" in what for _, what in log.notes)

@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 from .base import (
+    BilledCall,
     Builder,
     LoadedLog,
     LogFileError,
@@ -230,7 +231,9 @@ def _read(doc: Doc, log: Builder) -> None:
         if content is None:
             raise log.fail(f"{at}.content is missing")
         if message["role"] == "assistant":
+            _model_of(message, log)
             open_calls = _read_assistant(content, at, log)
+            _metrics(message, at, log)
             names = {
                 call["id"]: call["function"]["name"]
                 for call in log.messages[-1].get("tool_calls") or ()
@@ -238,6 +241,43 @@ def _read(doc: Doc, log: Builder) -> None:
         else:
             _read_user(content, at, open_calls, names, log)
             open_calls = []  # calls left open: the builder notes them
+
+
+def _model_of(message: dict, log: Builder) -> None:
+    info = message.get("modelInfo")
+    if isinstance(info, dict) and isinstance(info.get("modelId"), str):
+        log.agent, log.model = "cline", info["modelId"]
+
+
+def _metrics(message: dict, at: str, log: Builder) -> None:
+    """An assistant message's own usage (`metrics.tokens {prompt, completion,
+    cached}`, newer Cline): the uncached prompt, the cache reads and the reply. It
+    does not record the cache writes, so its prompt is a lower bound; the
+    `ui_messages.json` beside it, when read, records them and replaces it."""
+    metrics = message.get("metrics")
+    tokens = metrics.get("tokens") if isinstance(metrics, dict) else None
+    if not isinstance(tokens, dict) or not isinstance(tokens.get("prompt"), int):
+        return
+    cached = tokens.get("cached") if isinstance(tokens.get("cached"), int) else 0
+    where = f"{at}.metrics.tokens"
+    # `cached` is what the cache read and wrote together (the file beside it splits
+    # it): the whole prompt is exact, its split is not
+    log.recorded_usage(tokens["prompt"] + cached, where)
+    info = message.get("modelInfo") if isinstance(message.get("modelInfo"), dict) else {}
+    provider = info.get("providerId") if isinstance(info.get("providerId"), str) else ""
+    counts = {"input": tokens["prompt"], "cache_read": cached}
+    counts["output"] = tokens.get("completion")
+    log.billed_call(where, where, counts, provider)
+    if not any(place == METRICS_NOTE[0] for place, _ in log.notes):
+        log.note(*METRICS_NOTE)
+
+
+METRICS_NOTE = (
+    "metrics.tokens",
+    "the replies' own metrics give each prompt whole but not how much of it the cache "
+    "read and how much it wrote: the bill counts it all as read (a lower bound); the "
+    "ui_messages.json of the same task records the split",
+)
 
 
 SHAPES = [Shape("cline", _detect, _read)]
@@ -321,6 +361,25 @@ def describe_ui_messages(doc: Doc, source: str) -> Optional[str]:
     )
 
 
+def _ui_billed(log, reply: int, index: int, counts: dict, earlier) -> BilledCall:
+    """One request of ui_messages.json as the bill counts it, with Cline's own price
+    of it (`cost`): its model and provider as the reply's metrics named them."""
+    return BilledCall(
+        f"{UI_FILE}[{index}]",
+        earlier.model if earlier is not None else log.model,
+        earlier.provider if earlier is not None else "",
+        counts["tokensIn"],
+        counts["cacheReads"],
+        counts["cacheWrites"],
+        0,
+        counts["tokensOut"],
+        f"{UI_FILE}[{index}]",
+        reply,
+        None,
+        counts["cost"],
+    )
+
+
 def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
     """The usage `ui_messages.json` beside a loaded history records, set on `log`
     (`text_of(path)` reads a file as the loader does). A request a reply; a file that
@@ -351,6 +410,10 @@ def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
             )
         )
         return
+    from_metrics = len(log.usage)
+    log.usage.clear()  # the record beside it has the cache writes the metrics lack
+    earlier = {call.message: call for call in log.billed}
+    billed = []
     for (index, counts), reply in zip(requests, replies):
         if counts is None:
             continue
@@ -364,6 +427,18 @@ def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
                 f"{UI_FILE}[{index}]",
             )
         )
+        billed.append(_ui_billed(log, reply, index, counts, earlier.get(reply)))
+    log.billed[:] = billed
+    log.notes[:] = [note for note in log.notes if note != METRICS_NOTE]
     log.notes.append(
-        (UI_FILE, f"usage of {len(log.usage)} API requests read from the file beside it")
+        (
+            UI_FILE,
+            f"usage of {len(log.usage)} API requests read from the file beside it"
+            + (
+                f" (in place of the {from_metrics} replies' own metrics, which lack "
+                "the cache writes)"
+                if from_metrics
+                else ""
+            ),
+        )
     )
