@@ -43,6 +43,7 @@ OVERHEAD = {
     "pi": 2_180,
     "opencode": 1_140,
     "cline": 11_200,
+    "cline-metrics": 11_200,
 }
 REATTACHED = {"claude-code": 600}  # a recently read file, put back after a compaction
 FILES = {
@@ -61,6 +62,9 @@ FILES = {
     "gaps/pi_compaction_kept_entry_elsewhere.jsonl": "pi",
     # the usage is in ui_messages.json beside the history
     "as_kept/cline_task/api_conversation_history.json": "cline",
+    # newer Cline: each reply's own metrics
+    "cline_task.json": "cline-metrics",
+    "gaps/cline_task_resumption.json": "cline-metrics",
 }
 # Anthropic's prices for Claude Sonnet 4.5 in dollars a token (input, output, cache
 # write, cache read): what Cline's `cost` is made of
@@ -168,6 +172,26 @@ def rewrite_cline_ui(path: Path, log, counted) -> str:
     return json.dumps(document, indent=1, ensure_ascii=False) + "\n"
 
 
+def rewrite_cline_metrics(path: Path, log, counted) -> str:
+    """A Cline history whose replies keep their own metrics: `prompt` the uncached
+    part, `cached` what the cache read and wrote (Cline adds the two), the
+    completion as the file has it."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    for usage in log.usage:
+        index = int(re.match(r"messages\[(\d+)\]", usage.where).group(1))
+        tokens = document[index]["metrics"]["tokens"]
+        prompt, _ = counted[usage.message]
+        fresh = min(3, prompt)
+        tokens.update(prompt=fresh, cached=prompt - fresh)
+    return json.dumps(document, indent=_indent(path), ensure_ascii=False) + "\n"
+
+
+def _indent(path: Path) -> int:
+    """The indent the file is written with (its second line's)."""
+    second = path.read_text(encoding="utf-8").split("\n")[1]
+    return len(second) - len(second.lstrip(" "))
+
+
 def rewrite_json(path: Path, log, counted, agent: str) -> str:
     """A JSON log (Gemini CLI's session, opencode's export) with each usage record's
     numbers replaced, where the reader found it (`messages[i]...tokens`)."""
@@ -224,6 +248,8 @@ def main(argv=None) -> int:
         if agent == "cline":
             path = path.parent / "ui_messages.json"
             text = rewrite_cline_ui(path, log, counted)
+        elif agent == "cline-metrics":
+            text = rewrite_cline_metrics(path, log, counted)
         elif agent in ("gemini", "opencode"):
             text = rewrite_json(path, log, counted, agent)
         else:

@@ -79,10 +79,30 @@ def causes(log, calls) -> list:
             for event in call.events or ("not explained by anything the log records",):
                 said[re.sub(r"\d[\d,]*", "N", event.split(" (")[0])] += 1
     found = [f"{event} ({count} calls)" for event, count in said.most_common(3)]
+    jump = largest_jump(calls)
+    if jump:
+        found.insert(0, jump)
     share = redacted_share(log)
     if share > 0.5:
         found.insert(0, f"text redacted by its publisher ({share:.0%} of it)")
     return found
+
+
+def largest_jump(calls) -> str:
+    """The first call where the record moved beyond what the log's messages account
+    for (the gap between the record and the held-out prediction, from one call to the
+    next) by a tenth of the call or more, with nothing the log records before it:
+    named with its size; "" if there is none."""
+    for before, call in zip(calls, calls[1:]):
+        moved = (call.recorded - call.held_out_predicted) - (
+            before.recorded - before.held_out_predicted
+        )
+        if abs(moved) >= GAP * call.recorded and not call.events:
+            return (
+                f"at round {call.round} the record {'rose' if moved > 0 else 'fell'} "
+                f"{abs(moved):,} tokens beyond what the log's messages account for"
+            )
+    return ""
 
 
 def replay_measures(log) -> dict:

@@ -11,8 +11,9 @@ The window is rebuilt as opencode builds it for the model:
 - an assistant message is one model call a step: `step-start` parts split it. A
   step is one assistant message (its `text` parts and its `tool` parts' calls)
   and the tool results after it. A `tool` part `{callID, tool, state}` whose
-  status is completed answers with `state.output` (a compacted one with
-  opencode's placeholder), error with `state.error` (a tool error), pending or
+  status is completed answers with `state.output` (one opencode pruned later is
+  sent whole until then: a clearing, to its placeholder, at the first message created
+  after its `time.compacted`), error with `state.error` (a tool error), pending or
   running with "[Tool execution was interrupted]" (an error). `reasoning` is not
   kept as text; `step-finish` (its `tokens`: the step's usage, read), `snapshot`, `patch`,
   `agent`, `retry`: bookkeeping.
@@ -20,9 +21,15 @@ The window is rebuilt as opencode builds it for the model:
   after it said something).
 Older versions keep the system prompt in an assistant's `info.system` list: it
 is the system message when present; otherwise it is not recorded.
+
+A compaction is a user message with a `compaction` part (`auto` false: the user's
+`/compact`), then an assistant message the compaction agent wrote (`mode:
+compaction`, `summary: true`): from then on opencode sends the request and the summary
+in place of the history (its `filterCompacted`), which is the agent's own compaction
+here; its tokens before are the summary call's input.
 """
 
-from .base import Builder, first_line, make_call
+from .base import Builder, Clearing, first_line, make_call
 from .detect import Doc, Shape
 
 CLEARED = "[Old tool result content cleared]"
@@ -62,9 +69,14 @@ def _tool(part: dict, where: str, log: Builder):
     status = state.get("status")
     if status == "completed":
         compacted = (state.get("time") or {}).get("compacted")
-        if compacted:
+        if isinstance(compacted, (int, float)) and not isinstance(compacted, bool):
+            # sent whole until opencode pruned it, its placeholder after: a clearing
+            # at the time the export records (`_clearings`)
+            log.pruned.append((compacted, part["callID"], where))
+        elif compacted:
             log.note(where, "compacted by opencode: its placeholder is what was sent")
-        return call, CLEARED if compacted else str(state.get("output") or ""), None
+            return call, CLEARED, None
+        return call, str(state.get("output") or ""), None
     if status == "error":
         kept = (state.get("metadata") or {}).get("output")
         if (state.get("metadata") or {}).get("interrupted") and isinstance(kept, str):
@@ -131,21 +143,78 @@ def _read(doc: Doc, log: Builder) -> None:
         if isinstance(system, list) and system:
             log.system("\n".join(map(str, system)), f"messages[{index}].info.system")
             break
+    asked = None  # (where, part) of a compaction asked for, until its summary
+    log.pruned = []  # (when, call id, where) of each output opencode pruned later
+    started = []  # (when a message was created, the lab's messages before it)
     for index, message in enumerate(messages):
         at = f"messages[{index}]"
         info, parts = message.get("info"), message.get("parts")
+        created = ((info or {}).get("time") or {}).get("created")
+        if isinstance(created, (int, float)) and not isinstance(created, bool):
+            started.append((created, len(log.messages)))
         if not isinstance(info, dict) or not isinstance(parts, list):
             raise log.fail(f"{at} needs 'info' (an object) and 'parts' (a list)")
         if not all(isinstance(part, dict) for part in parts):
             raise log.fail(f"{at}.parts must be a list of objects")
-        if info.get("role") == "user":
+        if info.get("role") == "user" and _asks_compaction(parts):
+            asked = (at, next(p for p in parts if p.get("type") == "compaction"))
+        elif info.get("role") == "user":
             _user(parts, at, log)
+        elif info.get("role") == "assistant" and _is_summary(info):
+            _compaction(info, parts, at, asked, log)
+            asked = None
         elif info.get("role") == "assistant":
             _assistant(info, parts, at, log)
         else:
             raise log.fail(
                 f"{at}.info.role is {info.get('role')!r}; expected user or assistant"
             )
+    _clearings(log, started)
+
+
+def _clearings(log: Builder, started: list) -> None:
+    """The outputs opencode pruned (`state.time.compacted`), as clearings before the
+    first message created after the prune: the calls before it sent them whole."""
+    at_time = {}
+    for when, call_id, where in log.pruned:
+        at = next((index for created, index in started if created >= when), None)
+        at = len(log.messages) if at is None else at
+        at_time.setdefault(at, []).append((call_id, where))
+    for at in sorted(at_time):
+        ids = tuple(call_id for call_id, _ in at_time[at])
+        log.clearings.append(Clearing(at, at_time[at][0][1], ids))
+    del log.pruned
+
+
+def _asks_compaction(parts: list) -> bool:
+    return any(part.get("type") == "compaction" for part in parts)
+
+
+def _is_summary(info: dict) -> bool:
+    return info.get("summary") is True or info.get("mode") == "compaction"
+
+
+def _compaction(info: dict, parts: list, at: str, asked, log: Builder) -> None:
+    """opencode's compaction: the user's (or its own) request for one, then the
+    summary written by the compaction agent. From then on the model sees the request
+    and the summary in place of the history; the summary's call is billed, but it is
+    no call of the conversation."""
+    replacement = log.replacement()
+    replacement.user("What did we do so far?")
+    text = "\n".join(p.get("text") or "" for p in parts if p.get("type") == "text")
+    replacement.assistant(text)
+    auto = asked is not None and asked[1].get("auto") is True
+    detail = "trigger " + ("auto" if auto else "manual") if asked is not None else ""
+    tokens = info.get("tokens")
+    if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
+        detail += f", {tokens['input']:,} tokens before"
+    where = asked[0] if asked is not None else at
+    log.compaction(
+        where,
+        f"compaction part, summary {at} (mode compaction)",
+        replacement,
+        detail=detail.strip(", "),
+    )
 
 
 def _detect(doc: Doc):
