@@ -160,3 +160,28 @@ def test_a_note_under_one_box_goes_when_another_slider_moves():
     options = getattr(slider, "options", None)
     slider.value = options[-1] if options else slider.max
     assert explorer.typed[first].note.value == ""
+
+
+def test_chapter_3_and_6_notes_go_when_another_slider_moves():
+    """A refused entry's note stays only while the student is on its control: in the
+    aging explorer (chapter 3) and the long-session lab (chapter 6 and the projector
+    page), moving another slider takes it away, as chapters 8 and 10 do."""
+    from minilib.lab.dashboard import LongSessionDashboard
+    from minilib.lab.explore import AgingExplorer
+    from minilib.session import DATA_DIR
+
+    text = (DATA_DIR / "workspace" / "long_notes.txt").read_text(encoding="utf-8")
+    aging = AgingExplorer({"role": "tool", "tool_call_id": "c1", "content": text})
+    head_box = aging.number_boxes[0]
+    head_box.accept("abc")
+    assert "is not a number" in head_box.note.value
+    aging.tail.value = aging.tail.value + 10
+    assert head_box.note.value == ""
+
+    lab = LongSessionDashboard()
+    names = list(lab.boxes)
+    lab.boxes[names[0]].accept("abc")
+    assert lab.boxes[names[0]].note.value
+    other = lab.sliders[names[1]]
+    other.value = other.max if other.value != other.max else other.min
+    assert lab.boxes[names[0]].note.value == ""

@@ -39,10 +39,7 @@ WINDOWS = (
     ),
     (r"^gemini-", 1_048_576, "Gemini's 1,048,576 input tokens (Google AI, models)"),
 )
-HINT = (
-    "the log names no model the lab knows, so the replay runs at a stated default; "
-    "give --threshold (compress) or --window (compare) to set the window"
-)
+HINT = "the log names no model the lab knows, so the replay runs at a stated default"
 
 
 def window_for_model(model: str) -> Tuple[Optional[int], str]:

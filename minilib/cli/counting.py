@@ -112,7 +112,10 @@ def _calibrated(log, calibration_file, tokens, why) -> Counting:
 
 def window_lines(counting: Counting) -> List[str]:
     """The first lines of the output: the window, why, what the messages may hold."""
-    lines = [f"window: {counting.window:,} tokens ({counting.window_why})"]
+    why = counting.window_why
+    if why.startswith("a stated default"):  # how to set it, in this command's words
+        why = why[:-1] + "; give --threshold (compress) or --window (compare) to set it)"
+    lines = [f"window: {counting.window:,} tokens ({why})"]
     if counting.overhead:
         lines.append(
             f"threshold: {counting.threshold:,} tokens for the messages (the window "

@@ -18,7 +18,7 @@ from ..reports import plural
 from ..session import Session, SessionRun, load_session, run_baseline, run_session
 from ..window import Settings
 from .figures import lab_figure, update_lab_figure
-from .numbers import boxed_slider, note_under
+from .numbers import boxed_slider, note_under, notes_but
 from .shown import ShownAsWidget
 from .style import (
     ANSWER_TEXT_COLOR,
@@ -403,6 +403,10 @@ class LongSessionDashboard(ShownAsWidget):
         self.render()
 
     def _on_change(self, change) -> None:
+        notes_but(
+            [(self.sliders[name], box) for name, box in self.boxes.items()],
+            change.get("owner"),
+        )
         if not self._holding:
             self.render()
 

@@ -29,7 +29,7 @@ from ..tokens import (
     estimate_tokens,
     tool_call_name,
 )
-from .numbers import boxed_slider, note_under
+from .numbers import boxed_slider, note_under, notes_but
 from .shown import ShownAsWidget
 from .style import (
     AGING_SLIDER_WIDTH,
@@ -134,8 +134,8 @@ def message_tokens_figure(
             legendgroup=role,
             marker_color=color,
             customdata=rows[["link", "chars"]].values.tolist(),
-            hovertemplate="message %{x}: %{y} "
-            "tokens<br>%{customdata[0]}<br>%{customdata[1]} chars",
+            hovertemplate="message %{x}: %{y:,} "
+            "tokens<br>%{customdata[0]}<br>%{customdata[1]:,} chars",
         )
         figure.add_bar(**bar, row=1, col=1)
         figure.add_bar(**bar, showlegend=False, row=2, col=1)
@@ -385,12 +385,17 @@ class AgingExplorer(ShownAsWidget):
                 style={"description_width": SLIDER_LABEL_WIDTH, "handle_color": color},
                 layout=widgets.Layout(width=AGING_SLIDER_WIDTH),
             )
-            slider.observe(lambda change: self.update(), "value")
+            slider.observe(self._moved, "value")
             built.append(slider)
         self.number_boxes = [
             boxed_slider(slider, unit="character", width="88px") for slider in built
         ]
         return built
+
+    def _moved(self, change) -> None:
+        pairs = zip((self.head, self.tail, self.min), self.number_boxes)
+        notes_but(list(pairs), change.get("owner"))
+        self.update()
 
     def rescale(self, maximum: int) -> None:
         """Put every slider on the scale 0..maximum, keeping values that fit.

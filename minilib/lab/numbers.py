@@ -280,6 +280,15 @@ def note_under(items: Sequence[object], layout=None) -> widgets.VBox:
     return widgets.VBox([widgets.HBox(row), *notes], layout=layout or widgets.Layout())
 
 
+def notes_but(pairs, moved) -> None:
+    """Every box's note gone but the one beside `moved`: `pairs` are (control, box);
+    a control the student moved means they are on that one now, and a note left up
+    beside another would read as if about it."""
+    for control, box in pairs:
+        if control is not moved and box.note.value:
+            box.clear_note()
+
+
 def number_boxes(*owners: object) -> Sequence[NumberBox]:
     """Every NumberBox an explorer holds (its `number_boxes` attribute)."""
     return [box for owner in owners for box in getattr(owner, "number_boxes", ())]

@@ -271,7 +271,10 @@ def counting_words(runs: LogRuns, window: int) -> str:
         return f"window {window:,} tokens (estimated)"
     words = f"window {window:,} tokens"
     if window == counting.window:
-        words += f" ({html.escape(counting.window_why)})"
+        why = counting.window_why
+        if why.startswith("a stated default"):  # set here with the window control
+            why = why[:-1] + "; choose the window above to set it)"
+        words += f" ({html.escape(why)})"
     if counting.calibrated:
         words += (
             "; every row in one unit: API tokens, as calibrated on the log's first "

@@ -92,6 +92,7 @@ def _read(doc: Doc, log: Builder) -> None:
         if isinstance(tokens, dict) and isinstance(tokens.get("input"), int):
             # Gemini's prompt count holds its cached part (`cached`)
             log.recorded_usage(tokens["input"], f"{at}.tokens", tokens.get("cached"))
+            _billed(tokens, f"{at}.tokens", log)
         for number, call in enumerate(calls):
             where = f"{at}.toolCalls[{number}]"
             text = _text(call.get("result"), f"{where}.result", log)
@@ -122,3 +123,24 @@ def _detect(doc: Doc):
 
 
 SHAPES = [Shape("gemini-cli", _detect, _read)]
+
+
+def _billed(tokens: dict, where: str, log: Builder) -> None:
+    """A reply's tokens as Google bills them: the implicit cache's part is inside the
+    prompt count (never added to it) and bills no writes; thoughts are output."""
+
+    def number(name: str) -> int:
+        value = tokens.get(name)
+        return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+    cached = min(number("cached"), number("input"))
+    log.billed_call(
+        where,
+        where,
+        {
+            "input": number("input") - cached,
+            "cache_read": cached,
+            "output": number("output") + number("thoughts"),
+        },
+        "google",
+    )

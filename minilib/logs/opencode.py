@@ -117,12 +117,12 @@ def _assistant(info: dict, parts: list, at: str, log: Builder) -> None:
             continue
         log.assistant("\n".join(step["texts"]), [call for _, call, _, _ in step["tools"]])
         if "usage" in step:
-            _usage(*step["usage"], log)
+            _usage(*step["usage"], log, *_model(info, log))
         for where, call, text, failure in step["tools"]:
             log.result(call["id"], text, where, failure)
 
 
-def _usage(tokens: dict, where: str, log: Builder) -> None:
+def _usage(tokens: dict, where: str, log: Builder, provider="", model=None) -> None:
     """A step's `tokens`: its uncached input, what it read from the prompt cache and
     what it wrote to it make the prompt the provider counted."""
     cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
@@ -133,6 +133,22 @@ def _usage(tokens: dict, where: str, log: Builder) -> None:
         return
     whole = sum(n for n in parts if isinstance(n, int) and not isinstance(n, bool))
     log.recorded_usage(whole, where, read, written)
+    log.billed_call(
+        where,
+        where,
+        {
+            "input": parts[0],
+            "cache_read": read if isinstance(read, int) else 0,
+            "cache_write_5m": written if isinstance(written, int) else 0,
+            "output": _whole(tokens.get("output")) + _whole(tokens.get("reasoning")),
+        },
+        provider,
+        model,
+    )
+
+
+def _whole(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 def _read(doc: Doc, log: Builder) -> None:
@@ -184,6 +200,16 @@ def _clearings(log: Builder, started: list) -> None:
         ids = tuple(call_id for call_id, _ in at_time[at])
         log.clearings.append(Clearing(at, at_time[at][0][1], ids))
     del log.pruned
+
+
+def _model(info: dict, log: Builder):
+    """(provider, model) of an assistant message, named on the log as it goes."""
+    provider, model = info.get("providerID"), info.get("modelID")
+    if isinstance(model, str) and model:
+        log.agent, log.model = "opencode", model
+    return (provider if isinstance(provider, str) else ""), (
+        model if isinstance(model, str) else None
+    )
 
 
 def _asks_compaction(parts: list) -> bool:
