@@ -69,6 +69,32 @@ def ccusage_total(binary: Path, log: Path) -> float:
     return float(json.loads(done.stdout)["totals"]["totalCost"])
 
 
+def explain(binary: Path, log: Path, row: dict) -> str:
+    """Why ccusage's total differs, where a known cause shows: a file whose lines were
+    written with spaces in their JSON (`"type": "assistant"`, as a tool that rewrote
+    it writes) is read by ccusage as holding no usage; on a compact copy of the same
+    lines (the form Claude Code writes) it agrees."""
+    with tempfile.TemporaryDirectory() as folder:
+        compact = Path(folder) / log.name
+        lines = []
+        for line in log.read_text(encoding="utf-8").splitlines():
+            try:
+                lines.append(json.dumps(json.loads(line), separators=(",", ":")))
+            except ValueError:
+                lines.append(line)
+        compact.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        again = ccusage_total(binary, compact)
+    row["peer_compact_usd"] = round(again, 6)
+    if abs(again - row["lab_usd"]) < CENT:
+        return (
+            f"ccusage reads no usage in lines written with spaces in their JSON, as "
+            f"this file's publisher rewrote it; on a compact copy of the same lines "
+            f"(Claude Code's own form) it gives ${again:,.4f}, the lab's bill. JSON "
+            "allows either form: the lab follows the provider's counts as written"
+        )
+    return "not explained"
+
+
 def logs_of(folders) -> list:
     found = []
     for folder in folders:
@@ -101,6 +127,8 @@ def measure(paths, use_ccusage: bool) -> list:
         if log.agent == "claude-code" and binary is not None:
             row["peer"] = f"ccusage {CCUSAGE}"
             row["peer_usd"] = round(ccusage_total(binary, path), 6)
+            if abs(row["peer_usd"] - row["lab_usd"]) >= CENT:
+                row["why"] = explain(binary, path, row)
         elif bill.own_total_usd is not None:
             row["peer"] = f"{log.agent or 'the agent'}'s own usage.cost"
             row["peer_usd"] = round(bill.own_total_usd, 6)
@@ -132,17 +160,13 @@ def page(rows: list) -> str:
     differ = [r for r in with_peer if abs(r["difference_usd"]) >= CENT]
     lines += [
         "",
-        "Where they differ by a cent or more: "
-        + (
-            "nowhere."
-            if not differ
-            else "; ".join(
-                f"{Path(r['log']).name} (the lab ${r['lab_usd']:,.4f}, {r['peer']} "
-                f"${r['peer_usd']:,.4f})"
-                for r in differ
-            )
-        ),
+        "Where they differ by a cent or more:" + (" nowhere." if not differ else ""),
     ]
+    for row in differ:
+        lines.append(
+            f"- {Path(row['log']).name}: the lab ${row['lab_usd']:,.4f}, {row['peer']} "
+            f"${row['peer_usd']:,.4f}. {row.get('why', 'not explained')}."
+        )
     return "\n".join(lines) + "\n"
 
 

@@ -34,7 +34,10 @@ def test_the_bill_from_the_record_is_the_peers_to_the_cent(peer):
     ccusage itself (and read pi's own prices): the lab's bill must stay on them."""
     bill = record_bill(load_log(DATA_DIR.parent / peer["log"]))
     assert len(bill.calls) == peer["calls"] and not bill.unpriced
-    assert bill.total_usd == pytest.approx(peer["peer_usd"], abs=0.005)
+    # where they differed, the script found why: ccusage reads no line written with
+    # spaces in its JSON, and agrees on a compact copy of the same lines
+    expected = peer.get("peer_compact_usd", peer["peer_usd"])
+    assert bill.total_usd == pytest.approx(expected, abs=0.005)
 
 
 def test_pi_prices_every_call_as_the_lab_does():
