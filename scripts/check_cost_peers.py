@@ -98,9 +98,8 @@ def explain(binary: Path, log: Path, row: dict) -> str:
 def logs_of(folders) -> list:
     found = []
     for folder in folders:
-        found += sorted(Path(folder).rglob("*.jsonl")) + sorted(
-            Path(folder).rglob("*.json")
-        )
+        folder = Path(folder).resolve()
+        found += sorted(folder.rglob("*.jsonl")) + sorted(folder.rglob("*.json"))
     return found
 
 
