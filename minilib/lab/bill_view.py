@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from ..cli.compare import row_counting
 from ..logs import load_log
-from ..measure.bill import KIND_WORDS, KINDS, Bill, record_bill
+from ..measure.bill import KIND_HEADERS, KINDS, Bill, record_bill
 from ..policies.production.sweep import SweepPoint, sweep_log
 from .shown import ShownAsWidget
 from .style import (
@@ -36,7 +36,7 @@ def record_frame(bill: Bill):
     rows = []
     for model, entry in bill.by_model().items():
         dollars = {
-            KIND_WORDS[k]: sum(
+            KIND_HEADERS[k]: sum(
                 c.usd_by_kind.get(k, 0.0) for c in bill.calls if c.model == model
             )
             for k in KINDS
