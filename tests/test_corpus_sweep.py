@@ -176,3 +176,23 @@ def test_the_jsonl_table_opens_in_pandas(folder, tmp_path):
     frame = pandas.read_json(out, lines=True)
     assert list(frame.columns) == list(COLUMNS) and len(frame) == 5
     assert json.loads(out.read_text().splitlines()[0])["key"]
+
+
+def test_the_figure_across_sessions_marks_the_recorded_total(folder, tmp_path, capsys):
+    pytest.importorskip("plotly")
+    from minilib.lab.sweep_view import corpus_figure
+
+    rows = sweep_folder([folder], POLICY, THRESHOLDS).rows
+    totals = totals_by_threshold(rows)
+    figure = corpus_figure(totals, POLICY)
+    bars = next(t for t in figure.data if t.name == "total bill, every session")
+    assert list(bars.y) == [t["bill_usd"] for t in totals]
+    recorded = sum(r["recorded_usd"] for r in rows if r.get("threshold") == 140_000)
+    assert any(
+        f"recorded total ${recorded:,.2f}" in (a.text or "")
+        for a in figure.layout.annotations
+    )
+    html = tmp_path / "corpus.html"
+    argv = ["sweep", str(folder), "--policy", POLICY, "--threshold", "140k:160k:20k"]
+    assert main([*argv, "--figure", str(html)]) == 0
+    assert html.stat().st_size > 0 and f"wrote {html}" in capsys.readouterr().out
