@@ -160,7 +160,7 @@ EXERCISES.update(
             exact,
             "count the rounds of `run_session(session, Settings(threshold=2000))` "
             "whose `aged` and whose `summarized` are true",
-            "0.2",
+            "0.4",
         ),
         "0.2": Exercise(
             "(the failed call's id, its error code)",
@@ -168,7 +168,7 @@ EXERCISES.update(
             exact,
             "look for the final message that has an `error` dict; the id is its "
             "`tool_call_id`, the code its `error['code']`",
-            "0.2",
+            "0.4",
         ),
         "0.3": Exercise(
             "(the final list's tokens, its messages) at the default settings",
@@ -176,7 +176,7 @@ EXERCISES.update(
             exact,
             "the final list is the run's `final_messages`, counted in `final_tokens`: "
             "the last window sent plus the answer no round sends",
-            "0.3",
+            "0.4",
         ),
         "1.1": Exercise(
             "(the largest message's number, its share of the list's tokens)",
@@ -192,7 +192,7 @@ EXERCISES.update(
             exact,
             "`run_baseline(session).tokens[r]` is round r's window: find the first "
             "over 16,000 (rounds count from 0)",
-            "1.2",
+            "1.1",
         ),
         "1.3": Exercise(
             "(recent messages kept, tool results dropped) by path 1 at 1,200 tokens",
@@ -200,7 +200,180 @@ EXERCISES.update(
             exact,
             "start from the system prompt and the task, add messages from the newest "
             "back, and stop at the first that does not fit: do not skip it",
-            "1.3",
+            "1.4",
+        ),
+    }
+)
+
+
+# Chapter 2: the token rule.
+
+
+def _system_prompt() -> tuple:
+    from ..tokens import count_cjk, estimate_message_tokens
+
+    session, _, _, _ = _runs()
+    system = {"role": "system", "content": session.system}
+    return estimate_message_tokens(system), count_cjk(session.system)
+
+
+def _eight_characters(answer, expected) -> bool:
+    """Two texts of 8 characters each, estimated at 2 and at 8 tokens."""
+    from ..tokens import estimate_text_tokens
+
+    try:
+        cheap, dear = answer
+        return (
+            len(cheap) == len(dear) == 8
+            and (estimate_text_tokens(cheap), estimate_text_tokens(dear)) == expected
+        )
+    except (TypeError, ValueError):
+        return False
+
+
+def _task_split() -> int:
+    from ..tokens import estimate_tokens
+
+    session, _, _, _ = _runs()
+    task, middle = session.task, len(session.task) // 2
+    whole = estimate_tokens([{"role": "user", "content": task}])
+    halves = estimate_tokens(
+        [
+            {"role": "user", "content": task[:middle]},
+            {"role": "user", "content": task[middle:]},
+        ]
+    )
+    return halves - whole
+
+
+def _with_arguments(messages) -> int:
+    """The article's estimate plus each call's arguments under the same text rule."""
+    from ..tokens import estimate_message_tokens, estimate_text_tokens
+
+    total = 0
+    for message in messages:
+        total += estimate_message_tokens(message)
+        for call in message.get("tool_calls") or ():
+            total += estimate_text_tokens(call["function"].get("arguments") or "")
+    return total
+
+
+def _counts_like_the_reference(answer, expected) -> bool:
+    """A counter that counts every window of the session as `_with_arguments` does."""
+    if not callable(answer):
+        return False
+    try:
+        return [answer(window) for window in expected] == [
+            _with_arguments(window) for window in expected
+        ]
+    except Exception:  # the student's function raised: not yet right
+        return False
+
+
+def _session_windows() -> list:
+    _, baseline, _, _ = _runs()
+    messages = baseline.final_messages
+    return [messages[: end + 1] for end in range(len(messages))]
+
+
+# Chapter 6: the long-session lab.
+
+
+def _smallest_threshold_that_finishes() -> int:
+    from .dashboard import SLIDERS
+
+    session, _, run_session, settings = _runs()
+    spec = next(spec for spec in SLIDERS if spec.name == "threshold")
+    grid = range(spec.minimum, spec.maximum + 1, spec.step)
+    return next(
+        t for t in grid if run_session(session, settings(threshold=t)).overflow is None
+    )
+
+
+def _round_1_without_head_or_tail() -> int:
+    session, _, run_session, settings = _runs()
+    return (
+        run_session(session, settings(head_chars=0, tail_chars=0)).rounds[1].tokens_after
+    )
+
+
+def _where_min_chars_5000_stops() -> int:
+    session, _, run_session, settings = _runs()
+    return len(run_session(session, settings(min_chars=5000)).rounds)
+
+
+def _summaries_by_protected_tail() -> tuple:
+    session, _, run_session, settings = _runs()
+    return tuple(
+        sum(r.summarized for r in run_session(session, settings(protect_tail=t)).rounds)
+        for t in (0, 4, 8)
+    )
+
+
+EXERCISES.update(
+    {
+        "2.1": Exercise(
+            "(the system prompt's tokens as a message, its CJK characters)",
+            _system_prompt,
+            exact,
+            "a message costs 4 of structure, 1 a CJK character and 1 for every 4 "
+            "others, rounded up: `estimate_message_tokens` and `count_cjk` do it",
+            "2.1",
+        ),
+        "2.2": Exercise(
+            "(an 8-character text of 2 tokens, one of 8)",
+            lambda: (2, 8),
+            _eight_characters,
+            "each text must be 8 characters long; the cheap one all ASCII, the dear "
+            "one all CJK",
+            "2.2",
+        ),
+        "2.3": Exercise(
+            "how many more tokens the task costs split into two messages",
+            _task_split,
+            exact,
+            "a second message adds its 4 of structure, and rounding each half up "
+            "can add one more",
+            "2.3",
+        ),
+        "2.4": Exercise(
+            "a counter that adds every call's arguments to the article's estimate",
+            _session_windows,
+            _counts_like_the_reference,
+            "pass the function itself; it must count each message as "
+            "`estimate_message_tokens` does and add `estimate_text_tokens` of every "
+            "call's `function['arguments']`",
+            "2.3",
+        ),
+        "6.1": Exercise(
+            "the smallest threshold on the slider's grid that runs to the end",
+            _smallest_threshold_that_finishes,
+            exact,
+            "step the threshold up the slider's grid from its minimum and stop at "
+            "the first run whose `overflow` is None",
+            "6.5",
+        ),
+        "6.2": Exercise(
+            "the tokens round 1 sends with head_chars and tail_chars at 0",
+            _round_1_without_head_or_tail,
+            exact,
+            "read `rounds[1].tokens_after` of that run: what was sent, not the "
+            "window before compression",
+            "6.3",
+        ),
+        "6.3": Exercise(
+            "the round before which the run with min_chars 5,000 stops",
+            _where_min_chars_5000_stops,
+            exact,
+            "a run that stops has as many rounds as it sent: `len(run.rounds)`",
+            "6.5",
+        ),
+        "6.4": Exercise(
+            "(rounds with a summary at protect_tail 0, 4, 8)",
+            _summaries_by_protected_tail,
+            exact,
+            "count the rounds whose `summarized` is true in each of the three runs",
+            "6.3",
         ),
     }
 )
