@@ -9,7 +9,7 @@ exercise cell ends `check("11.2", ...)`: the student puts an answer in place of 
 import textwrap
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Callable, Dict
+from typing import Callable, Dict, Optional
 
 from .style import PRINTED_COLUMNS
 
@@ -21,6 +21,12 @@ class Exercise:
     agrees: Callable[[object, object], bool]  # (answer, expected)
     hint: str  # where the reasoning goes wrong most often
     section: str  # the section to read again
+    # a right answer, where the answer is open (two texts, a function) and so is not
+    # the value checked against; None: the expected value is the answer
+    example: Optional[Callable[[], object]] = None
+
+    def a_right_answer(self):
+        return self.example() if self.example is not None else self.expected()
 
 
 def exact(answer, expected) -> bool:
@@ -327,13 +333,14 @@ EXERCISES.update(
             "each text must be 8 characters long; the cheap one all ASCII, the dear "
             "one all CJK",
             "2.2",
+            lambda: ("abcdefgh", "上下文窗口预算满"),
         ),
         "2.3": Exercise(
             "how many more tokens the task costs split into two messages",
             _task_split,
             exact,
-            "a second message adds its 4 of structure, and rounding each half up "
-            "can add one more",
+            "a second message brings the structure every message costs, and "
+            "rounding each half up on its own can add a little more",
             "2.3",
         ),
         "2.4": Exercise(
@@ -344,6 +351,7 @@ EXERCISES.update(
             "`estimate_message_tokens` does and add `estimate_text_tokens` of every "
             "call's `function['arguments']`",
             "2.3",
+            lambda: _with_arguments,
         ),
         "6.1": Exercise(
             "the smallest threshold on the slider's grid that runs to the end",
