@@ -10,7 +10,10 @@ pytest.importorskip("genai_prices", reason="chapter 11's answers are priced")
 
 
 def _wrong(expected):
-    """An answer that is not `expected`, of its shape."""
+    """An answer that is not `expected`, of its shape (a function that counts
+    nothing, where the answer is a function)."""
+    if isinstance(expected, list):
+        return lambda messages: 0
     if isinstance(expected, tuple):
         return (_wrong(expected[0]), *expected[1:])
     if isinstance(expected, str):
@@ -20,6 +23,8 @@ def _wrong(expected):
 
 def _told(expected) -> list:
     """The texts that would give `expected` away (a number of two digits or more)."""
+    if isinstance(expected, list):  # the windows a function is checked on
+        return []
     parts = expected if isinstance(expected, tuple) else (expected,)
     told = [repr(expected)]
     for part in parts:
