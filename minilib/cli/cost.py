@@ -83,9 +83,10 @@ def main(args) -> int:
         for line in format_predicted(predicted):
             print(line)
         document["predicted"] = {"total_usd": predicted.total_usd}
+        by_reply = dict(zip(predicted.messages, predicted.rows))
         for row, call in zip(document["calls"], bill.calls):
             # a call outside the conversation is not predicted: taken as recorded
-            row["predicted"] = predicted.row_of(call.message) or row["recorded"]
+            row["predicted"] = by_reply.get(call.message) or row["recorded"]
     if args.json is not None:
         write_text_safely(args.json, json.dumps(document, indent=1) + "\n")
         print(f"wrote {args.json}")

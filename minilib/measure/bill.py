@@ -101,9 +101,15 @@ def counts_of(call) -> Dict[str, int]:
 
 
 def price_counts(
-    model: str, provider: str, counts: Mapping[str, int], when: Optional[str] = None
+    model: str,
+    provider: str,
+    counts: Mapping[str, int],
+    when: Optional[str] = None,
+    by_kind: bool = True,
 ) -> CallCost:
-    """One call's counts priced (PricesUnavailable without the price package)."""
+    """One call's counts priced (PricesUnavailable without the price package); with
+    `by_kind`, each kind's dollars too (a bill shown by kind needs them; a predicted
+    bill, priced round after round, only the whole)."""
     cost = CallCost("", model, dict(counts), None)
     try:
         whole = prices.price(model, provider, **counts, when=when)
@@ -111,6 +117,8 @@ def price_counts(
         cost.why_unpriced = f"{model or 'a model not named'}: not in the price data"
         return cost
     cost.usd, cost.tiered = whole.usd, whole.tiered
+    if not by_kind:
+        return cost
     # each kind alone, at the call's own tier, so the kinds add up to the whole: at a
     # long-context tier, priced beside a prompt that keeps the request over the tier
     pad = dict.fromkeys(KINDS, 0)

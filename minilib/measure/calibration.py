@@ -580,11 +580,14 @@ class Calibration:
         """Whether this calibration was fitted on `log`'s conversation."""
         return bool(self.conversation) and self.conversation == conversation_id(log)
 
-    def fits_for(self, log, held_out: bool = False) -> Dict[str, Fit]:
+    def fits_for(
+        self, log, held_out: bool = False, own: Optional[bool] = None
+    ) -> Dict[str, Fit]:
         """The fits that count `log`: the history the fitted file lacked is part of
-        its own count only, never of another log's."""
+        its own count only, never of another log's (`own`: whether it is this
+        calibration's log, where the caller knows it already)."""
         fits = self.held_out_fits if held_out else self.fits
-        if self.is_of(log):
+        if self.is_of(log) if own is None else own:
             return fits
         return {m: replace(f, missing=0) for m, f in fits.items()}
 
@@ -871,8 +874,8 @@ def predicted_calls(log, calibration: Calibration) -> List[PredictedCall]:
     errors, `compress`'s table and rounds.json all give, labelled by whether the
     held-out fit saw it (every call of another log is OTHER_LOG)."""
     own = calibration.is_of(log)
-    fits = calibration.fits_for(log)
-    held_fits = calibration.fits_for(log, held_out=True)
+    fits = calibration.fits_for(log, own=own)
+    held_fits = calibration.fits_for(log, held_out=True, own=own)
     full = call_points(log, fits)
     held = call_points(log, held_fits)
     calls = []

@@ -169,13 +169,6 @@ class PredictedBill:
     def rows(self) -> List[dict]:
         return [{**c, "usd": u} for c, u in zip(self.counts, self.usd)]
 
-    def row_of(self, message: Optional[int]) -> Optional[dict]:
-        """The predicted row of the call answered by `log.messages[message]`."""
-        if message not in self.messages:
-            return None
-        index = self.messages.index(message)
-        return {**self.counts[index], "usd": self.usd[index]}
-
 
 def price_calls(
     models: Sequence[str], behaviour: CacheBehaviour, calls: Sequence[SentCall], when=()
@@ -184,7 +177,11 @@ def price_calls(
     counts = [split_prompt(c, behaviour, i == 0) for i, c in enumerate(calls)]
     usd = [
         price_counts(
-            models[i], behaviour.provider, c, when[i] if i < len(when) else None
+            models[i],
+            behaviour.provider,
+            c,
+            when[i] if i < len(when) else None,
+            by_kind=False,
         ).usd
         for i, c in enumerate(counts)
     ]
@@ -413,7 +410,7 @@ def _check_priced(model: str, provider: str) -> None:
             "it ran (e.g. --model claude-sonnet-4-5)"
         )
     counts = dict.fromkeys(KINDS, 0)
-    if price_counts(model, provider, dict(counts, input=1)).usd is None:
+    if price_counts(model, provider, dict(counts, input=1), by_kind=False).usd is None:
         raise UnpricedModel(
             f"{model}: not in the price data; give a model it knows (--model)"
         )
@@ -447,7 +444,11 @@ def policy_bill(row: Mapping, pricing: LogPricing) -> PredictedBill:
         )
         bill.compaction_usd += (
             price_counts(
-                pricing.models[at], pricing.behaviour.provider, counts, pricing.when[at]
+                pricing.models[at],
+                pricing.behaviour.provider,
+                counts,
+                pricing.when[at],
+                by_kind=False,
             ).usd
             or 0.0
         )

@@ -246,7 +246,7 @@ class ClaudeCodePolicy(Policy):
             self.trigger_tokens = effective - self.buffer
         if pct is not None:
             self.trigger_tokens = min(int(effective * pct / 100), self.trigger_tokens)
-        # a threshold in tokens, as users ask for one (anthropics/claude-code#34925):
+        # a threshold in tokens, the setting users ask for most (docs/references.md, 27):
         # what the trigger would be if the client let it be set, up or down
         self.auto_compact_tokens = auto_compact_tokens
         if auto_compact_tokens is not None:
