@@ -72,7 +72,7 @@ def check(name: str, answer) -> Verdict:
         print(f"no exercise {name!r}; the chapter's are {', '.join(sorted(EXERCISES))}")
         return Verdict(False)
     if answer is None or answer is Ellipsis:
-        return _said(f"not yet: put your answer in place of the ... ({exercise.asks})")
+        return _said(f"not yet: put your answer in place of the ...: {exercise.asks}")
     if exercise.agrees(answer, exercise.expected()):
         return _said(f"right: {exercise.asks}", True)
     return _said(f"not yet: {exercise.hint} (read {exercise.section} again)")
