@@ -3,7 +3,7 @@ report its error on sessions it was not fitted on.
 
     python scripts/fit_text_classes.py FOLDER
 
-FOLDER holds Claude Code session files (the numbers in minilib/measure/claude_text.py
+FOLDER holds Claude Code session files (the numbers in minilib/agents/claude_code/text.py
 come from the `entire/checkpoints/v1` branch of entireio/cli). Each session counts
 once (`measure_real_logs.sessions`); the even-numbered sessions, in path order, are
 fitted on and the odd-numbered ones held out. From each session, the calls that added
@@ -26,13 +26,13 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from measure_real_logs import result_steps, sessions, spread  # noqa: E402
 
-from minilib.logs import load_log  # noqa: E402
-from minilib.logs.base import LogFileError  # noqa: E402
-from minilib.measure.claude_text import (  # noqa: E402
+from minilib.agents.claude_code.text import (  # noqa: E402
     WEIGHTS,
     character_classes,
     weighted_tokens,
 )
+from minilib.logs import load_log  # noqa: E402
+from minilib.logs.base import LogFileError  # noqa: E402
 from minilib.tokens import estimate_text_tokens  # noqa: E402
 
 NAMES = tuple(WEIGHTS)

@@ -15,7 +15,7 @@ ids, count once: the longest is kept), two measures, each on the session's own r
 
 And one measure of the count's base, over the sessions together: where what a call
 added is mostly one tool result, what the API counted for it over the lab's estimate
-(characters / 4), over its rule by character class (`minilib.measure.claude_text`),
+(characters / 4), over its rule by character class (`minilib.agents.claude_code.text`),
 and over a real BPE tokenizer's count of the same text when the optional `bpe-openai`
 is installed. The spread of that ratio (its interquartile range
 over its median) says how far a count can trust one ratio for every kind of text.
@@ -33,11 +33,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from minilib.agents.claude_code.text import claude_text_tokens  # noqa: E402
 from minilib.logs import load_log  # noqa: E402
 from minilib.logs.base import LogFileError  # noqa: E402
 from minilib.measure import tokenizers  # noqa: E402
 from minilib.measure.calibration import calibrate  # noqa: E402
-from minilib.measure.claude_text import claude_text_tokens  # noqa: E402
 from minilib.measure.recorded_usage import arguments_tokens  # noqa: E402
 from minilib.policies.production.compare import NEAR  # noqa: E402
 from minilib.policies.production.own_agent import own_agent_row  # noqa: E402

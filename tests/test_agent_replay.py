@@ -141,9 +141,10 @@ def test_after_a_compaction_the_files_read_last_are_reattached():
         ],
     ]
     policy = build_policy("claude-code", 200_000, version="2.1.30")
-    policy.kept.take_new(history)
+    for message in policy.take_new(history):
+        policy.client.add(message)
     policy.compact()
-    attached = [m["content"].splitlines()[0] for m in policy.kept.messages[1:]]
+    attached = [m["content"].splitlines()[0] for m in policy.client.messages[1:]]
     # the last 5 files read, newest first
     assert attached == [f"[re-attached: f{n}.py]" for n in (6, 5, 4, 3, 2)]
 
@@ -221,7 +222,7 @@ def test_a_clearing_of_lacking_results_comes_off_the_overhead_when_it_holds_them
 def test_a_manual_compaction_is_followed_where_the_user_ran_it():
     """/compact is the user's: the replay compacts at the recorded round, far below
     its trigger, and the rounds around it stay as its own rule decides."""
-    from minilib.policies.production.claude_code import ClaudeCodePolicy
+    from minilib.agents.claude_code.policy import ClaudeCodePolicy
     from minilib.scale import generate_history
 
     messages = list(generate_history(40, user_turns=2).messages)

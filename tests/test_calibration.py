@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from minilib.agents import claude_code as agent
+from minilib.agents.claude_code import behaviour as agent
 from minilib.cli.main import main
 from minilib.logs.replay import load_transcript
 from minilib.measure.calibration import (

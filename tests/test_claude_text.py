@@ -6,14 +6,14 @@ import importlib.util
 import math
 from pathlib import Path
 
-from minilib.logs import load_log
-from minilib.measure.calibration import calibrate, sent_counter, text_rule
-from minilib.measure.claude_text import (
+from minilib.agents.claude_code.text import (
     WEIGHTS,
     Classes,
     character_classes,
     claude_text_tokens,
 )
+from minilib.logs import load_log
+from minilib.measure.calibration import calibrate, sent_counter, text_rule
 from minilib.session import DATA_DIR
 from minilib.tokens import estimate_message_tokens, estimate_text_tokens
 

@@ -13,9 +13,9 @@ import pytest
 from test_logs import check_pairing
 
 from minilib import Settings
+from minilib.agents.pi.reader import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from minilib.logs import NEEDS, SHAPES, LogFileError, load_log
 from minilib.logs.base import INTERRUPTED_TEXT, REPAIRS, RecordedUsage
-from minilib.logs.pi import COMPACTION_PREFIX, COMPACTION_SUFFIX
 from minilib.logs.replay import load_transcript, parse_transcript, replay_transcript
 from minilib.model import scripted_summary
 from minilib.ranges import closed_range, why_not_closed

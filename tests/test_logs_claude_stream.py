@@ -6,7 +6,8 @@ from pathlib import Path
 import pytest
 from message_builders import refused_unless_repairable
 
-from minilib.logs import anthropic, load_log, parse_log
+from minilib.agents.claude_code import reader as claude_code_reader
+from minilib.logs import load_log, parse_log
 from minilib.logs.detect import parse_text
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -97,7 +98,7 @@ def test_a_stream_without_a_prompt_line_says_so():
 
 def test_detection_is_by_signature():
     doc = parse_text(FIXTURE.read_text(encoding="utf-8"), "stream")
-    claude_code = anthropic.SHAPES[0]
+    [claude_code] = claude_code_reader.SHAPES
     assert claude_code.name == "claude-code"
     assert claude_code.detect(doc).startswith("stream-json output")
     # a stream whose init line was cut off is still known by its snake_case fields

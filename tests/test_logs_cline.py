@@ -6,6 +6,7 @@ from pathlib import Path
 import pytest
 from message_builders import refused_unless_repairable
 
+from minilib.agents.claude_code import reader as claude_code_reader
 from minilib.logs import anthropic, load_log, openai, parse_log
 from minilib.logs.detect import parse_text
 
@@ -157,7 +158,7 @@ def test_headers_without_calls_are_environment_output_in_a_user_turn():
 
 def test_detection_is_by_signature():
     doc = parse_text(FIXTURE.read_text(encoding="utf-8"), "cline")
-    for shape in openai.SHAPES + anthropic.SHAPES:
+    for shape in openai.SHAPES + anthropic.SHAPES + claude_code_reader.SHAPES:
         assert shape.detect(doc) is not None, shape.name
     # a plain Anthropic Messages list (tool_result blocks with ids, no ts) is not Cline's
     plain = [
@@ -222,7 +223,7 @@ def _with_metrics(tmp_path, keep_ui: bool):
     source = ROOT / "data" / "logs" / "as_kept" / "cline_task"
     folder = tmp_path / "task"
     shutil.copytree(source, folder)
-    from minilib.logs.cline import ui_requests
+    from minilib.agents.cline.reader import ui_requests
 
     requests = [
         c

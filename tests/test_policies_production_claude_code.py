@@ -4,16 +4,15 @@ auto-compact at window - reserve - buffer, counting the system prompt and tools.
 import pytest
 from message_builders import assistant, tool
 
-from minilib.messages import validate_messages
-from minilib.policies.production import build_policy, replay_policy
-from minilib.policies.production.claude_code import (
-    COMPACTABLE_TOOLS,
-    PLACEHOLDER,
+from minilib.agents.claude_code.client import COMPACTABLE_TOOLS, PLACEHOLDER
+from minilib.agents.claude_code.policy import (
     TRANSCRIPT_PATH,
     ClaudeCodeCacheEditingPolicy,
     ClaudeCodePolicy,
-    timestamp_seconds,
 )
+from minilib.logs.base import timestamp_seconds
+from minilib.messages import validate_messages
+from minilib.policies.production import build_policy, replay_policy
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
 

@@ -4,9 +4,7 @@
 import pytest
 from message_builders import assistant, tool
 
-from minilib.messages import validate_messages
-from minilib.policies.production import build_policy, replay_policy
-from minilib.policies.production.codex import (
+from minilib.agents.codex.policy import (
     BYTES,
     MODELS,
     OPAQUE_ITEM,
@@ -18,6 +16,8 @@ from minilib.policies.production.codex import (
     truncate_output,
     truncate_text,
 )
+from minilib.messages import validate_messages
+from minilib.policies.production import build_policy, replay_policy
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
 

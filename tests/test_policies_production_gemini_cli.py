@@ -4,9 +4,7 @@ snapshot of the older 70%."""
 import pytest
 from message_builders import assistant, tool
 
-from minilib.messages import validate_messages
-from minilib.policies.production import build_policy, replay_policy
-from minilib.policies.production.gemini_cli import (
+from minilib.agents.gemini_cli.policy import (
     ACKNOWLEDGEMENT,
     CALLS_PER_COMPRESSION,
     MASKING_TAG,
@@ -15,6 +13,8 @@ from minilib.policies.production.gemini_cli import (
     simple_preview,
     truncated_text,
 )
+from minilib.messages import validate_messages
+from minilib.policies.production import build_policy, replay_policy
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
 

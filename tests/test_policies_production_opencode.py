@@ -3,9 +3,9 @@
 import pytest
 from message_builders import assistant, tool
 
+from minilib.agents.opencode.policy import PLACEHOLDER, OpencodePrunePolicy
 from minilib.messages import validate_messages
 from minilib.policies.production import build_policy, replay_policy
-from minilib.policies.production.opencode import PLACEHOLDER, OpencodePrunePolicy
 from minilib.scale import generate_history
 from minilib.tokens import estimate_tokens
 

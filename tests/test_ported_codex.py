@@ -15,7 +15,7 @@ text; images, audio and encrypted items are not modelled (docs/references.md,
 
 import pytest
 
-from minilib.policies.production.codex import (
+from minilib.agents.codex.policy import (
     BYTES,
     OPAQUE_ITEM,
     TOKENS,

@@ -29,7 +29,7 @@ import re
 import pytest
 from message_builders import assistant, tool
 
-from minilib.policies.production.gemini_cli import (
+from minilib.agents.gemini_cli.policy import (
     MASKING_TAG,
     GeminiCliPolicy,
     find_split_point,

@@ -18,7 +18,7 @@ minimum either way (a 200k window, so neither number is scaled).
 
 from message_builders import assistant, tool
 
-from minilib.policies.production.opencode import PLACEHOLDER, OpencodePrunePolicy
+from minilib.agents.opencode.policy import PLACEHOLDER, OpencodePrunePolicy
 
 COMMIT = "7af65bfa2bcd72d4d6e805baf2fe46435f4f343f"
 

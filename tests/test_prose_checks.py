@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from minilib.agents.claude_code.policy import ClaudeCodePolicy
 from minilib.lab import six_paths
 from minilib.lab.policies_view import policy_catalogue
 from minilib.lab.prose import ProseOutOfDate, check_prose, plural
-from minilib.policies.production.claude_code import ClaudeCodePolicy
 from minilib.policies.registry import PATHS
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"

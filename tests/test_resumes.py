@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from minilib.agents import claude_code as agent
+from minilib.agents.claude_code import behaviour as agent
 from minilib.logs.replay import load_transcript
 from minilib.measure.calibration import calibrate, call_points, predicted_calls
 from minilib.policies.production.own_agent import own_agent_row

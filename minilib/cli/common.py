@@ -126,9 +126,13 @@ def add_max_mb_argument(command: argparse.ArgumentParser) -> None:
     )
 
 
-def settings_from(args, fold_user_turns: bool) -> Settings:
+def settings_from(
+    args, fold_user_turns: bool, threshold: Optional[int] = None
+) -> Settings:
+    """The window settings the arguments give; `threshold`, where the command worked
+    it out (from the log's window), in place of `--threshold`."""
     return Settings(
-        args.threshold,
+        args.threshold if threshold is None else threshold,
         args.head_chars,
         args.tail_chars,
         args.min_chars,

@@ -159,7 +159,7 @@ def main(args, replay=replay_transcript) -> int:
         )
     try:
         log, counting = _load_and_count(args)
-        settings = settings_from(args, fold_user_turns)
+        settings = settings_from(args, fold_user_turns, counting.threshold)
         count_tokens, counted_with = counting.count_tokens, counting.counted_with
         run = replay(
             log,
@@ -197,14 +197,13 @@ def main(args, replay=replay_transcript) -> int:
 
 def _load_and_count(args):
     """The log, and how it is counted and at which window; a --threshold given
-    replaces the window (and its overhead) as the budget of the messages."""
+    replaces the window (and its overhead) as the budget of the messages: the
+    replay's threshold is `counting.threshold` either way."""
     log = load_transcript(
         args.file, max_bytes=args.max_mb * 1024 * 1024, strict=args.strict
     )
     counting = counting_for(log, args.tokenizer, args.calibration, None)
-    if args.threshold is None:
-        args.threshold = counting.threshold
-    else:
+    if args.threshold is not None:
         counting.window_why = "the threshold given on the command line"
         counting.window, counting.overhead = args.threshold, 0
     return log, counting

@@ -8,7 +8,7 @@ from typing import List
 
 import plotly.graph_objects as go
 
-from ..agents.claude_code import auto_compact_trigger
+from ..agents.claude_code.behaviour import auto_compact_trigger
 from ..measure.compactions import measure_compactions
 from ..policies.production.compare import rounds_before
 from ..policies.production.own_agent import own_agent_row

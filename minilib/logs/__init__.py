@@ -17,49 +17,58 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Dict, List
 
-from . import (
-    aider,
-    anthropic,
-    claude_stream,
-    cline,
-    codex,
-    gemini,
-    goose,
-    harbor,
-    langchain,
-    openai,
-    opencode,
-    openhands,
-    openhands_v1,
-    pi,
-    responses,
-    sweagent,
-)
 from .base import Builder, LoadedLog, LogFileError, frame_place
 from .detect import Doc, find_shape, parse_text
 
-# line shapes first, then JSON shapes from the most specific to plain message lists
-READERS = (
-    anthropic.SHAPES[:1]
-    + claude_stream.SHAPES  # each of the two refuses the other's signature
-    + codex.SHAPES
-    + gemini.SHAPES
-    + pi.SHAPES
-    + goose.SHAPES  # before openai-chat: its message lines have a role too
-    + opencode.SHAPES
-    + langchain.SHAPES
-    + responses.SHAPES  # before openai-chat: the SDK's user items are {role, content}
-    + sweagent.SHAPES[:1]
-    + openhands.SHAPES
-    + openhands_v1.SHAPES
-    + harbor.SHAPES
-    + sweagent.SHAPES[1:]
-    + cline.SHAPES  # a bare list of Anthropic-style messages with Cline's fields
-    + anthropic.SHAPES[1:]
-    + openai.SHAPES
-    + aider.SHAPES  # text histories: offered only text files
-)
-SHAPES = tuple(shape.name for shape in READERS)
+
+@lru_cache(maxsize=None)
+def readers() -> tuple:
+    """Every shape, in the order they are tried: each agent's own first
+    (minilib.agents: its home's readers), then the generic ones, line shapes, then
+    JSON shapes from the most specific to plain message lists. Gathered at first use:
+    an agent's reader imports this package's base, so it cannot be gathered while
+    this package is being imported."""
+    from ..agents import agent_shapes
+    from . import (
+        aider,
+        anthropic,
+        goose,
+        harbor,
+        langchain,
+        openai,
+        openhands,
+        openhands_v1,
+        responses,
+        sweagent,
+    )
+
+    return (
+        tuple(agent_shapes())
+        + tuple(
+            goose.SHAPES  # before openai-chat: its message lines have a role too
+            + langchain.SHAPES
+            # before openai-chat: the SDK's user items are {role, content}
+            + responses.SHAPES
+            + sweagent.SHAPES[:1]
+            + openhands.SHAPES
+            + openhands_v1.SHAPES
+            + harbor.SHAPES
+            + sweagent.SHAPES[1:]
+            + anthropic.SHAPES
+            + openai.SHAPES
+            + aider.SHAPES  # text histories: offered only text files
+        )
+    )
+
+
+def __getattr__(name: str):
+    # READERS and SHAPES read as constants, gathered at first use (see readers)
+    if name == "READERS":
+        return readers()
+    if name == "SHAPES":
+        return tuple(shape.name for shape in readers())
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LoadedLog",
@@ -89,7 +98,7 @@ def parse_log(text: str, source: str = "<log>", strict: bool = False) -> LoadedL
     step = "detecting its shape"
     try:
         doc = parse_text(text, source, strict)
-        shape = find_shape(doc, list(READERS), source, unclaimed)
+        shape = find_shape(doc, list(readers()), source, unclaimed)
         step = shape.name
         log = Builder(source, shape.name, strict)
         for number, why in doc.bad_lines:
@@ -118,8 +127,9 @@ def load_log(path, max_bytes: int = MAX_LOG_BYTES, strict: bool = False) -> Load
     text = read_log_text(path, max_bytes)
     log = parse_log(text, str(path), strict)
     log.path = Path(path)
-    if log.shape == "cline":  # its usage record is the file beside it
-        cline.read_usage_beside(log, log.path, lambda p: read_log_text(p, max_bytes))
+    beside = next((s.beside for s in readers() if s.name == log.shape), None)
+    if beside is not None:  # the agent keeps part of its log in a file beside it
+        beside(log, log.path, lambda p: read_log_text(p, max_bytes))
     return log
 
 
@@ -296,7 +306,11 @@ def conversion_hint(best: str) -> str:
 def unclaimed(doc: Doc, source: str, reasons: Dict[str, str]) -> str:
     """The error for a JSON file no shape claims: what it is, when it is a file an agent
     keeps beside its log (Cline's ui_messages.json), else the closest shape."""
-    return cline.describe_ui_messages(doc, source) or closest_shape(doc, source, reasons)
+    for shape in readers():
+        said = shape.describe(doc, source) if shape.describe is not None else None
+        if said:
+            return said
+    return closest_shape(doc, source, reasons)
 
 
 def closest_shape(doc: Doc, source: str, reasons: Dict[str, str]) -> str:

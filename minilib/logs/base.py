@@ -13,6 +13,8 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
+from functools import lru_cache
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Tuple
 
@@ -762,10 +764,46 @@ class Builder:
         )
 
 
+def timestamp_seconds(message: Mapping) -> Optional[float]:
+    """A message's `timestamp` in seconds (ISO 8601, or a number of seconds or
+    milliseconds), or None when it has none the lab can read."""
+    value = message.get("timestamp")
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return value / 1000 if value > 1e11 else float(value)
+    if isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+        except ValueError:
+            return None
+    return None
+
+
+def is_reader_frame(frame) -> bool:
+    """True for a frame of this package or of an agent's reader (minilib.agents)."""
+    return (
+        frame.f_globals.get("__package__") == __package__
+        or frame.f_globals.get("__name__") in reader_modules()
+    )
+
+
+@lru_cache(maxsize=None)
+def reader_modules() -> frozenset:
+    """The names of the agents' reader modules (each agent's home)."""
+    from .. import agents
+
+    return frozenset(
+        f"{agents.__name__}.{home.folder}.{reader}"
+        for home in agents.HOMES
+        for reader in home.readers
+    )
+
+
 def frame_place(frame) -> str:
     """The place a reader's frame names for its own messages (its `at`, else its
     `where`), or "" for a frame outside the readers or one that names none."""
-    if frame.f_globals.get("__package__") != __package__:
+    if not is_reader_frame(frame):
         return ""
     for name in ("at", "where"):
         value = frame.f_locals.get(name)
@@ -778,7 +816,7 @@ def _reader_place() -> str:
     """Where the reader calling the builder is in its file (the nearest reader frame
     that names a place), its line alone for a line-based file."""
     frame = sys._getframe(2)
-    while frame is not None and frame.f_globals.get("__package__") == __package__:
+    while frame is not None and is_reader_frame(frame):
         place = frame_place(frame)
         if place:
             return place.split(":", 1)[0] if place.startswith("line ") else place

@@ -56,6 +56,12 @@ class Shape:
     detect: Callable[[Doc], Optional[str]]
     read: Callable[[Doc, Builder], None]
     reads_text: bool = False  # a text history (Markdown, plain text), not JSON
+    # an agent that keeps part of a log in a file beside it (Cline: its usage):
+    # beside(log, path, read_text) reads that file into the loaded log
+    beside: Optional[Callable] = None
+    # a file the agent keeps beside its log, which is not a log itself:
+    # describe(doc, source) says what it is, or None
+    describe: Optional[Callable[[Doc, str], Optional[str]]] = None
 
 
 def _loads(text: str, where: str):

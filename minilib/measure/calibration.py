@@ -62,16 +62,14 @@ from pathlib import Path
 from statistics import median
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..agents import claude_code as claude_code_agent
+from ..agents import client_class
 from ..agents.windows import agent_window
 from ..logs.replay import sent_stretches
 from ..tokens import (
     TokenCounter,
     estimate_message_tokens,
     estimate_text_tokens,
-    tool_call_name,
 )
-from .claude_text import claude_text_tokens
 from .recorded_usage import arguments_tokens
 
 FORMAT = "minilib-calibration/1"
@@ -121,16 +119,11 @@ def thinking_rule(model: str) -> str:
 
 
 def text_rule(log) -> Callable[[str], int]:
-    """The text rule the calibrated count of `log` uses: for Claude Code with a Claude
-    model, the article's rule reweighted by character class as Claude's API counted
-    Claude Code's text (`claude_text`, fitted on such sessions); for any other log,
-    the article's characters / 4."""
-    claude = _CLAUDE.search(log_model(log) or "")
-    return (
-        claude_text_tokens
-        if claude and log.agent == "claude-code"
-        else estimate_text_tokens
-    )
+    """The text rule the calibrated count of `log` uses: its client's rule for the
+    model it ran (Claude Code's with a Claude model: the article's rule reweighted by
+    character class as Claude's API counted Claude Code's text), else the article's
+    characters / 4."""
+    return client_class(log.agent).text_rule(log_model(log) or "")
 
 
 def sent_counter(
@@ -250,28 +243,26 @@ def call_points(
     for index, message in enumerate(log.messages):
         if message["role"] == "assistant":
             rounds[index] = len(rounds)
-    claude_code = log.agent == "claude-code"
+    # the one simulation of the agent's client (its home's, else the generic one)
+    client = client_class(log.agent)
+    version = log.agent_version
     token_rule = (
-        fits is not None
-        and claude_code
-        and not log.clearings
-        and claude_code_agent.token_microcompact_applies(log.agent_version)
+        fits is not None and not log.clearings and client.clears_by_token_rule(version)
     )
-    warning = claude_code_agent.warning_threshold(log.agent_version)
-    rebuilt = claude_code_agent.resume_drops_parallel_calls(log.agent_version)
-    resumes = log.resumes if claude_code and rebuilt else []
+    warning = client.warning_tokens(version, agent_window(log)[0])
+    resumes = log.resumes if client.drops_resumed_calls(version) else []
     points: List[CallPoint] = []
     for number, (stretch, opening) in enumerate(
         sent_stretches(log.messages, log.compactions)
     ):
         base = log.compactions[number - 1].at - opening if number else 0
         attached = dict.fromkeys(THINKING_RULES, 0)
-        if number and claude_code:
+        if number:
             history = log.messages[: log.compactions[number - 1].at]
-            for message in claude_code_agent.reattached_messages(history):
+            for message in client.reattached(history):
                 for rule, count in counters.items():
                     attached[rule] += count(message)
-        walk = _Walk(counters, held, counting)
+        walk = _Walk(client(counters), held, counting)
         for index, message in enumerate(stretch):
             if message["role"] == "user":
                 walk.loop_thinking = 0
@@ -286,7 +277,7 @@ def call_points(
                     fit = fit_for(fits, call_model)
                     seen = walk.sent(rule) + attached[rule]
                     if fit.overhead + fit.ratio * seen >= warning:
-                        walk.token_microcompact()
+                        walk.client.token_microcompact()
                 if (usage is not None or every_call) and original in rounds:
                     points.append(
                         CallPoint(
@@ -296,7 +287,7 @@ def call_points(
                             attached[rule],
                             number,
                             call_model,
-                            walk.cleared_calls,
+                            walk.client.cleared,
                             walk.resumed,
                             walk.lacking_cleared,
                             sum(1 for u in log.unrecorded if u.at <= original),
@@ -307,97 +298,40 @@ def call_points(
 
 
 class _Walk:
-    """The window of one stretch as it grows, counted by every thinking rule, with the
-    results cleared in place as the harness cleared them."""
+    """One stretch of the log (from the start or a compaction) as the client sent it:
+    the client's conversation (`minilib.measure.client`, counted by every thinking
+    rule), the thinking of the loop under way, and what the log records followed."""
 
-    def __init__(self, counters, held=frozenset(), count_text=estimate_text_tokens):
-        self.counters = counters
+    def __init__(self, client, held=frozenset(), count_text=estimate_text_tokens):
+        self.client = client
         self.count_text = count_text
         self.held = held  # the results the file holds, by call id
         self.lacking_cleared = 0
-        self.window = dict.fromkeys(counters, 0)
         self.loop_thinking = 0
-        self.results = {}  # call id -> (tool message, its counts)
-        self.names = {}  # call id -> tool name
-        self.whole: List[str] = []  # compactable results not cleared, oldest first
-        self.cleared_calls = 0  # results cleared so far in this stretch
         self._followed = 0  # recorded clearings already applied
-        self.calls = {}  # call id -> the assistant message (as sent now) making it
-        self.sent_as = {}  # id of an assistant message -> (it as sent now, its counts)
         self.resumed = 0  # resumes followed
 
     def sent(self, rule: str) -> int:
-        return self.window[rule] + (self.loop_thinking if rule == TOOL_LOOP else 0)
+        thinking = self.loop_thinking if rule == TOOL_LOOP else 0
+        return self.client.tokens[rule] + thinking
 
     def add(self, message: Mapping, thinking: str) -> None:
-        counts = {rule: count(message) for rule, count in self.counters.items()}
-        for rule, count in counts.items():
-            self.window[rule] += count
+        self.client.add(message)
         if message["role"] == "assistant":
             self.loop_thinking += self.count_text(thinking)
-            for call in message.get("tool_calls") or ():
-                self.names[call.get("id")] = tool_call_name(call)
-                self.calls[call.get("id")] = id(message)
-            if message.get("tool_calls"):
-                self.sent_as[id(message)] = (message, counts)
-        elif message["role"] == "tool" and message.get("tool_call_id"):
-            call_id = message["tool_call_id"]
-            self.results[call_id] = (message, counts)
-            if self.names.get(call_id) in claude_code_agent.MICROCOMPACT_TOOLS:
-                self.whole.append(call_id)
-
-    def clear(self, call_id: str) -> None:
-        if call_id not in self.results:
-            return
-        message, counts = self.results.pop(call_id)
-        placeholder = dict(message, content=claude_code_agent.PLACEHOLDER)
-        for rule, count in self.counters.items():
-            self.window[rule] += count(placeholder) - counts[rule]
-        if call_id in self.whole:
-            self.whole.remove(call_id)
-        self.cleared_calls += 1
 
     def follow_clearings(self, clearings, at: int) -> None:
         while self._followed < len(clearings) and clearings[self._followed].at <= at:
             clearing = clearings[self._followed]
-            for call_id in clearing.call_ids:
-                self.clear(call_id)
+            self.client.clear_calls(set(clearing.call_ids))
             self.lacking_cleared += lacking_cleared(clearing, self.held)
             self._followed += 1
 
     def follow_resumes(self, resumes, at: int) -> None:
         """Drop the calls a resumed client no longer sent, and their results."""
         while self.resumed < len(resumes) and resumes[self.resumed].at <= at:
-            dropped = set(resumes[self.resumed].call_ids)
-            for call_id in dropped:
-                self.drop_result(call_id)
-            for key in {self.calls.pop(c) for c in dropped if c in self.calls}:
-                message, counts = self.sent_as[key]
-                kept = [
-                    call
-                    for call in message.get("tool_calls") or ()
-                    if call.get("id") not in dropped
-                ]
-                fewer = dict(message, tool_calls=kept)
-                new_counts = {rule: count(fewer) for rule, count in self.counters.items()}
-                for rule in self.counters:
-                    self.window[rule] += new_counts[rule] - counts[rule]
-                self.sent_as[key] = (fewer, new_counts)
+            self.client.drop_calls(set(resumes[self.resumed].call_ids))
             self.resumed += 1
-
-    def drop_result(self, call_id: str) -> None:
-        if call_id not in self.results:
-            return
-        _, counts = self.results.pop(call_id)
-        for rule in self.counters:
-            self.window[rule] -= counts[rule]
-        if call_id in self.whole:
-            self.whole.remove(call_id)
-
-    def token_microcompact(self) -> None:
-        whole = [(c, self.results[c][0].get("content") or "") for c in self.whole]
-        for call_id in claude_code_agent.token_microcompact(whole):
-            self.clear(call_id)
 
 
 def lacking_cleared(clearing, held) -> int:
@@ -937,23 +871,14 @@ def call_events(
 
 
 def unrecorded_clearing(log, before: CallPoint, point: CallPoint) -> Optional[str]:
-    """The words for a fall in the record that Claude Code made without a line for it:
-    before 2.1.12 its token-rule microcompact cleared old results, above the warning
-    threshold, and wrote nothing down. Only where the replay cleared nothing (its
-    results may lie in history the file lacks); None for any other fall."""
-    if log.agent != "claude-code" or not before.recorded or not point.recorded:
+    """The words for a fall in the record that the log's client made without a line
+    for it (`unrecorded_fall` of its client: Claude Code before 2.1.12 cleared by a
+    token rule and wrote nothing). Only where the replay cleared nothing (its results
+    may lie in history the file lacks); None for any other fall."""
+    if not before.recorded or not point.recorded:
         return None
-    if not claude_code_agent.token_microcompact_applies(log.agent_version):
-        return None
-    window = agent_window(log)[0]
-    warning = claude_code_agent.warning_threshold(log.agent_version, window)
-    fell = before.recorded - point.recorded
-    if before.recorded < warning or fell < GAP * before.recorded:
-        return None
-    return (
-        f"the record fell {fell:,} above the warning threshold ({warning:,}): "
-        f"likely a microcompact, which {log.agent_version} made without a line in "
-        "the log"
+    return client_class(log.agent).unrecorded_fall(
+        log.agent_version, agent_window(log)[0], before.recorded, point.recorded
     )
 
 

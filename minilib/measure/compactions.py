@@ -43,7 +43,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..logs.codex import last_call_usage, last_token_placeholder
+from ..agents import HOMES
 from ..messages import is_observation, output_id
 from ..model import scripted_summary
 from ..scale.bounded import MIN_BUDGET, BoundedSummarizer
@@ -151,44 +151,23 @@ def recorded_fields(
         record = json.loads(lines[number - 1])
     except (OSError, ValueError, IndexError):
         return None, None, "not recorded"
-    if isinstance(record, dict) and record.get("type") == "compaction":  # pi's
-        tokens = record.get("tokensBefore")
-        tokens = tokens if isinstance(tokens, int) else None
-        return (
-            None,
-            tokens,
-            "compaction.tokensBefore" if tokens is not None else ("not recorded"),
-        )
-    meta = record.get("compactMetadata") if isinstance(record, dict) else None
-    if isinstance(meta, dict):  # Claude Code's compact boundary
-        tokens = meta.get("preTokens")
-        tokens = tokens if isinstance(tokens, int) else None
-        return meta.get("trigger"), tokens, "compactMetadata.preTokens"
-    return None, *_last_token_count(lines[: number - 1])
+    for reader in compaction_readers():
+        said = reader(record, lines[: number - 1])
+        if said is not None:
+            return said
+    return None, None, "not recorded"
 
 
-def _last_token_count(lines: Sequence[str]) -> Tuple[Optional[int], str]:
-    """The input tokens of the last Codex `token_count` event among `lines` that
-    counted a call (a placeholder that counts nothing is passed over, as the
-    reader passes it over)."""
-    for line in reversed(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        payload = record.get("payload") if isinstance(record, dict) else None
-        if not isinstance(payload, dict) or payload.get("type") != "token_count":
-            continue
-        info = payload.get("info") or {}
-        last = last_call_usage(info)
-        if last is not None:
-            return last[0], "token_count info.last_token_usage.input_tokens"
-        if last_token_placeholder(info):
-            continue
-        tokens = (info.get("total_token_usage") or {}).get("input_tokens")
-        if isinstance(tokens, int) and tokens:
-            return tokens, "token_count info.total_token_usage.input_tokens"
-    return None, "not recorded"
+def compaction_readers() -> list:
+    """Each agent's reader of what its compaction record says (`compaction_fields`
+    of its home's readers: record, the lines before it -> (trigger, tokens before,
+    the field) or None for a record not its own)."""
+    return [
+        module.compaction_fields
+        for home in HOMES
+        for module in map(home.module, home.readers)
+        if hasattr(module, "compaction_fields")
+    ]
 
 
 def last_call_tokens(log, at: int) -> Optional[int]:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from statistics import median
 from typing import Dict, List, Mapping, Optional, Sequence
 
+from ..logs.base import timestamp_seconds
 from .bill import KINDS, Bill, counts_of, price_counts
 
 FIVE_MINUTES, ONE_HOUR = 300.0, 3600.0
@@ -221,8 +222,6 @@ def reply_gaps(
 ) -> List[Optional[float]]:
     """Per call (its assistant message's index in `rounds`), the seconds since the
     last call was sent: each call is sent when the message before its reply arrives."""
-    from ..policies.production.claude_code import timestamp_seconds
-
     sent_at = []
     for index in rounds:
         before = messages[index - 1] if index else None

@@ -39,7 +39,7 @@ REPLAY_COLUMNS = (
 METHOD = """\
 The lab counts what each call sent by the article's text rule (each message's text, its
 calls' names and arguments, the thinking the model keeps; for Claude Code with a Claude
-model the rule is reweighted by character class, `minilib/measure/claude_text.py`) and
+model the rule is reweighted by character class, `minilib/agents/claude_code/text.py`) and
 learns from the log's recorded usage how the API's tokens relate to that count: one
 ratio a model, what consecutive calls added by the API over what they added by the lab's
 count (summed, the steps more than twice off the typical one left out), and one overhead

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
+from ...agents import own_row_policies
 from ...logs.base import LoadedLog
 from ...logs.replay import with_output_ids
 from ...measure.cache import DEFAULT_PRICES, KnownCounts
@@ -74,7 +75,7 @@ COLUMNS = (
     ("overhead_tokens", "overhead"),
 )
 # the policy that models the agent whose log it is, by the log's shape
-AGENT_POLICY = {"claude-code": "claude-code", "codex-rollout": "codex"}
+AGENT_POLICY = own_row_policies()  # log shape -> the key of its agent's own policy
 PRE_TOKENS = re.compile(r"([\d,]+) tokens before")
 
 

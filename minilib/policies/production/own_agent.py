@@ -6,7 +6,7 @@ agent's own record."""
 from dataclasses import dataclass, field
 from typing import Callable, List, Optional
 
-from ...agents import claude_code
+from ...agents import home_of
 from ...agents.windows import agent_window
 from ...measure.calibration import (
     SENT_LABEL,
@@ -129,21 +129,18 @@ def own_agent_count(log, counting):
 
 
 def own_agent_parameters(log, version, overhead, missing: int = 0, count=None) -> dict:
-    """What the row of the log's own agent replays: the version that wrote the log
-    (or `version`), the clearings it recorded, its calibrated overhead (`count`, the
-    row's count: its ratio puts what a clearing saved in the row's tokens)."""
+    """What the row of the log's own agent replays: its calibrated overhead and what
+    its home adds (`own_row_parameters` of its policy module: for Claude Code the
+    version that wrote the log, or `version`, and what the log records of its
+    client). `count` is the row's count: its ratio puts what a clearing saved in the
+    row's tokens."""
     parameters = {} if overhead is None else {"overhead_tokens": overhead}
-    if log.agent == "claude-code":
-        parameters["version"] = version or log.agent_version or None
-        ratio = getattr(count, "ratio", 1.0)
-        parameters["recorded_clearings"] = recorded_clearing_rounds(log, ratio)
-        parameters["missing_history_tokens"] = missing
-        before = rounds_before(log)
-        parameters["recorded_manual_compactions"] = [
-            before[c.at] for c in log.compactions if c.manual
-        ]
-        if claude_code.resume_drops_parallel_calls(parameters["version"] or ""):
-            parameters["recorded_resumes"] = recorded_resume_rounds(log)
+    home = home_of(log.agent)
+    if home is not None and home.policy is not None:
+        own = getattr(home.module(home.policy), "own_row_parameters", None)
+        if own is not None:
+            ratio = getattr(count, "ratio", 1.0)
+            parameters.update(own(log, version, ratio, missing))
     return parameters
 
 

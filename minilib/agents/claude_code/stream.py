@@ -17,9 +17,10 @@ result) is kept. `stream_event` lines (`--include-partial-messages`) are partial
 output that the whole message repeats.
 """
 
-from .anthropic import is_stream_init, is_stream_json, read_blocks
-from .base import Builder
-from .detect import Doc, Shape
+from ...logs.anthropic import read_blocks
+from ...logs.base import Builder
+from ...logs.detect import Doc, Shape
+from .reader import is_stream_init, is_stream_json
 
 
 def _detect(doc: Doc):

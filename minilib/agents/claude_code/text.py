@@ -34,7 +34,7 @@ import string
 from functools import lru_cache
 from typing import NamedTuple
 
-from ..tokens import count_cjk
+from ...tokens import count_cjk
 
 # Fitted by scripts/fit_text_classes.py on the even-numbered sessions of entireio/cli's
 # entire/checkpoints/v1 branch at 394f81fab87f71aa8938d91ff7a067c524ff344b (MIT);

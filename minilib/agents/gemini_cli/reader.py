@@ -17,8 +17,8 @@ prompt is recorded.
 
 import json
 
-from .base import Builder, first_line, make_call
-from .detect import Doc, Shape
+from ...logs.base import Builder, first_line, make_call
+from ...logs.detect import Doc, Shape
 
 
 def _text(content, at: str, log: Builder) -> str:

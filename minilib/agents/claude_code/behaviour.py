@@ -36,7 +36,7 @@ import json
 import re
 from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
-from ..tokens import estimate_text_tokens, tool_call_name
+from ...tokens import estimate_text_tokens, tool_call_name
 
 PLACEHOLDER = "[Old tool result content cleared]"
 WINDOW = 200_000

@@ -39,7 +39,7 @@ import re
 from pathlib import Path
 from typing import List, Optional, Tuple
 
-from .base import (
+from ...logs.base import (
     BilledCall,
     Builder,
     LoadedLog,
@@ -49,7 +49,7 @@ from .base import (
     first_line,
     make_call,
 )
-from .detect import Doc, Shape
+from ...logs.detect import Doc, Shape
 
 HEADER = re.compile(r"\[(?P<what>[^\n]*)\] Result:(?:\n|$)")
 NOT_EXECUTED = re.compile(r"Tool \[(?P<name>[^\]\n]+)\] was not executed\b")
@@ -280,9 +280,6 @@ METRICS_NOTE = (
 )
 
 
-SHAPES = [Shape("cline", _detect, _read)]
-
-
 # --- ui_messages.json: Cline's usage record -------------------------------------------
 
 UI_FILE = "ui_messages.json"
@@ -442,3 +439,14 @@ def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
             ),
         )
     )
+
+
+SHAPES = [
+    Shape(
+        "cline",
+        _detect,
+        _read,
+        beside=read_usage_beside,
+        describe=describe_ui_messages,
+    )
+]

@@ -53,10 +53,17 @@ import math
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
+from ...policies.production.base import (
+    KeptHistory,
+    Policy,
+    Sent,
+    scaled,
+    stand_in_summarizer,
+    system_head,
+)
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, scaled, stand_in_summarizer, system_head
 
 SUMMARY_PREFIX = (
     "Another language model started to solve this problem and produced a summary of its "
@@ -374,3 +381,8 @@ class CodexLocalPolicy(CodexPolicy):
 
     def summary_text(self) -> str:
         return f"{SUMMARY_PREFIX}\n{self.earlier}"
+
+
+POLICIES = (CodexPolicy, CodexLocalPolicy)
+# the log shape whose own row replays a policy here: the agent's own
+OWN_ROW = {"codex-rollout": CodexPolicy.key}

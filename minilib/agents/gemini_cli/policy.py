@@ -56,10 +56,17 @@ from itertools import compress
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
+from ...policies.production.base import (
+    KeptHistory,
+    Policy,
+    Sent,
+    scaled,
+    stand_in_summarizer,
+    system_head,
+)
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, scaled, stand_in_summarizer, system_head
 
 ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
 TEMP_DIR = "~/.gemini/tmp/<project>"
@@ -635,3 +642,6 @@ def _fraction(name: str, value, upper_inclusive: bool = False) -> float:
         bounds = "(0, 1]" if upper_inclusive else "(0, 1)"
         raise ValueError(f"{name} must be in {bounds}, got {value!r}")
     return float(value)
+
+
+POLICIES = (GeminiCliPolicy,)

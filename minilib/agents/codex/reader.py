@@ -28,16 +28,14 @@ characters a token) and the summary as a user message.
 """
 
 import json
-import re
 from collections import Counter
 from typing import Optional, Tuple
 
-from .base import Builder, first_line, make_call
-from .detect import Doc, Shape
-from .openai import content_text
+from ...logs.base import Builder
+from ...logs.detect import Doc, Shape
+from ...logs.openai import content_text
+from ...logs.responses import read_item
 
-CALLS = ("function_call", "custom_tool_call", "local_shell_call")
-OUTPUTS = ("function_call_output", "custom_tool_call_output")
 # user messages Codex writes itself at a session's start: context, not the user's turns
 SESSION_PREFIXES = (
     "<environment_context>",
@@ -45,41 +43,6 @@ SESSION_PREFIXES = (
     "# AGENTS.md instructions",
 )
 KEPT_USER_TOKENS = 20_000  # of earlier user messages a rebuilt compaction keeps
-
-
-def _output(output, where: str, log: Builder):
-    """(text the model saw, error or None) of a call output."""
-    error = None
-    if isinstance(output, dict):  # older {content, success}
-        failed, output = output.get("success") is False, output.get("content")
-        if failed:
-            error = "TOOL_ERROR"
-    text = content_text(output, where + ".output", log) or ""
-    shown = text
-    try:  # older shell output: a JSON string {"output", "metadata": {"exit_code"}}
-        parsed = json.loads(text)
-        code = parsed["metadata"]["exit_code"]
-        shown = str(parsed.get("output") or "")
-    except (ValueError, TypeError, KeyError):
-        match = re.match(r"Exit code: (-?\d+)", text)
-        code = int(match.group(1)) if match else 0
-        shown = text.split("\nOutput:\n", 1)[-1]
-    if error is None and isinstance(code, int) and code != 0:
-        error = f"EXIT_{code}"
-    if error is None:
-        return text, None
-    return text, {"code": error, "message": first_line(shown) or first_line(text)}
-
-
-def _call(kind: str, item: dict, at: str, log: Builder) -> dict:
-    call_id = item.get("call_id")
-    if not call_id:
-        raise log.fail(f"{at}.call_id is missing")
-    if kind == "function_call":
-        return make_call(call_id, item.get("name"), item.get("arguments"))
-    if kind == "custom_tool_call":
-        return make_call(call_id, item.get("name"), {"input": item.get("input") or ""})
-    return make_call(call_id, "local_shell", item.get("action"))
 
 
 def _read(doc: Doc, log: Builder) -> None:
@@ -277,43 +240,6 @@ def _rebuilt(summary: str, log: Builder, replacement: Builder, kept: int) -> Non
     replacement.user(summary or "(no summary available)")
 
 
-def read_item(
-    item: dict, where: str, at: str, log: Builder, response: int, output=None, kind=""
-) -> int:
-    """One Responses API item told to the builder; returns the response number.
-
-    `where` names the item in skips and pairing errors, `at` prefixes its fields in
-    field errors; items of one response number merge into one assistant message (a
-    user message or a call output starts the next). `output` reads an output into
-    (text, error), `kind` prefixes the type in a bookkeeping skip. An item with a
-    `role` and no `type` is a message, as the Responses API accepts it.
-    """
-    item_type = item.get("type") or ("message" if "role" in item else None)
-    if item_type == "message":
-        role = item.get("role")
-        text = content_text(item.get("content") or "", at, log) or ""
-        if role in ("developer", "system"):
-            log.system(text, f"{where} ({role} message)")
-        elif role == "assistant":
-            log.assistant(text, key=response)
-        else:
-            response += 1
-            log.user(text)
-    elif item_type in CALLS:
-        log.assistant("", [_call(item_type, item, at, log)], key=response)
-    elif item_type in OUTPUTS:
-        response += 1
-        text, error = (output or _output)(item.get("output"), at, log)
-        log.result(item.get("call_id"), text, where, error)
-    elif item_type == "reasoning":
-        log.skip(where, "reasoning: not sent back as content")
-    elif item_type == "web_search_call":
-        log.skip(where, "web_search_call: run by the provider, no id and no output")
-    else:
-        log.skip(where, f"{kind}{item_type}: bookkeeping")
-    return response
-
-
 def _text(item: dict, where: str, log: Builder, quiet: bool = False) -> str:
     if quiet:  # the first pass only compares texts; skips are recorded by the second
         log = Builder(log.source, "")
@@ -332,3 +258,30 @@ def _detect(doc: Doc):
 
 
 SHAPES = [Shape("codex-rollout", _detect, _read)]
+
+
+def compaction_fields(record, lines_before):
+    """(None, tokens before, the field) of a Codex compaction: the input of the last
+    `token_count` event before it that counted a call (a placeholder that counts
+    nothing is passed over, as the reader passes it over); None for a record that
+    is not Codex's."""
+    if not (isinstance(record, dict) and record.get("type") == "compacted"):
+        return None
+    for line in reversed(lines_before):
+        try:
+            earlier = json.loads(line)
+        except ValueError:
+            continue
+        payload = earlier.get("payload") if isinstance(earlier, dict) else None
+        if not isinstance(payload, dict) or payload.get("type") != "token_count":
+            continue
+        info = payload.get("info") or {}
+        last = last_call_usage(info)
+        if last is not None:
+            return None, last[0], "token_count info.last_token_usage.input_tokens"
+        if last_token_placeholder(info):
+            continue
+        tokens = (info.get("total_token_usage") or {}).get("input_tokens")
+        if isinstance(tokens, int) and tokens:
+            return None, tokens, "token_count info.total_token_usage.input_tokens"
+    return None, None, "not recorded"

@@ -29,8 +29,8 @@ Thinking blocks are not sent back as content and images cannot be measured: both
 skipped. No system prompt is recorded.
 """
 
-from .base import Builder, content_items, first_line, make_call
-from .detect import Doc, Shape
+from ...logs.base import Builder, content_items, first_line, make_call
+from ...logs.detect import Doc, Shape
 
 ALL = ("text", "toolCall", "thinking")  # the blocks of an assistant message
 BOOKKEEPING = ("model_change", "thinking_level_change", "custom", "label", "session_info")
@@ -306,3 +306,13 @@ def _billed(
         in_conversation,
         cost.get("total") if isinstance(cost, dict) else None,
     )
+
+
+def compaction_fields(record, lines_before):
+    """(trigger, tokens before, the field) of pi's compaction entry, else None."""
+    if not (isinstance(record, dict) and record.get("type") == "compaction"):
+        return None
+    tokens = record.get("tokensBefore")
+    tokens = tokens if isinstance(tokens, int) else None
+    field = "compaction.tokensBefore" if tokens is not None else "not recorded"
+    return None, tokens, field

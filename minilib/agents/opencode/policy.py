@@ -33,8 +33,8 @@ Where the lab differs:
 from typing import List, Mapping, Optional, Sequence
 
 from ...messages import check_int, is_observation
+from ...policies.production.base import KeptHistory, Policy, Sent
 from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent
 
 PLACEHOLDER = "[Old tool result content cleared]"
 PROTECTED_TURNS = 2
@@ -156,3 +156,6 @@ class OpencodePrunePolicy(Policy):
             "prune_minimum": self.prune_minimum,
             "protected_tools": tuple(sorted(self.protected_tools)),
         }
+
+
+POLICIES = (OpencodePrunePolicy,)

@@ -49,28 +49,22 @@ Where the lab differs:
 Overhead: `DEFAULT_OVERHEAD_TOKENS` (docs/references.md).
 """
 
-from collections import deque
-from datetime import datetime
 from typing import List, Mapping, Optional, Sequence
 
-from ...agents import claude_code as agent
-from ...messages import check_int, is_observation
+from ...logs.base import timestamp_seconds
+from ...messages import check_int
+from ...policies.production.base import (
+    Policy,
+    Sent,
+    stand_in_summarizer,
+    system_head,
+)
 from ...scale.bounded import MIN_BUDGET
 from ...summary import summary_header
-from ...tokens import TokenCounter, estimate_tokens, tool_call_name
-from .base import KeptHistory, Policy, Sent, stand_in_summarizer, system_head
+from ...tokens import TokenCounter, estimate_tokens
+from . import behaviour as agent
+from .client import ClaudeCodeClient
 
-PLACEHOLDER = "[Old tool result content cleared]"
-# Claude Code's own names, then what other harnesses call the same tools.
-COMPACTABLE_TOOLS = frozenset(
-    "Read Bash PowerShell Grep Glob WebSearch WebFetch Edit Write "
-    "read_file read view view_file open_file "
-    "bash shell shell_command local_shell run_shell run_command run_shell_command "
-    "execute_bash execute_command terminal run_tests git_log "
-    "search_text grep search_file_content glob list_dir web_search web_fetch "
-    "edit_file edit replace apply_patch str_replace_editor replace_in_file file_editor "
-    "write_file write write_to_file".split()
-)
 TRANSCRIPT_PATH = "~/.claude/projects/<project>/<session-id>.jsonl"
 CONTINUATION = (  # as public transcripts of Claude Code 2.1 quote it
     "This session is being continued from a previous conversation that ran out of "
@@ -88,24 +82,9 @@ TIME_BASED, CACHE_EDITING, OFF = "time-based", "cache-editing", "off"
 TOKEN_RULE = "token-rule"  # 2.0.x to 2.1.11 (minilib.agents.claude_code)
 MICROCOMPACT = (TIME_BASED, CACHE_EDITING, OFF, TOKEN_RULE)
 INFERRED, DOCS = "inferred", "docs"
+SENT = "sent"  # the client's one count: the policy's
 IDLE_MINUTES = 60
 DOCS_SHARE = 0.95  # "approximately 95%"
-
-
-def timestamp_seconds(message: Mapping) -> Optional[float]:
-    """A message's `timestamp` in seconds (ISO 8601, or a number of seconds or
-    milliseconds), or None when it has none the lab can read."""
-    value = message.get("timestamp")
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
-        return value / 1000 if value > 1e11 else float(value)
-    if isinstance(value, str):
-        try:
-            return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
-        except ValueError:
-            return None
-    return None
 
 
 def stand_in_budget(window_tokens: int) -> int:
@@ -257,10 +236,9 @@ class ClaudeCodePolicy(Policy):
             agent.WARNING_BELOW_TRIGGER * scale
         )
         self.summarize = stand_in_summarizer(self.summary_tokens)
-        self.kept = KeptHistory()
-        self.tokens = 0  # of the kept history
-        self.recent: deque = deque()  # places of compactable results not yet cleared
-        self.names = {}  # call id -> tool name, of the latest assistant message
+        # the conversation as the client holds it (minilib.agents.claude_code.client)
+        self.client = ClaudeCodeClient({SENT: self.count_message})
+        self.seen = 0  # how many of the log's messages have arrived
         self.last_reply: Optional[float] = None  # when the latest assistant message was
         self.continuation: Optional[Mapping] = None  # the summary message, if any
         self.earlier = ""  # the stand-in text it carries
@@ -269,32 +247,41 @@ class ClaudeCodePolicy(Policy):
         # per round, the history a file that begins mid-session lacks, carried as sent
         self.unseen_by_round: List[int] = []
 
+    def count_message(self, message: Mapping) -> int:
+        return self.count_tokens([message])
+
+    @property
+    def tokens(self) -> int:
+        """The conversation's tokens as the client holds it now."""
+        return self.client.tokens[SENT]
+
+    def take_new(self, history: Sequence[Mapping]) -> List[Mapping]:
+        """What arrived since the last call (the client is given it by `send`)."""
+        new = list(history[self.seen :])
+        self.seen = len(history)
+        return new
+
     def send(self, history: Sequence[Mapping], step: int) -> Sent:
-        start = len(self.kept.messages)
         idle = False
         # what the last response's usage counted (its input and its reply): what the
         # client compares with its thresholds before the next call
         last_usage = self.last_call_tokens
-        for place, message in enumerate(self.kept.take_new(history), start):
-            tokens = self.count_tokens([message])
-            self.tokens += tokens
+        for message in self.take_new(history):
+            tokens = self.client.add(message)[SENT]
             when = timestamp_seconds(message)
             if message.get("role") == "assistant":
                 last_usage = None if last_usage is None else last_usage + tokens
-                calls = message.get("tool_calls") or ()
-                self.names = {call.get("id"): tool_call_name(call) for call in calls}
                 self.last_reply = when
             else:
-                if self.compactable(message):
-                    self.recent.append(place)
                 gap = None
                 if when is not None and self.last_reply is not None:
                     gap = when - self.last_reply
                 idle = idle or (gap is not None and gap >= self.idle_minutes * 60)
         if step in self.recorded_resumes:  # resumed here: rebuilt along the chain
-            self.drop_calls(self.recorded_resumes[step])
+            self.client.drop_calls(self.recorded_resumes[step])
         if step in self.recorded_clearings:  # the log records what it cleared here
-            self.clear_recorded(self.recorded_clearings[step], step)
+            if self.client.clear_calls(self.recorded_clearings[step]):
+                self.microcompactions.append(step)
             # what it cleared of the history the file lacks comes off that history;
             # where the calibration could not tell it from the overhead (no
             # compaction to tell them by), off the overhead, which then holds it
@@ -305,10 +292,8 @@ class ClaudeCodePolicy(Policy):
         if self.microcompact == CACHE_EDITING or (
             self.microcompact == TIME_BASED and idle
         ):
-            if len(self.recent) > self.keep_recent:
+            if self.client.keep_newest(self.keep_recent):
                 self.microcompactions.append(step)
-            while len(self.recent) > self.keep_recent:
-                self.clear(self.recent.popleft())
         unseen = self.missing_history_tokens
         # a version's client decides on the last usage; the lab's default on the window
         decided = (
@@ -317,8 +302,9 @@ class ClaudeCodePolicy(Policy):
         if (
             self.microcompact == TOKEN_RULE
             and decided + self.overhead_tokens + unseen >= self.warning_tokens
+            and self.client.token_microcompact()
         ):
-            self.token_microcompact(step)
+            self.microcompactions.append(step)
         counted = self.tokens + self.overhead_tokens + unseen
         over = decided + self.overhead_tokens + unseen >= self.trigger_tokens
         compacted = (over or step in self.manual_compactions) and self.compact()
@@ -326,75 +312,11 @@ class ClaudeCodePolicy(Policy):
             self.compacted(step, counted)
         self.last_call_tokens = self.tokens
         self.unseen_by_round.append(self.missing_history_tokens)
-        return Sent(list(self.kept.messages), 1 if compacted else 0)
-
-    def clear_recorded(self, call_ids, step: int) -> None:
-        """Clear the results the log says the agent cleared before this round."""
-        places = [
-            place
-            for place, message in enumerate(self.kept.messages)
-            if message.get("role") == "tool"
-            and message.get("tool_call_id") in call_ids
-            and message.get("content") != PLACEHOLDER
-        ]
-        for place in places:
-            self.clear(place)
-        self.recent = deque(p for p in self.recent if p not in places)
-        if places:
-            self.microcompactions.append(step)
-
-    def drop_calls(self, call_ids) -> None:
-        """Take the calls `call_ids` and their results out of the kept history."""
-        kept, places = [], {}
-        for place, message in enumerate(self.kept.messages):
-            if message.get("role") == "tool" and message.get("tool_call_id") in call_ids:
-                self.tokens -= self.count_tokens([message])
-                continue
-            calls = message.get("tool_calls") or ()
-            if any(call.get("id") in call_ids for call in calls):
-                fewer = dict(
-                    message,
-                    tool_calls=[call for call in calls if call.get("id") not in call_ids],
-                )
-                self.tokens += self.count_tokens([fewer]) - self.count_tokens([message])
-                message = fewer
-            places[place] = len(kept)
-            kept.append(message)
-        self.kept.messages[:] = kept
-        self.recent = deque(places[p] for p in self.recent if p in places)
-
-    def token_microcompact(self, step: int) -> None:
-        """2.0.x's rule: the oldest compactable results, the newest 3 kept, while
-        over 40,000 estimated tokens, when it saves at least 20,000."""
-        whole = [
-            (place, self.kept.messages[place].get("content") or "")
-            for place in self.recent
-        ]
-        cleared = agent.token_microcompact(whole)
-        for place in cleared:
-            self.clear(place)
-        if cleared:
-            self.recent = deque(p for p in self.recent if p not in cleared)
-            self.microcompactions.append(step)
-
-    def compactable(self, message: Mapping) -> bool:
-        if message.get("content") == PLACEHOLDER:
-            return False
-        if is_observation(message):
-            return True  # environment output: what Bash would have returned
-        if message.get("role") != "tool":
-            return False
-        return self.names.get(message.get("tool_call_id")) in COMPACTABLE_TOOLS
-
-    def clear(self, place: int) -> None:
-        old = self.kept.messages[place]
-        new = dict(old, content=PLACEHOLDER)
-        self.tokens += self.count_tokens([new]) - self.count_tokens([old])
-        self.kept.messages[place] = new
+        return Sent(list(self.client.messages), 1 if compacted else 0)
 
     def compact(self) -> bool:
         """Replace everything after the system prompt with the continuation message."""
-        messages = self.kept.messages
+        messages = self.client.messages
         head = system_head(messages)
         if head == len(messages):
             return False  # nothing but the system prompt: nothing to summarise
@@ -406,11 +328,9 @@ class ClaudeCodePolicy(Policy):
         text = CONTINUATION.format(summary=self.earlier, path=TRANSCRIPT_PATH)
         self.continuation = {"role": "user", "content": text}
         attached = agent.reattached_messages(folded) if self.reattach else []
-        messages[head:] = [self.continuation, *attached]
+        self.client.compacted(head, [self.continuation, *attached])
         # summarised with the rest; what a clearing took off the overhead stays off
         self.missing_history_tokens = min(0, self.missing_history_tokens)
-        self.tokens = sum(self.count_tokens([m]) for m in messages)
-        self.recent.clear()
         return True
 
     def parameters(self) -> dict:
@@ -443,3 +363,34 @@ class ClaudeCodeCacheEditingPolicy(ClaudeCodePolicy):
         "search tools; near the end of the window one summary message."
     )
     MICROCOMPACT = CACHE_EDITING
+
+
+def own_row_parameters(log, version, ratio: float, missing: int) -> dict:
+    """What the agent's own row replays on a Claude Code log: the version that wrote
+    it (or `version`), the clearings, manual compactions and resumes it records, by
+    round, and the history the file lacks (`missing`). `ratio`: the row's count per
+    token of the lab's, for what a clearing saved of that history."""
+    from ...policies.production.compare import rounds_before
+    from ...policies.production.own_agent import (
+        recorded_clearing_rounds,
+        recorded_resume_rounds,
+    )
+
+    version = version or log.agent_version or None
+    before = rounds_before(log)
+    parameters = {
+        "version": version,
+        "recorded_clearings": recorded_clearing_rounds(log, ratio),
+        "missing_history_tokens": missing,
+        "recorded_manual_compactions": [
+            before[c.at] for c in log.compactions if c.manual
+        ],
+    }
+    if agent.resume_drops_parallel_calls(version or ""):
+        parameters["recorded_resumes"] = recorded_resume_rounds(log)
+    return parameters
+
+
+POLICIES = (ClaudeCodePolicy, ClaudeCodeCacheEditingPolicy)
+# the log shape whose own row replays a policy here: the agent's own, by its version
+OWN_ROW = {"claude-code": ClaudeCodePolicy.key}

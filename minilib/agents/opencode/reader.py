@@ -29,8 +29,8 @@ in place of the history (its `filterCompacted`), which is the agent's own compac
 here; its tokens before are the summary call's input.
 """
 
-from .base import Builder, Clearing, first_line, make_call
-from .detect import Doc, Shape
+from ...logs.base import Builder, Clearing, first_line, make_call
+from ...logs.detect import Doc, Shape
 
 CLEARED = "[Old tool result content cleared]"
 INTERRUPTED = "[Tool execution was interrupted]"

@@ -1,0 +1,1 @@
+"""Claude Code: what it writes and how its client behaved."""

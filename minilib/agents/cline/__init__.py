@@ -1,0 +1,1 @@
+"""Cline: what it writes and how its client behaved."""

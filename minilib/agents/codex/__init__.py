@@ -1,0 +1,1 @@
+"""Codex CLI: what it writes and how its client behaved."""

@@ -1,0 +1,1 @@
+"""Gemini CLI: what it writes and how its client behaved."""

@@ -1,0 +1,1 @@
+"""opencode: what it writes and how its client behaved."""

@@ -1,0 +1,1 @@
+"""pi (pi-coding-agent): what it writes and how its client behaved."""
