@@ -1,1 +1,5 @@
-"""pi (pi-coding-agent): what it writes and how its client behaved."""
+"""pi (pi-coding-agent).
+
+- reader.py: its session files (a tree of entries; the branch a replay follows),
+  their compactions and usage.
+"""
