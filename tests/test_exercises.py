@@ -3,8 +3,7 @@ section and never the answer, and what they are checked against is computed."""
 
 import pytest
 
-from minilib.lab import exercises
-from minilib.lab.exercises import EXERCISES, Exercise, check, exact
+from minilib.lab.exercises import EXERCISES, Exercise, chapter_11, check, exact
 
 pytest.importorskip("genai_prices", reason="chapter 11's answers are priced")
 
@@ -64,9 +63,9 @@ def test_the_answer_is_computed_when_checked(monkeypatch, capsys):
 
 
 def test_chapter_11s_answers_come_from_the_sweep():
-    sweep = exercises.chapter_11_sweep()
+    sweep = chapter_11.chapter_11_sweep()
     assert (
         EXERCISES["11.2"].expected()
         == min(sweep.points, key=lambda p: p.bill_usd).threshold
     )
-    assert [p.threshold for p in sweep.points] == list(exercises.BILL_THRESHOLDS)
+    assert [p.threshold for p in sweep.points] == list(chapter_11.BILL_THRESHOLDS)
