@@ -1,6 +1,10 @@
 """Exercises that check themselves: right answers pass, wrong ones get a hint naming a
 section and never the answer, and what they are checked against is computed."""
 
+import re
+from pathlib import Path
+
+import nbformat
 import pytest
 
 from minilib.lab.exercises import EXERCISES, Exercise, chapter_11, check, exact
@@ -69,3 +73,41 @@ def test_chapter_11s_answers_come_from_the_sweep():
         == min(sweep.points, key=lambda p: p.bill_usd).threshold
     )
     assert [p.threshold for p in sweep.points] == list(chapter_11.BILL_THRESHOLDS)
+
+
+NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+CHAPTERS = sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb"))
+
+
+def _numbered_exercises(notebook) -> list:
+    """The numbers of the exercises the chapter's Exercises section lists."""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown" and re.search(
+            r"^## Exercises", cell.source, re.M
+        ):
+            listed = cell.source.split("## Exercises", 1)[1]
+            return re.findall(r"^(\d+)\. ", listed, re.M)
+    return []
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda path: path.stem)
+def test_every_exercise_checks_itself_and_its_solution_passes_the_check(chapter):
+    notebook = nbformat.read(chapter, as_version=4)
+    numbers = _numbered_exercises(notebook)
+    if not numbers:
+        pytest.skip("no exercises")
+    prefix = str(int(chapter.stem[:2]))
+    code = "\n".join(c.source for c in notebook.cells if c.cell_type == "code")
+    asked = re.findall(r'check\("([\d.]+)", \.\.\.\)', code)
+    # every exercise listed has its check, numbered as the chapter numbers them (a
+    # chapter may list its exercises in more than one cell)
+    assert len(asked) >= len(numbers), chapter.name
+    assert asked == [f"{prefix}.{k}" for k in range(1, len(asked) + 1)], chapter.name
+    assert all(name in EXERCISES for name in asked), chapter.name
+    solutions = NOTEBOOKS / "solutions" / f"{chapter.stem}_solutions.ipynb"
+    solved = nbformat.read(solutions, as_version=4)
+    asserted = re.findall(
+        r'assert check\(\s*"([\d.]+)"',
+        "\n".join(c.source for c in solved.cells if c.cell_type == "code"),
+    )
+    assert sorted(asserted) == sorted(asked), solutions.name

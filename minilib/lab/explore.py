@@ -544,3 +544,50 @@ def folded_results_table(
             "quoted chars",
         ],
     )
+
+
+def parallel_calls_example() -> list:
+    """Chapter 4.4's small session: a task, one read, then one assistant message with
+    two calls (build.log and agent.toml) answered by two results, one more read, and
+    the answer. A summary must fold the two-call message with both its results, or
+    neither."""
+
+    def call(call_id: str, path: str) -> dict:
+        arguments = f'{{"path": "{path}"}}'
+        return {
+            "id": call_id,
+            "type": "function",
+            "function": {"name": "read_file", "arguments": arguments},
+        }
+
+    notes = "notes.txt: 20 lines\n" + "\n".join(
+        f"10-{day:02} standup: no blockers" for day in range(1, 21)
+    )
+    return [
+        {"role": "system", "content": "You are a careful coding agent."},
+        {"role": "user", "content": "Can v0.3 ship?"},
+        {
+            "role": "assistant",
+            "content": "Read the notes first.",
+            "tool_calls": [call("a", "notes.txt")],
+        },
+        {"role": "tool", "tool_call_id": "a", "content": notes},
+        {
+            "role": "assistant",
+            "content": "Read the log and the config together.",
+            "tool_calls": [call("b", "build.log"), call("c", "agent.toml")],
+        },
+        {"role": "tool", "tool_call_id": "b", "content": "nightly FAILED: E2BIG"},
+        {"role": "tool", "tool_call_id": "c", "content": "tool_timeout_s = 30"},
+        {
+            "role": "assistant",
+            "content": "Check the tests.",
+            "tool_calls": [call("d", "report.txt")],
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "d",
+            "content": "test_parallel_calls failed 1 of 3",
+        },
+        {"role": "assistant", "content": "It cannot ship."},
+    ]
