@@ -6,6 +6,7 @@ import json
 import re
 import subprocess
 import sys
+from dataclasses import replace as replaced
 from pathlib import Path
 
 from minilib.logs.replay import load_transcript
@@ -401,3 +402,14 @@ def test_compaction_totals_add_the_rows_up():
         "standin_held_or_restorable": 9,
         "standin_held_fewer": 1,  # only the first: 1 < 4; the second 2 > 1
     }
+
+
+def test_an_opaque_summary_is_not_said_to_hold_a_fact():
+    """What holds a fact after an opaque (encrypted) summary is the messages kept
+    with it, and the line says so."""
+    [report] = measure_compactions(load_transcript(LOGS / "claude_code_compacted.jsonl"))
+    readable = "\n".join(format_compaction(report))
+    opaque = "\n".join(format_compaction(replaced(report, summary_tokens=None)))
+    assert "held by the summary 1" in readable
+    assert "summary: opaque" in opaque and "held by the summary" not in opaque
+    assert "held by the messages kept with the opaque summary 1" in opaque

@@ -3,11 +3,13 @@ for a student's own log, driven without a browser."""
 
 import re
 from datetime import datetime, timezone
+from pathlib import Path
 
 from minilib.lab.agent_replay_view import agent_replay_of
 from minilib.lab.calibration_view import (
     CalibrationExplorer,
     calibrated_file,
+    calibrated_log,
     calibration_figure,
     calibration_frame,
     calibration_view,
@@ -140,3 +142,27 @@ def test_a_fault_of_the_lab_on_an_upload_is_a_line_naming_the_file(monkeypatch):
     assert words.startswith(
         "mine.jsonl: the lab failed to read it (KeyError: 'median_abs_error')"
     )
+
+
+def test_the_words_say_over_or_under_and_warn_of_a_poor_fit():
+    from minilib.lab.calibration_view import OVERHEAD_PAST_FIRST, POOR_FIT
+
+    words, _, _, _ = calibration_view(SESSION.name, SESSION.read_bytes())
+    view = calibrated_log(load_log(SESSION), SESSION.name)
+    side = "over" if view.calibration.held_out["median_error"] > 0 else "under"
+    assert f"mostly {side} the record" in " ".join(words.split())
+    assert view.calibration.held_out["median_abs_error"] <= POOR_FIT
+    assert "poor" not in words and "traded" not in words
+
+    # a public Codex session whose text is replaced by placeholders: a poor fit, and
+    # an overhead past the whole first call
+    redacted = Path(__file__).resolve().parent.parent / "corpus" / "codex"
+    path = redacted / "localpush-019c8a59.jsonl"
+    words, _, _, _ = calibration_view(path.name, path.read_bytes())
+    view = calibrated_log(load_log(path), path.name)
+    first = next(call.recorded for call in view.calls if call.recorded)
+    overhead = max(fit.overhead for fit in view.calibration.held_out_fits.values())
+    assert view.calibration.held_out["median_abs_error"] > POOR_FIT
+    assert overhead > OVERHEAD_PAST_FIRST * first
+    said = " ".join(words.split())
+    assert "The fit is poor" in said and f"({overhead:,}) is more than the whole" in said

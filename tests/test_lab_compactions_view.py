@@ -76,3 +76,45 @@ def test_the_real_compactions_table_names_each_log_and_compaction():
     assert _short_name("pi/pi-mono-opus-4-5-two-compactions.jsonl") == "pi opus-4-5"
     assert list(frame["held"]) == [row["held"] for row in rows]
     assert list(frame["stand-in held"]) == [row["standin_held"] for row in rows]
+
+
+def test_an_upload_gets_the_figure_the_chapter_draws_for_its_own_session():
+    from minilib.agents.windows import agent_window
+    from minilib.lab.agent_replay_view import agent_replay_of
+    from minilib.lab.compactions_view import compactions_figure
+    from minilib.logs import load_log
+
+    real = LOGS.parent / "real" / "claude-code" / "entire-91-b42542f24f-0.jsonl"
+    figure = compactions_figure(real.name, real.read_bytes())
+    log = load_log(real)
+    chapter, _, _ = agent_replay_of(log, agent_window(log)[0])
+    assert figure is not None and figure.to_dict() == chapter.to_dict()
+    no_usage = LOGS / "openai_chat.json"
+    assert compactions_figure(no_usage.name, no_usage.read_bytes()) is None
+    assert compactions_figure("x.png", b"\x89PNG\r\n\x1a\n....") is None
+
+    explorer = CompactionsExplorer()
+    content = real.read_bytes()
+    explorer.upload.value = (
+        {
+            "name": real.name,
+            "type": "",
+            "size": len(content),
+            "content": memoryview(content),
+            "last_modified": EPOCH,
+        },
+    )
+    [shown] = explorer.figure.children  # the figure, under the text
+    assert [(d.name, list(d.y or ())) for d in shown.data] == [
+        (d.name, list(d.y or ())) for d in chapter.data
+    ]
+    explorer.upload.value = (
+        {
+            "name": no_usage.name,
+            "type": "",
+            "size": no_usage.stat().st_size,
+            "content": memoryview(no_usage.read_bytes()),
+            "last_modified": EPOCH,
+        },
+    )
+    assert explorer.figure.children == ()  # the last log's figure does not stay

@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+from minilib.lab import policies_view
 from minilib.lab.policies_view import (
     LogRuns,
     PolicyLab,
@@ -268,9 +269,22 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
         return original()
 
     monkeypatch.setattr(lab, "render", render)
+    # while the log is read and replayed: a line says so, and the old table is gone
+    seen_meanwhile = []
+    real_runs = policies_view.LogRuns
+
+    def runs_of(*args, **kwargs):
+        seen_meanwhile.append((lab.problem.value, lab.table.value))
+        return real_runs(*args, **kwargs)
+
+    monkeypatch.setattr(policies_view, "LogRuns", runs_of)
     text = json.dumps(list(log_messages("m3_release_check.json")))
     upload(lab, "mine.json", text.encode())
     assert shown == ["uploaded: mine.json"]  # not the first log's table first
+    [(line, table)] = seen_meanwhile
+    assert f"mine.json ({len(text.encode()):,} bytes): reading it" in line
+    assert table == ""  # never two logs on the screen at once
+    assert lab.problem.value == "" and lab.table.value  # done: the line has gone
 
 
 def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():

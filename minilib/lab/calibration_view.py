@@ -15,7 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from IPython.display import HTML, display
 
-from ..logs import LogFileError, decoded_text, load_log, parse_log
+from ..logs import LogFileError, decoded_text, load_log, parse_log, split_upload
 from ..measure.calibration import (
     GAP,
     MIN_CALLS,
@@ -28,7 +28,7 @@ from ..measure.calibration import (
 )
 from ..measure.recorded_usage import usage_rows
 from .prose import plural
-from .shown import TextUploadExplorer, described
+from .shown import TextUploadExplorer, described, upload_files
 from .style import (
     BASELINE_COLOR,
     BLUE,
@@ -42,6 +42,11 @@ from .style import (
     SCROLLING_TABLE_HEIGHT_PX,
 )
 from .tables import shown_table
+
+# a held-out median error over this: the fit is said to be poor
+POOR_FIT = 0.15
+# an overhead this many times the first call's record is not an overhead alone
+OVERHEAD_PAST_FIRST = 1.5
 
 
 @dataclass
@@ -75,14 +80,40 @@ class CalibratedLog:
             if held["calls"] < MIN_CALLS
             else ""
         )
+        direction = "over" if held["median_error"] > 0 else "under"
         return textwrap.fill(
             f"Fitted on the first {plural(fitted, 'call')}, the calibrated count is "
             f"off by {held['median_abs_error']:.1%} (median) on the other "
-            f"{plural(held['calls'], 'call')}, which the fit never saw; on those the "
-            f"article's estimate of the window counts "
-            f"{_less_or_more(self.estimate_error)} than the API did.{few}",
+            f"{plural(held['calls'], 'call')}, which the fit never saw, mostly "
+            f"{direction} the record; on those the article's estimate of the window "
+            f"counts {_less_or_more(self.estimate_error)} than the API did.{few}"
+            f"{self.poor_fit_words}",
             PRINTED_COLUMNS,
         )
+
+    @property
+    def poor_fit_words(self) -> str:
+        """A warning where the fit is poor (its held-out error over `POOR_FIT`), and
+        where its overhead is well past the first call's whole record (the fit traded
+        its ratio for an overhead no call holds: the two are right only together)."""
+        held = self.calibration.held_out
+        words = ""
+        if held.get("median_abs_error", 0) > POOR_FIT:
+            words += (
+                f" The fit is poor (over {POOR_FIT:.0%}): read the calls the table "
+                "names; a jump the log does not record is not in the fit."
+            )
+        first = next((call.recorded for call in self.calls if call.recorded), None)
+        overhead = max(
+            (fit.overhead for fit in self.calibration.held_out_fits.values()), default=0
+        )
+        if first is not None and overhead > OVERHEAD_PAST_FIRST * first:
+            words += (
+                f" Its overhead ({overhead:,}) is more than the whole first call "
+                f"({first:,}): the fit traded its ratio for it, so the two are right "
+                "only together, not each as what it names."
+            )
+        return words
 
     @property
     def formula_words(self) -> str:
@@ -286,11 +317,12 @@ def scrolling_table(frame: pd.DataFrame) -> HTML:
     )
 
 
-def calibration_view(name: str, content: bytes):
+def calibration_view(name: str, content: bytes, beside=None):
     """(words, figure, frame, is_a_problem) of an uploaded log: its calibration, or
-    words saying why there is none (figure and frame None)."""
+    words saying why there is none (figure and frame None). `beside`: the files
+    uploaded with it, by name (Cline's usage record)."""
     try:
-        log = parse_log(decoded_text(bytes(content), name), name)
+        log = parse_log(decoded_text(bytes(content), name), name, beside=beside)
     except LogFileError as error:
         return str(error), None, None, True
     view = calibrated_log(log, name)
@@ -320,9 +352,9 @@ class CalibrationExplorer(TextUploadExplorer):
     def render(self):
         if not self.upload.value:
             return None
-        upload = self.upload.value[0]
+        name, content, beside = split_upload(upload_files(self.upload))
         words, figure, frame, problem = described(
-            calibration_view, upload["name"], upload["content"], parts=4
+            calibration_view, name, content, parts=4, beside=beside
         )
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.clear_output()

@@ -5,8 +5,11 @@ functions of the upload's name and bytes, so tests call them directly."""
 
 from typing import List, Tuple
 
+import ipywidgets as widgets
 import pandas as pd
+import plotly.graph_objects as go
 
+from ..logs import split_upload
 from ..logs.replay import load_transcript, parse_transcript
 from ..measure.compactions import (
     CompactionReport,
@@ -14,7 +17,7 @@ from ..measure.compactions import (
     real_compactions,
 )
 from ..reports.compactions import format_compactions
-from .shown import TextUploadExplorer, upload_text
+from .shown import TextUploadExplorer, upload_files, upload_text
 from .style import COMPACTION_COLUMNS
 
 
@@ -86,10 +89,45 @@ def compactions_text(name: str, content: bytes) -> Tuple[str, bool]:
     )
 
 
+def compactions_figure(name: str, content: bytes, beside=None):
+    """The figure chapter 7.10 draws for its bundled session, for an uploaded log:
+    the agent's record beside its own policy replayed at its window, the compactions
+    of both marked; None for a log the lab cannot replay so (no usage, or an agent
+    whose policy it does not replay) or cannot read."""
+    from ..agents.windows import agent_window
+    from ..logs import LogFileError, decoded_text
+    from ..policies.production.compare import AGENT_POLICY
+    from .agent_replay_view import agent_replay_of
+
+    try:
+        log = parse_transcript(decoded_text(content, name), name, beside=beside)
+    except LogFileError:
+        return None
+    if AGENT_POLICY.get(log.shape) is None or not log.usage or not log.agent:
+        return None
+    figure, _, row = agent_replay_of(log, agent_window(log)[0])
+    return figure if row is not None else None
+
+
 class CompactionsExplorer(TextUploadExplorer):
-    """Upload a log: its own compactions, measured as they arrive."""
+    """Upload a log: its own compactions, measured as they arrive, and, where the lab
+    replays its agent, the record beside the agent's policy replayed (as 7.10 shows
+    the bundled session)."""
 
     def __init__(self):
         super().__init__(
             compactions_text, "Compactions explorer (run the notebook, then upload a log)"
         )
+        self.figure = widgets.VBox()  # the figure of the log shown, or nothing
+        self.widget = widgets.VBox([self.upload, self.output, self.figure])
+
+    def render(self):
+        self.figure.children = ()  # the last log's figure never stays under this one
+        text = super().render()
+        if text is None:
+            return None
+        name, content, beside = split_upload(upload_files(self.upload))
+        figure = compactions_figure(name, content, beside)
+        if figure is not None:
+            self.figure.children = (go.FigureWidget(figure),)
+        return text

@@ -36,7 +36,7 @@ import pandas as pd
 import plotly.io as pio
 from IPython.display import display
 
-from ..logs import LogFileError, decoded_text, read_log_text
+from ..logs import LogFileError, decoded_text, read_log_text, split_upload
 from ..logs.replay import (
     PRODUCTION,
     TranscriptFileError,
@@ -51,7 +51,7 @@ from ..reports.costs import format_costs
 from ..tokens import estimate_message_tokens
 from ..window import Settings
 from .numbers import boxed_slider, note_under
-from .shown import ShownAsWidget
+from .shown import ShownAsWidget, reading_line, upload_files
 from .style import (
     LOG_CUT_TABLE,
     LOG_ERROR_COLUMNS,
@@ -465,9 +465,10 @@ class LogExplorer(ShownAsWidget):
     def __init__(self, settings: Settings = LOG_SETTINGS):
         self.base = settings  # everything but the threshold and the multi-turn option
         self.upload = widgets.FileUpload(
-            # any file: the shape is found from the content, never the file name
+            # any file: the shape is found from the content, never the file name;
+            # several at once: one task's files (the log is told from the others)
             accept="",
-            multiple=False,
+            multiple=True,
             description="Upload a log",
         )
         # off until a log arrives: the threshold is chosen from the log, so a number
@@ -517,23 +518,20 @@ class LogExplorer(ShownAsWidget):
         )
 
     def uploaded(self):
-        """(name, bytes) of the uploaded file; None before an upload."""
+        """(name, bytes) of the uploaded log (of the files uploaded together, the
+        one that is not kept beside a log); None before an upload."""
         if not self.upload.value:
             return None
-        upload = self.upload.value[0]
-        return upload["name"], bytes(upload["content"])
+        name, content, _ = split_upload(upload_files(self.upload))
+        return name, content
 
     def choose_and_render(self) -> Optional[LogReport]:
         """A new file: set the threshold to the one chosen from it, then replay. A line
         says so at once: a large log takes seconds, which must not look like nothing."""
         uploaded = self.uploaded()
         if uploaded is not None:
-            name, content = uploaded
-            size = len(content)
-            size_text = f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
-            line = (
-                f"{name} ({size_text}): reading it, choosing a threshold and "
-                "replaying it..."
+            line = reading_line(
+                upload_files(self.upload), "choosing a threshold and replaying it"
             )
             self.output.outputs = (
                 {

@@ -20,7 +20,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from ..logs import LogFileError, decoded_text
+from ..logs import LogFileError, decoded_text, split_upload
 from ..logs.replay import load_transcript, parse_transcript, with_output_ids
 from ..policies.production import POLICIES, build_policy
 from ..reports.rounds import plural
@@ -28,7 +28,7 @@ from ..scale.histories import generate_history
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens, estimate_tokens
 from .numbers import boxed_slider, format_number, short_count
-from .shown import ShownAsWidget
+from .shown import ShownAsWidget, reading_line, upload_files
 from .six_paths import NumberTable, table_html
 from .style import (
     AGING_COLOR,
@@ -44,6 +44,7 @@ from .style import (
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
     PROBLEM_CSS,
+    REPORT_CSS,
     STATUS_LINE_HEIGHT,
     SUMMARY_COLOR,
     TEXT_COLOR,
@@ -749,11 +750,10 @@ def slider_for(key: str, window: int) -> widgets.Widget:
 
 
 def uploaded_log(upload: widgets.FileUpload):
-    """The name and the log (a LoadedLog) of the file uploaded last (ipywidgets 8's
-    value)."""
-    item = upload.value[-1]
-    text = decoded_text(bytes(item["content"]), item["name"])
-    return item["name"], parse_transcript(text, item["name"])
+    """The name and the log (a LoadedLog) of the files uploaded together: the log, read
+    with the files its agent keeps beside it (Cline's usage record)."""
+    name, content, beside = split_upload(upload_files(upload))
+    return name, parse_transcript(decoded_text(content, name), name, beside=beside)
 
 
 class PolicyLab(ShownAsWidget):
@@ -825,7 +825,8 @@ class PolicyLab(ShownAsWidget):
             layout=widgets.Layout(width="200px"),
         )
         # any file: the shape is found from the content, never the file name
-        self.upload = widgets.FileUpload(accept="", multiple=False)
+        # several files at once: one task's files (Cline's two) are read together
+        self.upload = widgets.FileUpload(accept="", multiple=True)
         self.problem = widgets.HTML()  # an upload refused, under the button that did it
         self.status = widgets.HTML()
 
@@ -838,6 +839,16 @@ class PolicyLab(ShownAsWidget):
     def take_upload(self) -> None:
         if not self.upload.value:
             return
+        # said at once, where the refusal of a bad file would be: a large log takes
+        # seconds to read and replay, which must not look like nothing
+        self.problem.value = (
+            f'<div class="ccl-reading" style="{REPORT_CSS}padding:4px 10px;'
+            f'{WRAPPED_TEXT_CSS}">'
+            + html.escape(
+                reading_line(upload_files(self.upload), "running every policy on it")
+            )
+            + "</div>"
+        )
         try:
             name, log = uploaded_log(self.upload)
         except LogFileError as error:
@@ -847,7 +858,8 @@ class PolicyLab(ShownAsWidget):
                 f"<b>{html.escape(self.choice.value)}</b>.</div>"
             )
             return
-        self.problem.value = ""
+        # the last log's table goes at once: the screen never shows two logs
+        self.table.value = ""
         label = f"uploaded: {name}"
         runs = self.runs[label] = LogRuns(log=log)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
@@ -862,6 +874,7 @@ class PolicyLab(ShownAsWidget):
         finally:
             self._holding = False
         self.reset()
+        self.problem.value = ""  # read and replayed: the line has done its work
 
     def _show_window(self, window: int) -> None:
         """`window` chosen in the window list, added to it if it is not one of them."""

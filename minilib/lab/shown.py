@@ -4,6 +4,7 @@ import html
 
 import ipywidgets as widgets
 
+from ..logs import split_upload
 from .style import PROBLEM_CSS, REPORT_CSS, WRAPPED_TEXT_CSS
 
 
@@ -34,8 +35,9 @@ class TextUploadExplorer(ShownAsWidget):
 
     def __init__(self, describe, text_form: str):
         self.describe, self._text_form = describe, text_form
+        # several files at once: one task's files (Cline's two) are read together
         self.upload = widgets.FileUpload(
-            accept="", multiple=False, description="Upload a log"
+            accept="", multiple=True, description="Upload a log"
         )
         self.output = widgets.HTML()
         self.upload.observe(lambda change: self.render(), "value")
@@ -44,8 +46,8 @@ class TextUploadExplorer(ShownAsWidget):
     def render(self):
         if not self.upload.value:
             return None
-        upload = self.upload.value[0]
-        text, problem = described(self.describe, upload["name"], upload["content"])
+        name, content, _ = split_upload(upload_files(self.upload))
+        text, problem = described(self.describe, name, content)
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.value = (
             f'<pre style="{style}padding:6px 10px;{WRAPPED_TEXT_CSS}'
@@ -57,13 +59,32 @@ class TextUploadExplorer(ShownAsWidget):
         return self._text_form
 
 
-def described(describe, name: str, content: bytes, parts: int = 2) -> tuple:
-    """`describe(name, content)`: (words, ..., is_a_problem), `parts` values. Where
+def size_words(size: int) -> str:
+    """A file's size as a person reads it: 2.3 MB, or 8,412 bytes."""
+    return f"{size / 1e6:.1f} MB" if size >= 100_000 else f"{size:,} bytes"
+
+
+def reading_line(files, doing: str) -> str:
+    """The line shown at once when an upload arrives, before the seconds a large log
+    takes: which file, how large, and what is being done with it."""
+    name, content, beside = split_upload(files)
+    also = f" with {', '.join(beside)}" if beside else ""
+    return f"{name} ({size_words(len(content))}){also}: reading it, {doing}..."
+
+
+def upload_files(upload: widgets.FileUpload) -> list:
+    """(name, bytes) of each file of the upload (ipywidgets 8's value)."""
+    return [(item["name"], bytes(item["content"])) for item in upload.value]
+
+
+def described(describe, name: str, content: bytes, parts: int = 2, **options) -> tuple:
+    """`describe(name, content, **options)`: (words, ..., is_a_problem), `parts`
+    values. Where
     it fails in a way no log should make it (a fault of the lab's), words saying so,
     not a traceback in the log console with the last upload's words left on screen;
     the values between are None."""
     try:
-        return describe(name, bytes(content))
+        return describe(name, bytes(content), **options)
     except Exception as error:  # the lab's fault: said, and the file is untouched
         words = (
             f"{name}: the lab failed to read it ({type(error).__name__}: {error}). "

@@ -15,7 +15,7 @@ import re
 from functools import lru_cache
 from importlib.resources import files
 from pathlib import Path
-from typing import Dict, List
+from typing import Dict, List, Mapping, Optional, Sequence, Tuple
 
 from .base import Builder, LoadedLog, LogFileError, frame_place
 from .detect import Doc, find_shape, parse_text
@@ -87,14 +87,60 @@ MAX_LOG_BYTES = 256 * 1024 * 1024
 SHOWN_CHARS = 200  # of any one value quoted in an error
 
 
-def parse_log(text: str, source: str = "<log>", strict: bool = False) -> LoadedLog:
+def parse_log(
+    text: str,
+    source: str = "<log>",
+    strict: bool = False,
+    beside: Optional[Mapping[str, bytes]] = None,
+) -> LoadedLog:
     """The LoadedLog of a log's text; `source` names it in errors.
 
     Every step runs inside the error handling (parsing, detection, reading, finishing),
     so whatever the text holds, the caller gets a LoadedLog or one LogFileError line.
     The gaps real runs leave are repaired as a harness would and listed in
     `LoadedLog.repairs` (see `base.REPAIRS`); `strict` refuses them instead.
+    `beside`: the files given with it (an upload of one task's files), by name, read
+    as the files beside it in its folder (`split_upload`).
     """
+    log = _parse_log(text, source, strict)
+    if beside is not None:
+        read_beside(log, Path(source), lambda path: _uploaded_text(beside, path.name))
+    return log
+
+
+def _uploaded_text(files: Mapping[str, bytes], name: str) -> Optional[str]:
+    return None if name not in files else decoded_text(files[name], name)
+
+
+def read_beside(log: LoadedLog, path: Path, text_of) -> None:
+    """What the log's agent keeps in files beside it (`Shape.beside`: Cline's usage),
+    read into `log`; `text_of(path)` gives a file's text, or None where there is none."""
+    beside = next((s.beside for s in readers() if s.name == log.shape), None)
+    if beside is not None:
+        beside(log, path, text_of)
+
+
+def companion_names() -> frozenset:
+    """The names of the files agents keep beside a log (`Shape.companions`)."""
+    return frozenset(name for shape in readers() for name in shape.companions)
+
+
+def split_upload(files: Sequence[Tuple[str, bytes]]):
+    """(the log's name, its bytes, the other files by name) of files uploaded together
+    (one task's files: Cline's api_conversation_history.json with its
+    ui_messages.json). The log is the last file that is not one an agent keeps beside
+    its log; where every file is one, the last file (its reading then says what it
+    is)."""
+    if not files:
+        raise ValueError("no file uploaded")
+    companions = companion_names()
+    logs = [index for index, (name, _) in enumerate(files) if name not in companions]
+    at = logs[-1] if logs else len(files) - 1
+    others = {name: bytes(content) for i, (name, content) in enumerate(files) if i != at}
+    return files[at][0], bytes(files[at][1]), others
+
+
+def _parse_log(text: str, source: str, strict: bool) -> LoadedLog:
     step = "detecting its shape"
     try:
         doc = parse_text(text, source, strict)
@@ -127,9 +173,10 @@ def load_log(path, max_bytes: int = MAX_LOG_BYTES, strict: bool = False) -> Load
     text = read_log_text(path, max_bytes)
     log = parse_log(text, str(path), strict)
     log.path = Path(path)
-    beside = next((s.beside for s in readers() if s.name == log.shape), None)
-    if beside is not None:  # the agent keeps part of its log in a file beside it
-        beside(log, log.path, lambda p: read_log_text(p, max_bytes))
+    # the agent may keep part of its log in a file beside it
+    read_beside(
+        log, log.path, lambda p: read_log_text(p, max_bytes) if p.is_file() else None
+    )
     return log
 
 

@@ -57,8 +57,11 @@ class Shape:
     read: Callable[[Doc, Builder], None]
     reads_text: bool = False  # a text history (Markdown, plain text), not JSON
     # an agent that keeps part of a log in a file beside it (Cline: its usage):
-    # beside(log, path, read_text) reads that file into the loaded log
+    # beside(log, path, text_of) reads that file into the loaded log; text_of(path)
+    # is the file's text, or None where there is none. `companions`: those files'
+    # names (an upload of one task's files tells the log from them by name)
     beside: Optional[Callable] = None
+    companions: Tuple[str, ...] = ()
     # a file the agent keeps beside its log, which is not a log itself:
     # describe(doc, source) says what it is, or None
     describe: Optional[Callable[[Doc, str], Optional[str]]] = None

@@ -133,10 +133,14 @@ def load_transcript(
 
 
 def parse_transcript(
-    text: str, source: str = "<transcript>", strict: bool = False
+    text: str,
+    source: str = "<transcript>",
+    strict: bool = False,
+    beside: Optional[Mapping[str, bytes]] = None,
 ) -> LoadedLog:
-    """The checked LoadedLog of a log's text; `source` names it in errors."""
-    return _checked(parse_log(text, source, strict), source)
+    """The checked LoadedLog of a log's text; `source` names it in errors; `beside`:
+    the files uploaded with it, by name (see `parse_log`)."""
+    return _checked(parse_log(text, source, strict, beside), source)
 
 
 @dataclass

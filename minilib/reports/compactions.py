@@ -63,8 +63,15 @@ def format_compaction(report: CompactionReport) -> List[str]:
     ]
     if not report.facts:
         return lines
+    # an opaque summary holds nothing the lab can read: what holds a fact is what the
+    # agent kept beside it (the messages its compaction kept)
+    holder = (
+        "the summary"
+        if report.summary_tokens is not None
+        else "the messages kept with the opaque summary"
+    )
     lines += [
-        f"    held by the summary {d['held']}, re-read by a tool before use "
+        f"    held by {holder} {d['held']}, re-read by a tool before use "
         f"{d['reread']} ({plural(report.reread_calls, 'call')}, "
         f"{report.reread_tokens:,} tokens), neither {d['neither']}",
         f"    of those not held, restorable by a way back the harness offers: "

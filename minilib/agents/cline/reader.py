@@ -353,8 +353,8 @@ def describe_ui_messages(doc: Doc, source: str) -> Optional[str]:
         f"{prompt:,} input tokens (tokensIn {total['tokensIn']:,} + cacheReads "
         f"{total['cacheReads']:,} + cacheWrites {total['cacheWrites']:,}), "
         f"{total['tokensOut']:,} output tokens, cost ${total['cost']:.4f}. Load "
-        f"api_conversation_history.json from the same task folder: its calls are "
-        "paired with these requests"
+        f"api_conversation_history.json from the same task folder (in the lab, upload "
+        "both files together): its calls are paired with these requests"
     )
 
 
@@ -379,14 +379,16 @@ def _ui_billed(log, reply: int, index: int, counts: dict, earlier) -> BilledCall
 
 def read_usage_beside(log: LoadedLog, path: Path, text_of) -> None:
     """The usage `ui_messages.json` beside a loaded history records, set on `log`
-    (`text_of(path)` reads a file as the loader does). A request a reply; a file that
-    cannot be read, or whose requests do not match the replies one for one, is a note
-    saying why, and the history is read as it is."""
-    ui = path.parent / UI_FILE
-    if path.name == UI_FILE or not ui.is_file():
+    (`text_of(path)` reads a file as the loader does, None where there is none). A
+    request a reply; a file that cannot be read, or whose requests do not match the
+    replies one for one, is a note saying why, and the history is read as it is."""
+    if path.name == UI_FILE:
         return
     try:
-        requests = ui_requests(json.loads(text_of(ui)), UI_FILE)
+        text = text_of(path.parent / UI_FILE)
+        if text is None:
+            return
+        requests = ui_requests(json.loads(text), UI_FILE)
     except LogFileError as error:
         log.notes.append((UI_FILE, f"usage record beside it not read: {error}"))
         return
@@ -447,6 +449,7 @@ SHAPES = [
         _detect,
         _read,
         beside=read_usage_beside,
+        companions=(UI_FILE,),
         describe=describe_ui_messages,
     )
 ]

@@ -1,0 +1,80 @@
+"""One task's files uploaded together are read as the files of one folder: Cline's
+api_conversation_history.json with its ui_messages.json gives the usage the command
+line reads from the folder, at every upload point of the course."""
+
+import datetime as dt
+
+import pytest
+
+from minilib.lab.calibration_view import CalibrationExplorer, calibration_view
+from minilib.lab.log_explorer import LogExplorer
+from minilib.lab.policies_view import PolicyLab
+from minilib.logs import decoded_text, load_log, parse_log, split_upload
+from minilib.session import DATA_DIR
+
+TASK = DATA_DIR / "logs" / "as_kept" / "cline_task"
+HISTORY, UI = TASK / "api_conversation_history.json", TASK / "ui_messages.json"
+FILES = [(UI.name, UI.read_bytes()), (HISTORY.name, HISTORY.read_bytes())]
+
+
+def uploaded(widget, files):
+    """What a browser sets on an upload of `files` at once (ipywidgets 8)."""
+    widget.upload.value = tuple(
+        {
+            "name": name,
+            "type": "",
+            "size": len(content),
+            "content": memoryview(content),
+            "last_modified": dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc),
+        }
+        for name, content in files
+    )
+
+
+@pytest.mark.parametrize("files", [FILES, FILES[::-1]], ids=["ui first", "log first"])
+def test_the_log_is_told_from_the_file_beside_it_in_any_order(files):
+    name, content, beside = split_upload(files)
+    assert name == HISTORY.name and content == HISTORY.read_bytes()
+    assert list(beside) == [UI.name]
+
+
+def test_read_together_they_give_what_the_folder_gives():
+    from_folder = load_log(HISTORY)
+    name, content, beside = split_upload(FILES)
+    together = parse_log(decoded_text(content, name), name, beside=beside)
+    alone = parse_log(decoded_text(content, name), name)
+    assert together.usage == from_folder.usage and together.usage
+    assert together.billed == from_folder.billed
+    assert together.usage != alone.usage  # the file beside it replaced the metrics
+    assert any("read from the file beside it" in why for _, why in together.notes)
+
+
+def test_a_damaged_file_beside_it_is_a_note_and_the_log_is_read():
+    name, content, beside = split_upload([(UI.name, b"\xff\xfe not text"), FILES[1]])
+    log = parse_log(decoded_text(content, name), name, beside=beside)
+    assert log.messages and any("not read" in why for _, why in log.notes)
+
+
+def test_the_file_beside_alone_says_to_upload_both():
+    words, figure, _, problem = calibration_view(UI.name, UI.read_bytes())
+    assert problem and figure is None and "upload both files together" in words
+
+
+def test_every_upload_point_takes_the_two_files_as_one_task():
+    explorer = CalibrationExplorer()
+    uploaded(explorer, FILES)
+    words = explorer.render()
+    assert "records no usage" not in words and "calls" in words
+    assert explorer.upload.multiple
+
+    log_explorer = LogExplorer()
+    uploaded(log_explorer, FILES)
+    report = log_explorer.report
+    assert report is not None and report.error is None
+    assert report.name == HISTORY.name
+
+    lab = PolicyLab()
+    uploaded(lab, FILES)
+    assert lab.choice.value == f"uploaded: {HISTORY.name}" and not lab.problem.value
+    runs = lab.runs[lab.choice.value]
+    assert runs.log.usage == load_log(HISTORY).usage
