@@ -91,6 +91,7 @@ classroom: $(CLASSROOM_STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python bench/benchmark.py $(BENCH_ARGS)
+	$(BIN)/python bench/bench_uploads.py --markdown docs/benchmark_uploads.md
 
 # 100-1,000 tool calls at 32k/128k/200k: full walk, FastWindow, a counter-only lower bound
 # and LangChain's trim_messages (an extra of the benchmark only), side by side in one run

@@ -45,6 +45,7 @@ from ..logs.replay import (
     with_output_ids,
 )
 from ..measure.costs import ESTIMATED, measure_replay
+from ..measure.used_facts import used_facts
 from ..policies.on_logs import path_rows
 from ..reports import format_summary, plural
 from ..reports.costs import format_costs
@@ -192,6 +193,15 @@ def searched_run(text: str, name: str, settings: Settings):
 
 
 @lru_cache(maxsize=2)
+def facts_used(text: str, name: str):
+    """The facts the log's agent used (`used_facts`): of the log alone, so found once
+    for the last two files, not again at each threshold or checkbox change (a second
+    on a 2 MB log)."""
+    log, _ = parsed(text, name)
+    return used_facts(with_output_ids(log.messages))
+
+
+@lru_cache(maxsize=2)
 def parsed(text: str, name: str):
     """(the log, None) or (None, the one line that says why it cannot be read). Kept
     for the last two files: an upload chooses its threshold and then replays, and a
@@ -271,6 +281,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         estimate_message_tokens,
         rounds_total=log.rounds,
         counted_with=ESTIMATED,
+        used=facts_used(text, name),
     )
     header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole

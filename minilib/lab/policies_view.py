@@ -905,11 +905,7 @@ class PolicyLab(ShownAsWidget):
         for key, slider in self.sliders.items():
             slider.observe(lambda change, key=key: self._moved(key, change), "value")
             self.readouts[key].add_class(f"ccl-policy-readout-{key}")
-        self.inert = {
-            key: reason
-            for key, slider in self.sliders.items()
-            if (reason := inert_reason(self.current(), key, self.window.value, slider))
-        }
+        self.inert = {}  # found after the table is on screen (`note_inert`)
         parts = []
         for number, key in enumerate(self.sliders):
             # each in its own cell, placed (a note that appears must not push the
@@ -932,7 +928,24 @@ class PolicyLab(ShownAsWidget):
         self.figure.layout.title.text = lab_chart_title(
             self.choice.value, self.window.value
         )
-        return self.render()
+        rows = self.render()
+        self.note_inert(rows)
+        return rows
+
+    def note_inert(self, rows: List[dict]) -> None:
+        """Beside each slider that can change nothing of its policy's run on this log,
+        why. Found once the table and the chart are on screen: it runs each policy at
+        its slider's two ends, twice the work of the table, which must not keep the
+        table from the student."""
+        self.inert = {
+            key: reason
+            for key, slider in self.sliders.items()
+            if (reason := inert_reason(self.current(), key, self.window.value, slider))
+        }
+        for row in rows:
+            if row["policy"] in self.inert:
+                key = row["policy"]
+                self.readouts[key].value = row_readout(row, self.inert[key])
 
     def _moved(self, key: str, change) -> List[dict]:
         """A slider moved: every row again, and where its run is the one it had at the

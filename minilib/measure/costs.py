@@ -286,14 +286,18 @@ def measure_replay(
     counted_with: str,
     prices: str = DEFAULT_PRICES,
     recall: Optional[bool] = None,
+    used=None,
 ) -> RunCosts:
     """The costs of a replay (a SessionRun or TranscriptRun), read from its trace.
 
     `messages` is the log the run replayed (with output ids), `rounds_total` its
     rounds; `recall` whether its harness offers a recall tool (by default: whether
-    the log calls one).
+    the log calls one); `used`: `used_facts(messages, recall)` where the caller holds
+    it already (it depends on the log alone, not on the replay).
     """
-    meter = RunMeter(used_facts(messages, recall), count_message, prices)
+    if used is None:
+        used = used_facts(messages, recall)
+    meter = RunMeter(used, count_message, prices)
     for record in event_records(run.tracer.records):
         payload = record["payload"]
         if record["event"] == "tool_call":

@@ -361,7 +361,6 @@ class Strings:
         self._sorted = sorted(self.strings)
         tree = _tree(self._sorted)
         self._search = re.compile(tree)
-        self._every = re.compile(f"(?=({tree}))")  # the longest at each place
         self._inside: Dict[str, tuple] = {}  # string -> what finding it skips
 
     def scan(self, text: str):
@@ -392,8 +391,11 @@ class Strings:
         its end, {the character they need after it: [(offset, string)]}; and the
         marked ones inside."""
         within = set()
-        for match in self._every.finditer(string):
-            longest = match.group(1)
+        for place in range(len(string)):  # the longest at each place
+            match = self._search.match(string, place)
+            if match is None:
+                continue
+            longest = match.group()
             within.update(
                 longest[:end]
                 for end in range(1, len(longest) + 1)
