@@ -24,14 +24,9 @@ import json
 import sys
 from pathlib import Path
 
-from minilib.lab.policies_view import (
-    POLICY_WINDOWS,
-    STORED_ROWS,
-    LogRuns,
-    available_policies,
-    log_messages,
-    slider_for,
-)
+from minilib.lab.log_runs import STORED_ROWS, LogRuns, log_messages
+from minilib.lab.policies_view import POLICY_WINDOWS, slider_for
+from minilib.lab.policy_rows import available_policies
 from minilib.measure.used_facts import used_as_data
 
 DATA = Path(__file__).resolve().parent.parent / "data"

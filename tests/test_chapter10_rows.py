@@ -7,7 +7,7 @@ scripts/make_chapter10_rows.py writes now is checked with every data file
 import sys
 from pathlib import Path
 
-from minilib.lab.policies_view import LogRuns, log_messages, log_runs
+from minilib.lab.log_runs import LogRuns, log_messages, log_runs
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
@@ -29,7 +29,8 @@ def test_a_stored_log_computes_a_row_it_lacks_as_a_fresh_one_does():
 
 def test_a_policy_given_its_default_sends_what_it_sends_by_default():
     """`LogRuns.row` takes a slider resting on the default for the default row."""
-    from minilib.lab.policies_view import available_policies, default_value
+    from minilib.lab.log_runs import default_value
+    from minilib.lab.policy_rows import available_policies
     from minilib.policies.production import POLICIES
     from minilib.policies.production.compare import measure_policy
 

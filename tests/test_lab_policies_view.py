@@ -7,21 +7,18 @@ import re
 from pathlib import Path
 
 from minilib.lab import policies_view
-from minilib.lab.policies_view import (
-    LogRuns,
-    PolicyLab,
+from minilib.lab.log_runs import LogRuns, log_messages, saved_share
+from minilib.lab.policies_view import PolicyLab
+from minilib.lab.policy_rows import (
     available_policies,
     catalogue_table,
     comparison_frame,
-    log_messages,
     policy_catalogue,
     policy_rows,
     same_run,
-    saved_share,
-    tradeoff_figure,
-    tradeoff_traces,
 )
 from minilib.lab.style import BROKEN_TRACE, OVERFLOW_COLOR, PROBLEM_CSS
+from minilib.lab.tradeoff_figure import tradeoff_figure, tradeoff_traces
 from minilib.logs.replay import load_transcript
 from minilib.policies.production.compare import measure_policy
 from minilib.tokens import estimate_tokens
@@ -192,7 +189,7 @@ def test_a_refused_setting_says_so_in_its_row_and_the_others_follow_their_slider
 
 
 def rounds_text(row) -> str:
-    from minilib.lab.policies_view import rounds_cell
+    from minilib.lab.policy_rows import rounds_cell
 
     return rounds_cell(row)
 
@@ -293,12 +290,8 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     line next to each other in the grid; moving the slider changes that line to the row
     computed at the new value, a stopped or refused run in red."""
     from minilib.lab.numbers import short_count
-    from minilib.lab.policies_view import (
-        rounds_cell,
-        row_problems,
-        row_readout,
-        saved_percent,
-    )
+    from minilib.lab.policies_view import row_readout
+    from minilib.lab.policy_rows import rounds_cell, row_problems, saved_percent
 
     lab = PolicyLab(SHORT, 32_000)
     children = list(lab.slider_box.children)
@@ -367,7 +360,8 @@ def _shown_and_hover(readout: str):
 
 
 def test_a_problem_is_never_shown_as_a_saving_and_a_share_never_overstates():
-    from minilib.lab.policies_view import row_readout, share_text
+    from minilib.lab.policies_view import row_readout
+    from minilib.lab.policy_rows import share_text
 
     row = {
         "policy": "langchain-trim",

@@ -9,7 +9,7 @@ import pytest
 
 from minilib.agents.claude_code.policy import ClaudeCodePolicy
 from minilib.lab import six_paths
-from minilib.lab.policies_view import policy_catalogue
+from minilib.lab.policy_rows import policy_catalogue
 from minilib.lab.prose import ProseOutOfDate, check_prose, plural
 from minilib.policies.registry import PATHS
 

@@ -17,7 +17,7 @@ from ..measure.costs import ESTIMATED, RunCosts, measure_replay
 from ..session import DATA_DIR
 from ..tokens import estimate_message_tokens
 from ..window import Settings
-from .policies_view import LogRuns, log_messages
+from .log_runs import LogRuns, log_messages
 
 
 def replay_costs(name: str, settings: Settings = Settings()):

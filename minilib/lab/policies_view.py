@@ -1,71 +1,53 @@
-"""Chapter 10's views: the policies production agents run, side by side on one log.
-
-`policy_rows` replays a log under each policy (`minilib.policies.production`) and
-measures each run from its own windows; `comparison_frame` shows the rows as a table,
-`tradeoff_figure` as tokens saved against facts lost, coloured by the prompt-cache
-cost. `PolicyLab` puts a log chooser (the bundled generated sessions and transcripts,
-or an upload), the model's window and one slider per policy's main parameter on them:
-a slider re-runs its own policy only. Every number shown is computed by the library.
+"""Chapter 10's policy lab: a log, the model's window and one slider a policy, the
+table and the trade-off figure beside them (`PolicyLab`). The log chooser offers the
+bundled generated sessions and transcripts, or an upload (one task's files together);
+a slider re-runs its own policy only. The runs live in `log_runs.py`, the rows and
+table in `policy_rows.py`, the figure in `tradeoff_figure.py`. Every number shown is
+computed by the library.
 """
 
-import gzip
 import html
-import json
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 import ipywidgets as widgets
-import pandas as pd
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from ..logs import LogFileError, decoded_text, split_upload
-from ..logs.replay import load_transcript, parse_transcript, with_output_ids
+from ..logs.replay import parse_transcript
 from ..policies.production import POLICIES, build_policy
 from ..reports.rounds import plural
-from ..scale.histories import generate_history
-from ..session import DATA_DIR
-from ..tokens import estimate_message_tokens, estimate_tokens
+from .log_runs import (
+    BUNDLED_TRANSCRIPTS,
+    GENERATED_LOGS,
+    LogRuns,
+    counting_words,
+    default_value,
+    log_runs,
+)
 from .numbers import boxed_slider, format_number, short_count
+from .policy_rows import (
+    available_policies,
+    comparison_frame,
+    policy_rows,
+    rounds_cell,
+    row_problems,
+    same_run,
+    saved_percent,
+)
 from .shown import ShownAsWidget, reading_line, upload_files
-from .six_paths import NumberTable, table_html
+from .six_paths import table_html
 from .style import (
-    AGING_COLOR,
-    BAR_LABEL_OUTSIDE,
-    BROKEN_PATTERN,
-    BROKEN_TRACE,
-    COMPRESSED_COLOR,
     NOTE_COLOR,
-    OVERFLOW_COLOR,
-    POLICY_FIGURE_HEIGHT,
-    POLICY_FIGURE_WIDTH,
     POLICY_LAB_CSS,
     POLICY_LABEL_WIDTH,
     POLICY_SLIDER_WIDTH,
     PROBLEM_CSS,
     REPORT_CSS,
     STATUS_LINE_HEIGHT,
-    SUMMARY_COLOR,
-    TEXT_COLOR,
     WRAPPED_TEXT_CSS,
 )
-from .tables import HtmlTable, prose_table
+from .tradeoff_figure import lab_chart_title, tradeoff_figure, tradeoff_traces
 
-# The logs a class can pick: generated sessions (long and regular) and the bundled
-# transcripts (short, real-shaped).
-# (tool calls, times the person speaks): several production rules cut only at a
-# person's turn, so the long session has the follow-ups an interactive one has.
-GENERATED_LOGS = {
-    "generated session, 1,000 tool calls, 10 user turns": (1000, 10),
-    "generated session, 200 tool calls, 4 user turns": (200, 4),
-    "generated session, 1,000 tool calls, one task": (1000, 1),
-}
-BUNDLED_TRANSCRIPTS = (
-    "m3_release_check.json",
-    "coding_agent_fix.json",
-    "cjk_refactor.jsonl",
-)
 POLICY_WINDOWS = (200_000, 32_000, 8_000)
 # A main parameter that is a token count moves over a share of the window.
 TOKEN_PARAMETERS = {
@@ -75,359 +57,6 @@ TOKEN_PARAMETERS = {
     "trigger",
     "prune_protect",
 }
-
-
-@lru_cache(maxsize=8)
-def log_messages(name: str) -> Tuple[dict, ...]:
-    """The messages of a log the chapter offers, by its name."""
-    if name in GENERATED_LOGS:
-        calls, turns = GENERATED_LOGS[name]
-        return tuple(generate_history(calls, user_turns=turns).messages)
-    return tuple(load_transcript(DATA_DIR / "transcripts" / name).messages)
-
-
-@dataclass(frozen=True)
-class Baseline:
-    """The log sent whole every round: what "tokens saved" is measured against."""
-
-    per_round: Tuple[int, ...]  # tokens of the uncompressed window at each round
-
-    def sent_over(self, rounds: int) -> int:
-        return sum(self.per_round[:rounds])
-
-
-def baseline(
-    messages: Sequence[Mapping], count_message=estimate_message_tokens
-) -> Baseline:
-    """Each round's whole log before it, a message counted by `count_message` (the
-    count the policies' rows are counted by: saved 0% is a policy that cut nothing)."""
-    per_round, total = [], 0
-    for message in messages:
-        if message["role"] == "assistant":
-            per_round.append(total)
-        total += count_message(message)
-    return Baseline(tuple(per_round))
-
-
-# The rows chapter 10 shows when it runs, on its own logs at their settings, as
-# scripts/make_chapter10_rows.py computes them (a test checks the file is what the
-# script writes): a Run All, the lab's first screen and a pick of one of its generated
-# logs read them instead of replaying a thousand-call log fifty to ninety times. Any
-# other row is computed when asked.
-STORED_ROWS = DATA_DIR / "chapter10_rows.json.gz"
-
-
-@lru_cache(maxsize=1)
-def stored_rows() -> Dict[str, dict]:
-    """{log name: {"rounds": the whole log's tokens a round, "facts_used": n,
-    "timestamps": bool, "facts": the facts the agent used (`used_as_data`'s JSON text),
-    "rows": {(policy, window, value): the row's JSON text}}}.
-
-    A row is kept as its text until it is asked for (`LogRuns.row` reads it then):
-    a text is one object, where a row read is hundreds, each of which the kernel's
-    garbage collector would scan again and again for the rest of the session."""
-    if not STORED_ROWS.exists():
-        return {}
-    stored = json.loads(gzip.decompress(STORED_ROWS.read_bytes()))
-    return {
-        name: {
-            **log,
-            "rows": {
-                (key, window, value): row for key, window, value, row in log["rows"]
-            },
-        }
-        for name, log in stored.items()
-    }
-
-
-class LogRuns:
-    """One log's rows, one a policy and parameter value, computed once each.
-
-    Given the name of a log the chapter offers, it starts from the rows stored for it
-    (`stored_rows`, which keep its facts too), and reads the log and counts it only
-    when a row not stored is asked for."""
-
-    def __init__(
-        self, messages: Optional[Sequence[Mapping]] = None, name: str = "", log=None
-    ):
-        self.name = name
-        # a log read whole (an upload) that records its usage is run as `compare` runs
-        # it: counted as its harness sent, its overhead measured, its agent's own row
-        # calibrated (`log_counting`); without usage, each policy's defaults
-        self.log = log
-        self.counting = None
-        if log is not None:
-            from ..policies.production.own_agent import log_counting
-
-            messages, self.counting = log.messages, log_counting(log)
-        self._messages = None if messages is None else with_output_ids(list(messages))
-        self._baselines: Dict[int, Baseline] = {}  # id(counter) -> its baseline
-        self._used = None
-        self._baseline = None
-        self._stored = stored_rows().get(name, {}) if name else {}
-        self._rows: Dict[tuple, dict] = dict(self._stored.get("rows", {}))
-        self._counted: dict = {}  # the log's messages counted once for every row
-
-    @property
-    def messages(self) -> List[dict]:
-        if self._messages is None:
-            self._messages = with_output_ids(list(log_messages(self.name)))
-        return self._messages
-
-    @property
-    def used(self):
-        """The facts the agent used (`used_facts`), found when first needed, or read
-        from the stored rows where they were found when the rows were made."""
-        if self._used is None:
-            # imported when a row not stored is asked for: a Run All reads them all
-            from ..measure.used_facts import used_facts, used_from_data
-
-            if "facts" in self._stored:
-                facts = json.loads(self._stored["facts"])
-                self._used = used_from_data(facts, self.messages)
-            else:
-                self._used = used_facts(self.messages)
-        return self._used
-
-    @property
-    def baseline(self) -> "Baseline":
-        if self._baseline is None:
-            stored = self._stored.get("rounds")
-            self._baseline = (
-                Baseline(tuple(stored)) if stored else baseline(self.messages)
-            )
-        return self._baseline
-
-    def baseline_for(self, count) -> "Baseline":
-        """The baseline in the tokens of `count`, the count a row was run with."""
-        if count is estimate_tokens:
-            return self.baseline
-        if id(count) not in self._baselines:
-            from ..policies.production.run import per_message_counter
-
-            self._baselines[id(count)] = baseline(
-                self.messages, per_message_counter(count)
-            )
-        return self._baselines[id(count)]
-
-    @property
-    def facts_used(self) -> int:
-        """How many distinct facts the agent used."""
-        if self._used is None and "facts_used" in self._stored:
-            return self._stored["facts_used"]
-        return len(self.used.facts)
-
-    @property
-    def timestamps(self) -> bool:
-        """Whether the log's messages carry timestamps."""
-        if "timestamps" in self._stored:
-            return self._stored["timestamps"]
-        return any("timestamp" in message for message in self.messages)
-
-    def row(self, key: str, window: int, value=None) -> dict:
-        """The row of `key` at `window` (its main parameter at `value`). A setting the
-        policy refuses (its ValueError), or any other error of one policy, gives a row
-        that says so (`refused_row`): one row's error never stops the others."""
-        parameter = POLICIES[key].main_parameter
-        if value is not None and value == default_value(key, window):
-            value = None  # the policy as built by default: one row, not two
-        settings = {} if value is None else {parameter: value}
-        found = self._rows.get((key, window, value))
-        if isinstance(found, str):  # stored: read when first asked for
-            found = self._rows[(key, window, value)] = json.loads(found)
-        if found is None:
-            from ..policies.production.compare import measure_policy
-
-            count, how = estimate_tokens, {}
-            if self.counting is not None:
-                count, parameters = self.counting.run_with(key)
-                how = dict(
-                    parameters,
-                    counted_with=self.counting.counted_with,
-                    agent_log=self.log,
-                )
-            try:
-                found = measure_policy(
-                    self.messages,
-                    key,
-                    window,
-                    count,
-                    used=self.used,
-                    counted=self._counted,
-                    **{**how, **settings},
-                )
-            except Exception as error:  # shown in its row, the other rows go on
-                found = refused_row(key, error)
-            else:
-                found.pop("cut")  # each output's fate: the chapter shows none
-                found["tokens_saved"] = saved_share(found, self.baseline_for(count))
-            self._rows[(key, window, value)] = found
-        return found
-
-
-def counting_words(runs: LogRuns, window: int) -> str:
-    """How the rows of `runs` at `window` were counted, in words."""
-    counting = runs.counting
-    if counting is None:
-        return f"window {window:,} tokens (estimated)"
-    words = f"window {window:,} tokens"
-    if window == counting.window:
-        why = counting.window_why
-        if why.startswith("a stated default"):  # set here with the window control
-            why = why[:-1] + "; choose the window above to set it)"
-        words += f" ({html.escape(why)})"
-    if counting.calibrated:
-        words += (
-            "; every row in one unit: API tokens, as calibrated on the log's first "
-            f"half of calls, plus {counting.overhead:,} tokens a call (the calibrated "
-            "overhead)"
-        )
-    else:
-        words += "; counted as the harness sent each window"
-        if counting.overhead is not None:
-            words += (
-                f", plus {counting.overhead:,} tokens a call (its first call's overhead)"
-            )
-    if counting.own_key is not None:
-        words += (
-            f"; <b>{counting.own_key}</b>, the agent's own, replayed as the version "
-            "that wrote the log"
-        )
-    return words
-
-
-@lru_cache(maxsize=None)
-def default_value(key: str, window: int):
-    """The value of policy `key`'s main parameter when built for `window` by default."""
-    return build_policy(key, window).parameters()[POLICIES[key].main_parameter]
-
-
-@lru_cache(maxsize=8)
-def log_runs(name: str) -> LogRuns:
-    """The rows of a log the chapter offers, by its name: one `LogRuns` a log, shared
-    by the chapter's cells and its lab."""
-    return LogRuns(name=name)
-
-
-def refused_row(key: str, error: Exception) -> dict:
-    """The row of a policy that did not run: its name and why, nothing measured."""
-    reason = str(error) or type(error).__name__
-    if not isinstance(error, ValueError):  # not a refused setting: name what it is
-        reason = f"{type(error).__name__}: {reason}"
-    return {"policy": key, "error": reason}
-
-
-def saved_share(row: Mapping, reference: Baseline) -> float:
-    """Tokens saved against sending the whole log, over the rounds the policy sent."""
-    whole = reference.sent_over(row["rounds"])
-    return 1 - row["tokens_sent"] / whole if whole else 0.0
-
-
-def policy_rows(
-    runs: LogRuns, window: int, values: Optional[Mapping[str, object]] = None
-) -> List[dict]:
-    """Every policy's row at `window`; `values` sets policies' main parameters."""
-    values = values or {}
-    return [runs.row(key, window, values.get(key)) for key in available_policies()]
-
-
-@lru_cache(maxsize=1)
-def available_policies() -> Tuple[str, ...]:
-    """The policies this installation can run (langchain-trim needs langchain-core)."""
-    keys = []
-    for key in POLICIES:
-        try:
-            build_policy(key, 200_000)
-        except ImportError:
-            continue
-        keys.append(key)
-    return tuple(keys)
-
-
-def rounds_cell(row: Mapping) -> str:
-    if "error" in row:
-        return f"not run: {row['error']}"
-    if row["overflow_round"] is None:
-        return f"{row['rounds']:,} / {row['rounds_total']:,}"
-    return f"stopped at {row['overflow_round']:,}"
-
-
-def summaries_cell(row: Mapping) -> str:
-    """Summary calls, marked where the lab's own summary stands in for an LLM (not
-    when there were none: nothing stood in)."""
-    calls = f"{row['summary_calls']:,}"
-    stood_in = POLICIES[row["policy"]].stand_in and row["summary_calls"]
-    return calls + " (stand-in)" if stood_in else calls
-
-
-def policy_catalogue() -> pd.DataFrame:
-    """Each policy in a sentence: what it does, its main parameter, whether its summary
-    is the stand-in, and the overhead (system prompt and tool definitions) it adds to
-    every window, in tokens at a 200,000-token window (scaled down with a smaller one)."""
-    return pd.DataFrame(
-        [
-            {
-                "policy": key,
-                "what it does": policy.summary,
-                "slider": policy.main_parameter,
-                "LLM summary": "stand-in" if policy.stand_in else "",
-                "overhead": policy.DEFAULT_OVERHEAD_TOKENS,
-            }
-            for key, policy in POLICIES.items()
-            if key in available_policies()
-        ]
-    ).set_index("policy")
-
-
-def catalogue_table() -> HtmlTable:
-    """`policy_catalogue` as a cell shows it: its sentences and names left, as text
-    reads, each row from its top and each name on one line; the overhead right, as
-    numbers line up."""
-    return prose_table(policy_catalogue())
-
-
-def comparison_table(rows: Sequence[Mapping]) -> HtmlTable:
-    """`comparison_frame` as the lab's tables look (a notebook cell's output), its
-    headers and long cells wrapped to fit the notebook; a policy's name and its rounds
-    stay on one line."""
-    return NumberTable(comparison_frame(rows), keep_first=True)
-
-
-def share_text(share: float) -> str:
-    """A share as a whole percent that never says more than it is: "100%" only when it
-    is all, "0%" for nothing or less than a half (never "-0%"), and a share just short
-    of all is "99%"."""
-    if share >= 1:
-        return "100%"
-    percent = round(share * 100)
-    if percent >= 100:
-        return "99%"
-    return f"{percent}%"  # an int: a small negative share rounds to "0%", never "-0%"
-
-
-def saved_percent(row: Mapping) -> str:
-    """Tokens saved as the table and the chart both write it (62.5% is "62%" in both;
-    99.6% is "99%", never "100%" when not all; a saving under 0.5% is "0%")."""
-    return share_text(row["tokens_saved"])
-
-
-def cache_percent(row: Mapping) -> str:
-    return f"{row['cache_cost'] / max(row['uncached_cost'], 1):.0%}"
-
-
-def row_problems(row: Mapping) -> List[str]:
-    """What went wrong in a run, in words: a stop, windows an API would reject, facts
-    lost. Empty for a run with none."""
-    if "error" in row:
-        return [f"not run: {row['error']}"]
-    problems = []
-    if row["overflow_round"] is not None:
-        problems.append(f"stopped at round {row['overflow_round']:,}")
-    if row.get("windows_invalid"):
-        problems.append(plural(row["windows_invalid"], "broken window"))
-    if row.get("facts_lost"):
-        problems.append(plural(row["facts_lost"], "fact") + " lost")
-    return problems
 
 
 def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
@@ -478,15 +107,6 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     return f'<div class="ccl-policy-readout" style="font-size:13px;{tight}">{line}</div>'
 
 
-def same_run(one: Mapping, other: Mapping) -> bool:
-    """Whether two rows of a policy are the same run, as the lab shows runs: how far it
-    ran, what it sent, the facts it kept and lost, what the cache cost."""
-    if "error" in one or "error" in other:
-        return False
-    measured = ("rounds", "tokens_sent", "facts_kept", "facts_lost", "cache_cost")
-    return all(one[name] == other[name] for name in measured)
-
-
 def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     """Why `slider` can change nothing of `key`'s run on this log ("" when it can): the
     run at the slider's two ends is the same run. Checked again for each log and window,
@@ -501,188 +121,6 @@ def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     if ends[0]["overflow_round"] is not None:
         return f"it stops at round {ends[0]['overflow_round']:,} anyway"
     return "the same run at every value"
-
-
-def comparison_frame(rows: Sequence[Mapping]) -> pd.DataFrame:
-    """The rows as a table: one line a policy, the numbers a person compares. A policy
-    that refused its setting says why in its rounds cell, its other cells empty."""
-    return pd.DataFrame([comparison_cells(row) for row in rows]).set_index("policy")
-
-
-def comparison_cells(row: Mapping) -> dict:
-    if "error" in row:
-        return {"policy": row["policy"], "rounds": rounds_cell(row)}
-    return {
-        "policy": row["policy"],
-        "rounds": rounds_cell(row),
-        "tokens sent": f"{row['tokens_sent']:,}",
-        # a run that stopped saved nothing: the agent failed there; one that broke
-        # windows sent what an API rejects (as in the chart, and beside its slider)
-        "saved": "none"
-        if row["overflow_round"] is not None or broke_windows(row)
-        else saved_percent(row),
-        "kept": row["facts_kept"],
-        "restorable": row["facts_restorable"],
-        "lost": row["facts_lost"],
-        "cache cost": cache_percent(row),
-        "broken": row["windows_invalid"],
-        "summaries": summaries_cell(row),
-    }
-
-
-def tradeoff_traces(rows: Sequence[Mapping]) -> List[dict]:
-    """The figure's bar traces, one bar a policy in every panel: tokens saved
-    (`saved_bars`) and the legend's key to its hatching (no bars, in the legend only
-    when a run broke windows); the facts lost and restorable; the cache's cost. Always
-    the same five, so a figure on screen is updated trace by trace. One that refused
-    its setting gets no bar anywhere (the table says why)."""
-    names = [row["policy"] for row in rows]
-    hatched_key = dict(
-        x=[None],
-        y=[None],
-        orientation="h",
-        name=BROKEN_TRACE,
-        marker=dict(color=COMPRESSED_COLOR, pattern=BROKEN_PATTERN),
-        xaxis="x",
-        yaxis="y",
-        showlegend=any(map(broke_windows, rows)),
-    )
-
-    def ran_or_zero(value) -> list:
-        return [0 if "error" in row else value(row) for row in rows]
-
-    cost = ran_or_zero(
-        lambda row: round(100 * row["cache_cost"] / max(row["uncached_cost"], 1))
-    )
-    return [
-        saved_bars(rows),
-        hatched_key,
-        _panel_bars(
-            names, 2, ran_or_zero(lambda r: r["facts_lost"]), "facts lost", OVERFLOW_COLOR
-        ),
-        _panel_bars(
-            names,
-            2,
-            ran_or_zero(lambda r: r["facts_restorable"]),
-            "restorable",
-            AGING_COLOR,
-        ),
-        _panel_bars(
-            names,
-            3,
-            cost,
-            "cache cost",
-            SUMMARY_COLOR,
-            text=["" if "error" in row else cache_percent(row) for row in rows],
-            **BAR_LABEL_OUTSIDE,
-        ),
-    ]
-
-
-def saved_bars(rows: Sequence[Mapping]) -> dict:
-    """The tokens each policy saved. A policy whose window overflowed gets no bar, only
-    "stopped at round N" in red: it saved nothing, the agent failed there; one that
-    refused its setting, only "not run" in red. One that sent windows an API rejects
-    (broken pairing) gets its bar hatched and, in red, how many it broke instead of a
-    share: what it cut by breaking them is not a saving an agent could have had."""
-    stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
-    broken = [broke_windows(row) for row in rows]
-    return _panel_bars(
-        [row["policy"] for row in rows],
-        1,
-        [
-            0 if stop else round(100 * row["tokens_saved"], 1)
-            for row, stop in zip(rows, stopped)
-        ],
-        "tokens saved",
-        dict(
-            color=COMPRESSED_COLOR,
-            pattern=BROKEN_PATTERN | dict(shape=["/" if bad else "" for bad in broken]),
-        ),
-        text=[saved_text(row) for row in rows],
-        textfont=dict(
-            color=[
-                OVERFLOW_COLOR if stop or bad else TEXT_COLOR
-                for stop, bad in zip(stopped, broken)
-            ]
-        ),
-        **BAR_LABEL_OUTSIDE,
-    )
-
-
-def broke_windows(row: Mapping) -> bool:
-    """Whether a run went on (it neither stopped nor was refused) sending windows an API
-    rejects: what it saved is no saving."""
-    return (
-        "error" not in row
-        and row["overflow_round"] is None
-        and bool(row.get("windows_invalid"))
-    )
-
-
-def _panel_bars(names: list, column: int, x: list, name: str, color, **more) -> dict:
-    """One bar a policy in the figure's panel `column` (its axes x, x2, x3 and y, y2,
-    y3); `color` a colour, or a whole marker (a colour and a pattern)."""
-    axis = "" if column == 1 else str(column)
-    return dict(
-        orientation="h",
-        y=names,
-        x=x,
-        name=name,
-        marker=color if isinstance(color, dict) else dict(color=color),
-        xaxis=f"x{axis}",
-        yaxis=f"y{axis}",
-        **more,
-    )
-
-
-def saved_text(row: Mapping) -> str:
-    """The label of a policy's bar of tokens saved: the table's percentage, or why
-    there is no bar."""
-    if "error" in row:
-        return "not run (the table says why)"
-    if row["overflow_round"] is not None:
-        return f"stopped at round {row['overflow_round']:,}"
-    if broke_windows(row):  # short: it sits between the bar and the next panel
-        return f"{row['windows_invalid']:,} broken"
-    return saved_percent(row)
-
-
-def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
-    """One row a policy, three panels side by side: what it saved, what it lost, what
-    the cache cost (a bar chart names every policy; a scatter piled their labels up)."""
-    figure = make_subplots(
-        rows=1,
-        cols=3,
-        shared_yaxes=True,
-        horizontal_spacing=0.05,
-        column_widths=[0.4, 0.3, 0.3],
-        subplot_titles=(
-            "tokens saved (%)",
-            "facts lost, restorable",
-            "cache cost (% of uncached)",
-        ),
-    )
-    figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
-    figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
-    # room for "stopped at round N", and for "240 broken" after a bar at 99%
-    figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
-    figure.update_xaxes(range=[0, 130], row=1, col=3)
-    figure.update_layout(
-        title=title,
-        barmode="stack",
-        width=POLICY_FIGURE_WIDTH,
-        height=POLICY_FIGURE_HEIGHT,
-        template="plotly_white",
-        margin=dict(l=180, r=20, t=70, b=40),
-        # in the panels' order, left to right (stacked bars list theirs reversed)
-        legend=dict(orientation="h", y=-0.08, traceorder="normal"),
-    )
-    return figure
-
-
-def lab_chart_title(log: str, window: int) -> str:
-    return f"{log} at a {window:,}-token window"
 
 
 def accepts(key: str, window: int, value) -> bool:

@@ -281,15 +281,9 @@ def test_chapter_09_every_slider_to_both_ends(screen, lab_server):
 
 
 def test_chapter_10_every_slider_to_both_ends(screen, lab_server):
-    from minilib.lab.policies_view import (
-        POLICIES,
-        LogRuns,
-        PolicyLab,
-        log_messages,
-        rounds_cell,
-        row_problems,
-        saved_percent,
-    )
+    from minilib.lab.log_runs import LogRuns, log_messages
+    from minilib.lab.policies_view import POLICIES, PolicyLab
+    from minilib.lab.policy_rows import rounds_cell, row_problems, saved_percent
 
     page, watch = screen
     scope = ".ccl-policy-lab"
@@ -346,7 +340,7 @@ def test_chapter_10_every_slider_to_both_ends(screen, lab_server):
 
 
 def runs_keys():
-    from minilib.lab.policies_view import available_policies
+    from minilib.lab.policy_rows import available_policies
 
     return available_policies()
 

@@ -10,7 +10,7 @@ ONE_TASK = "generated session, 1,000 tool calls, one task"
 
 @lru_cache(maxsize=2)
 def _runs(name: str):
-    from ..policies_view import LogRuns, log_messages
+    from ..log_runs import LogRuns, log_messages
 
     return LogRuns(log_messages(name))
 
