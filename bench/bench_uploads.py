@@ -18,7 +18,6 @@ This is a measurement, not a test: it prints numbers and never fails on them.
 """
 
 import argparse
-import datetime as dt
 import platform
 import statistics
 import sys
@@ -31,20 +30,12 @@ sys.path.insert(0, str(ROOT))
 from minilib.session import DATA_DIR  # noqa: E402
 
 UPLOAD_TARGET, CONTROL_TARGET = 2.0, 1.0
-EPOCH = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 
 
 def upload(widget, path: Path) -> None:
-    content = path.read_bytes()
-    widget.upload.value = (
-        {
-            "name": path.name,
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": EPOCH,
-        },
-    )
+    from minilib.lab.shown import upload_value
+
+    widget.upload.value = upload_value([(path.name, path.read_bytes())])
 
 
 def until(widget, trait: str, change) -> float:

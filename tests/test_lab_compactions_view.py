@@ -93,28 +93,13 @@ def test_an_upload_gets_the_figure_the_chapter_draws_for_its_own_session():
     assert compactions_figure(no_usage.name, no_usage.read_bytes()) is None
     assert compactions_figure("x.png", b"\x89PNG\r\n\x1a\n....") is None
 
+    from minilib.lab.shown import upload_value
+
     explorer = CompactionsExplorer()
-    content = real.read_bytes()
-    explorer.upload.value = (
-        {
-            "name": real.name,
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": EPOCH,
-        },
-    )
+    explorer.upload.value = upload_value([(real.name, real.read_bytes())])
     [shown] = explorer.figure.children  # the figure, under the text
     assert [(d.name, list(d.y or ())) for d in shown.data] == [
         (d.name, list(d.y or ())) for d in chapter.data
     ]
-    explorer.upload.value = (
-        {
-            "name": no_usage.name,
-            "type": "",
-            "size": no_usage.stat().st_size,
-            "content": memoryview(no_usage.read_bytes()),
-            "last_modified": EPOCH,
-        },
-    )
+    explorer.upload.value = upload_value([(no_usage.name, no_usage.read_bytes())])
     assert explorer.figure.children == ()  # the last log's figure does not stay

@@ -286,6 +286,11 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     assert len(report.cut) == sum(m["role"] == "tool" for m in messages)
     article = report.paths.loc["3 rolling summary (the article)"]
     assert article["tokens sent"] == sum(r.tokens_after for r in run.rounds)
+    # the cut list, a row an output, scrolls in a box one screen high; the paths do not
+    shown = [o["text/html"] for o in report_outputs(report) if "text/html" in o]
+    cut = next(html for html in shown if "<b>What was cut</b>" in html)
+    paths = next(html for html in shown if "6 is not run" in html)
+    assert 'class="ccl-scrolling"' in cut and 'class="ccl-scrolling"' not in paths
 
 
 def test_environment_output_is_cut_like_a_tool_result():

@@ -2,13 +2,12 @@
 api_conversation_history.json with its ui_messages.json gives the usage the command
 line reads from the folder, at every upload point of the course."""
 
-import datetime as dt
-
 import pytest
 
 from minilib.lab.calibration_view import CalibrationExplorer, calibration_view
 from minilib.lab.log_explorer import LogExplorer
 from minilib.lab.policies_view import PolicyLab
+from minilib.lab.shown import upload_value
 from minilib.logs import decoded_text, load_log, parse_log, split_upload
 from minilib.session import DATA_DIR
 
@@ -18,17 +17,8 @@ FILES = [(UI.name, UI.read_bytes()), (HISTORY.name, HISTORY.read_bytes())]
 
 
 def uploaded(widget, files):
-    """What a browser sets on an upload of `files` at once (ipywidgets 8)."""
-    widget.upload.value = tuple(
-        {
-            "name": name,
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc),
-        }
-        for name, content in files
-    )
+    """`files` uploaded at once, as a browser sets them."""
+    widget.upload.value = upload_value(files)
 
 
 @pytest.mark.parametrize("files", [FILES, FILES[::-1]], ids=["ui first", "log first"])

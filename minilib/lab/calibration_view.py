@@ -38,10 +38,8 @@ from .style import (
     PROBLEM_CSS,
     RECORDED_COLOR,
     REPORT_CSS,
-    SCROLLING_TABLE_CSS,
-    SCROLLING_TABLE_HEIGHT_PX,
 )
-from .tables import shown_table
+from .tables import scroll_box, shown_table
 
 # a held-out median error over this: the fit is said to be poor
 POOR_FIT = 0.15
@@ -308,13 +306,7 @@ def scrolling_table(frame: pd.DataFrame) -> HTML:
         if texts[column].str.fullmatch(r"[+−-]?[\d,.]*\d%?|").all()
         and texts[column].str.len().any()
     ]
-    return HTML(
-        SCROLLING_TABLE_CSS
-        + f'<div class="ccl-scrolling" style="max-height:{SCROLLING_TABLE_HEIGHT_PX}px;'
-        + 'overflow:auto">'
-        + shown_table(frame, *numbers).html
-        + "</div>"
-    )
+    return HTML(scroll_box(shown_table(frame, *numbers).html))
 
 
 def calibration_view(name: str, content: bytes, beside=None):

@@ -64,7 +64,7 @@ from .style import (
     TABLE_CSS,
     WRAPPED_TEXT_CSS,
 )
-from .tables import HtmlTable, display_width, preview, to_html
+from .tables import HtmlTable, display_width, preview, scroll_box, to_html
 from .transcripts_view import (
     NOT_REACHED,
     OBSERVATION,
@@ -442,6 +442,8 @@ def report_outputs(report: LogReport) -> List[dict]:
             else "<br><small>6 is not run: a log does not record the sections its prompt "
             "was built from.</small>"
         )
+        if title == "What was cut":  # a row an output: hundreds on a long log
+            table_html = scroll_box(table_html)
         outputs.append(
             _html(
                 TABLE_CSS + LOG_TABLE_CSS + f"<b>{title}</b>" + table_html + notes,

@@ -1,5 +1,6 @@
 """One display rule for every interactive view of the lab."""
 
+import datetime
 import html
 
 import ipywidgets as widgets
@@ -70,6 +71,22 @@ def reading_line(files, doing: str) -> str:
     name, content, beside = split_upload(files)
     also = f" with {', '.join(beside)}" if beside else ""
     return f"{name} ({size_words(len(content))}){also}: reading it, {doing}..."
+
+
+def upload_value(files) -> tuple:
+    """What a browser sets as a FileUpload's value (ipywidgets 8) when `files`,
+    (name, bytes) pairs, are chosen at once: how tests and benchmarks upload."""
+    when = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
+    return tuple(
+        {
+            "name": name,
+            "type": "",
+            "size": len(content),
+            "content": memoryview(bytes(content)),
+            "last_modified": when,
+        }
+        for name, content in files
+    )
 
 
 def upload_files(upload: widgets.FileUpload) -> list:

@@ -24,7 +24,14 @@ from ..reports.paths import Listed
 from ..session import SessionRun
 from ..tokens import estimate_message_tokens, tool_call_name
 from ..trace import event_records
-from .style import PREVIEW_CHARS, PROSE_TABLE_CSS, TABLE_CSS, UNBROKEN_ITEM
+from .style import (
+    PREVIEW_CHARS,
+    PROSE_TABLE_CSS,
+    SCROLLING_TABLE_CSS,
+    SCROLLING_TABLE_HEIGHT_PX,
+    TABLE_CSS,
+    UNBROKEN_ITEM,
+)
 
 COMPRESSION_EVENTS = ("context_compression", "context_overflow")
 
@@ -177,6 +184,18 @@ def protection(messages: Sequence[Mapping], protect_tail: int) -> list:
         "head" if i < head else "tail" if i >= tail_start else ""
         for i in range(len(messages))
     ]
+
+
+def scroll_box(table_html: str) -> str:
+    """A long table in a frame that scrolls, its header in view: a log's table of a
+    few hundred rows stays one screen high."""
+    return (
+        SCROLLING_TABLE_CSS
+        + f'<div class="ccl-scrolling" style="max-height:{SCROLLING_TABLE_HEIGHT_PX}px;'
+        + 'overflow:auto">'
+        + table_html
+        + "</div>"
+    )
 
 
 def display_width(text: str) -> int:
