@@ -291,6 +291,12 @@ def test_a_log_gives_the_curve_the_cut_list_and_every_path():
     cut = next(html for html in shown if "<b>What was cut</b>" in html)
     paths = next(html for html in shown if "6 is not run" in html)
     assert 'class="ccl-scrolling"' in cut and 'class="ccl-scrolling"' not in paths
+    # paths that stop at the lab's threshold are said to, and why, above the table
+    if report.stops:
+        assert f"runs at {settings.threshold:,} tokens" in paths
+        assert f"{len(report.stops)} of the 5 paths" in paths or "all 5 paths" in paths
+    else:
+        assert "cannot fit this log" not in paths
 
 
 def test_environment_output_is_cut_like_a_tool_result():
@@ -519,3 +525,14 @@ def test_each_note_under_the_paths_table_is_a_line_of_its_own():
     # the sizes in a stop's reason are tokens, and say so
     for why in report.stops.values():
         assert re.search(r"largest left: a \w+ message of [\d,]+ tokens", why), why
+
+
+def test_paths_that_stop_at_the_chosen_threshold_are_said_to_above_the_table():
+    report = explore_file(LOGS / "codex_rollout.jsonl")  # the threshold chosen tight
+    shown = [o["text/html"] for o in report_outputs(report) if "text/html" in o]
+    paths = next(html for html in shown if "6 is not run" in html)
+    stopped = len(report.stops)
+    assert stopped, "the tightest threshold of the lab's replay stops some path"
+    which = "all 5 paths" if stopped == 5 else f"{stopped} of the 5 paths"
+    assert f"runs at {report.settings.threshold:,} tokens" in paths
+    assert f"{which} cannot fit this log in it" in paths

@@ -372,6 +372,25 @@ def cut_table(cut: pd.DataFrame) -> pd.DataFrame:
     return shown
 
 
+def paths_preface(report: LogReport) -> str:
+    """Why paths stop in the table under it, where they do: they run at the threshold
+    chosen for the lab's own replay, which cuts more than the article's paths may."""
+    if not report.stops:
+        return ""
+    run = len(report.paths) - 2  # not the record's row, nor budgeting's (not run)
+    stopped = len(report.stops)
+    how = "its summary bounded" + (
+        ", later user turns folded" if report.settings.fold_user_turns else ""
+    )
+    which = f"all {run} paths" if stopped == run else f"{stopped} of the {run} paths"
+    words = (
+        f"Each path runs at {report.settings.threshold:,} tokens, the threshold chosen "
+        f"above for the lab's own replay ({how}): {which} cannot fit this log in it "
+        "and stop. Give a larger threshold above to see how far each gets."
+    )
+    return f"<br><small>{html.escape(words)}</small>"
+
+
 def report_tables(report: LogReport) -> dict:
     """{title: (table, the HTML shown)} of a report: the cut list and the paths."""
     cut = cut_table(report.cut)
@@ -393,7 +412,8 @@ def report_tables(report: LogReport) -> dict:
         ),
         "Every path on this log": (
             report.paths,
-            to_html(report.paths, css_class=LOG_PATHS_TABLE)
+            paths_preface(report)
+            + to_html(report.paths, css_class=LOG_PATHS_TABLE)
             + "".join(
                 f"<br><small>{html.escape(path)} stopped: {html.escape(why)}</small>"
                 for path, why in report.stops.items()
