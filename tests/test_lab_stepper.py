@@ -200,6 +200,7 @@ def test_next_and_back_step_through_the_walk(stepper):
     stepper.round_slider.value = 9
     stepper.go(0)
     assert stepper.back_button.disabled and not stepper.next_button.disabled
+    assert "first state" in stepper.back_button.tooltip  # a disabled button says why
     seen = [stepper.view().state]
     while not stepper.next_button.disabled:
         stepper.next_button.click()
@@ -209,6 +210,7 @@ def test_next_and_back_step_through_the_walk(stepper):
             in stepper.diagram.value
         )
     assert seen == [s.state for s in walk]
+    assert "pick another round" in stepper.next_button.tooltip
     stepper.back_button.click()
     assert stepper.position == len(walk) - 2 and stepper.view().state == walk[-2].state
 

@@ -487,6 +487,15 @@ class StateMachineStepper(ShownAsWidget):
         view = self.view()
         self.back_button.disabled = self.position == 0
         self.next_button.disabled = self.position == len(walk) - 1
+        # a disabled button says why on hover: the round's walk ended (or began) here
+        self.next_button.tooltip = (
+            "the round's last state: pick another round on the slider"
+            if self.next_button.disabled
+            else "next state"
+        )
+        self.back_button.tooltip = (
+            "the round's first state" if self.back_button.disabled else "previous state"
+        )
         self.title.value = f'<b style="font-size:17px">{html.escape(view.title)}</b>'
         self.diagram.value = view.diagram
         self.explanation.value = (
