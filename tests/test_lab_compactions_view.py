@@ -4,6 +4,7 @@ import datetime
 from pathlib import Path
 
 from minilib.lab.compactions_view import (
+    NO_FIGURE,
     CompactionsExplorer,
     _short_name,
     compactions_frame,
@@ -102,4 +103,42 @@ def test_an_upload_gets_the_figure_the_chapter_draws_for_its_own_session():
         (d.name, list(d.y or ())) for d in chapter.data
     ]
     explorer.upload.value = upload_value([(no_usage.name, no_usage.read_bytes())])
-    assert explorer.figure.children == ()  # the last log's figure does not stay
+    # the last log's figure does not stay; why there is none is said
+    [said] = explorer.figure.children
+    assert said.value == f"<small>{NO_FIGURE}</small>"
+    explorer.upload.value = upload_value([("x.png", b"\x89PNG\r\n\x1a\n....")])
+    assert explorer.figure.children == ()  # a refused file: its line says why
+
+
+def test_the_upload_says_at_once_that_it_is_being_read():
+    from minilib.lab.shown import upload_value
+
+    explorer = CompactionsExplorer()
+    shown = []
+    explorer.output.observe(lambda change: shown.append(change["new"]), "value")
+    path = LOGS / "codex_compacted.jsonl"
+    explorer.upload.value = upload_value([(path.name, path.read_bytes())])
+    first, last = shown[0], shown[-1]
+    assert f"{path.name} ({path.stat().st_size:,} bytes): reading it" in first
+    assert "the agent&#x27;s own compactions: 2" in last
+
+
+def test_a_log_without_compactions_has_no_key_for_them():
+    """The legend names the agent's compactions only where there are some, and a
+    short log's axis marks whole rounds."""
+    from minilib.agents.windows import agent_window
+    from minilib.lab.agent_replay_view import agent_replay_of
+    from minilib.logs import load_log
+
+    viewer = LOGS.parent / "real" / "claude-code"
+    log = load_log(
+        viewer / "claude-code-viewer-v1.0.98-sonnet-4-todo-app-subagents.jsonl"
+    )
+    assert not log.compactions
+    figure, _, _ = agent_replay_of(log, agent_window(log)[0])
+    names = [trace.name for trace in figure.data]
+    assert "the agent compacted before this round" not in names
+    assert figure.layout.xaxis.dtick == 1  # 9 calls: a tick a round
+    compacted = load_log(viewer / "entire-91-b42542f24f-0.jsonl")
+    figure, _, _ = agent_replay_of(compacted, agent_window(compacted)[0])
+    assert "the agent compacted before this round" in [t.name for t in figure.data]

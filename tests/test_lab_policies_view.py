@@ -21,6 +21,7 @@ from minilib.lab.style import BROKEN_TRACE, OVERFLOW_COLOR, PROBLEM_CSS
 from minilib.lab.tradeoff_figure import tradeoff_figure, tradeoff_traces
 from minilib.logs.replay import load_transcript
 from minilib.policies.production.compare import measure_policy
+from minilib.session import DATA_DIR
 from minilib.tokens import estimate_tokens
 
 SHORT = "generated session, 200 tool calls, 4 user turns"
@@ -271,16 +272,31 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
     real_runs = policies_view.LogRuns
 
     def runs_of(*args, **kwargs):
-        seen_meanwhile.append((lab.problem.value, lab.table.value))
+        bars = {trace.visible for trace in lab.figure.data}
+        seen_meanwhile.append(
+            (lab.problem.value, lab.table.value, lab.status.value, bars)
+        )
         return real_runs(*args, **kwargs)
 
     monkeypatch.setattr(policies_view, "LogRuns", runs_of)
+    # the reading line goes once the table is shown, before the slider notes
+    lines_at_notes = []
+    real_notes = lab.note_inert
+
+    def note_inert(rows):
+        lines_at_notes.append(lab.problem.value)
+        return real_notes(rows)
+
+    monkeypatch.setattr(lab, "note_inert", note_inert)
     text = json.dumps(list(log_messages("m3_release_check.json")))
     upload(lab, "mine.json", text.encode())
     assert shown == ["uploaded: mine.json"]  # not the first log's table first
-    [(line, table)] = seen_meanwhile
+    [(line, table, status, bars)] = seen_meanwhile
     assert f"mine.json ({len(text.encode()):,} bytes): reading it" in line
-    assert table == ""  # never two logs on the screen at once
+    # never two logs on the screen at once: no table, status line or bars of the last
+    assert table == "" and status == "" and bars == {False}
+    assert {trace.visible for trace in lab.figure.data} == {True}  # the new log's
+    assert lines_at_notes == [""]
     assert lab.problem.value == "" and lab.table.value  # done: the line has gone
 
 
@@ -514,3 +530,27 @@ def test_a_log_without_usage_keeps_each_policys_defaults():
     upload(lab, "mine.json", text.encode())
     assert lab.current().counting is None and lab.window.value == 8_000
     assert "(estimated)" in lab.status.value
+
+
+def test_a_window_no_policy_can_run_at_is_said_once_in_words():
+    """A log whose system prompt and tools alone fill a window: every row is refused
+    for that one reason, said once in the status line (which wraps), in words."""
+    from minilib.lab.shown import upload_value
+
+    path = DATA_DIR / "real" / "claude-code" / "entire-98-78b713483d-0.jsonl"
+    lab = PolicyLab()
+    lab.upload.value = upload_value([(path.name, path.read_bytes())])
+    overhead = lab.current().counting.overhead
+    small = min(value for _, value in lab.window.options)
+    assert overhead >= small
+    lab.window.value = small
+    assert all("error" in row for row in lab.rows)
+    said = html.unescape(lab.status.value)
+    assert (
+        "no policy runs at this window: the system prompt and tool definitions " in said
+    )
+    assert (
+        f"alone ({overhead:,} tokens, overhead_tokens) fill the {small:,}-token" in said
+    )
+    lab.window.value = max(value for _, value in lab.window.options)
+    assert "no policy runs" not in lab.status.value

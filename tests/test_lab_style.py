@@ -38,6 +38,8 @@ CONTENT_CONSTANTS = {
     "BILL_LOG",
     "BILL_THRESHOLDS",
     "POOR_FIT",
+    "NO_FIGURE",
+    "FEW_ROUNDS",
     "OVERHEAD_PAST_FIRST",
     # what the chapters' exercises are about: their grids, logs and facts
     "GRID",

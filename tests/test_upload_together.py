@@ -68,3 +68,22 @@ def test_every_upload_point_takes_the_two_files_as_one_task():
     assert lab.choice.value == f"uploaded: {HISTORY.name}" and not lab.problem.value
     runs = lab.runs[lab.choice.value]
     assert runs.log.usage == load_log(HISTORY).usage
+
+
+def test_a_fit_on_too_few_calls_is_not_the_unit_of_the_rows():
+    """Three calls fit a calibration on one: its ratio would put every row at four
+    times the record. The rows count what each call sent instead, and say so."""
+    from minilib.measure.calibration import MIN_CALLS, calibrate
+    from minilib.policies.production.own_agent import log_counting
+
+    log = load_log(HISTORY)
+    assert calibrate(log).fitted_calls < MIN_CALLS
+    counting = log_counting(log)
+    assert not counting.calibrated and counting.counted_with.startswith("estimated")
+    recorded = sum(u.input_tokens for u in log.usage)
+    lab = PolicyLab()
+    uploaded(lab, FILES)
+    row = next(r for r in lab.rows if r["policy"] == "article")
+    assert row["tokens_sent"] <= recorded  # what the calls sent, not a runaway fit
+    enough = DATA_DIR / "real" / "claude-code" / "entire-e1-2c3e2b3f2a-0.jsonl"
+    assert log_counting(load_log(enough)).calibrated  # a log with calls to fit on

@@ -77,17 +77,19 @@ def agent_replay_figure(
 
 def _events(figure, log, row: dict, top: int) -> None:
     """The agent's compactions and clearings and the replay's, on the figure."""
-    for entry in row["recorded_compaction_rounds"] or ():
+    recorded = row["recorded_compaction_rounds"] or ()
+    for entry in recorded:
         figure.add_vline(
             x=entry["round"] - 0.5, line={"color": RECORDED_COLOR, "dash": "dash"}
         )
-    figure.add_scatter(  # the legend's key for the dashed lines
-        x=[None],
-        y=[None],
-        mode="lines",
-        name="the agent compacted before this round",
-        line={"color": RECORDED_COLOR, "dash": "dash"},
-    )
+    if recorded:  # the legend's key for the dashed lines, where there are any
+        figure.add_scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name="the agent compacted before this round",
+            line={"color": RECORDED_COLOR, "dash": "dash"},
+        )
     # A replay's triangle stands at the count that crossed its trigger: that window
     # was never sent (the compacted one was), so the line never shows it.
     replayed = row["compaction_rounds"]
@@ -154,8 +156,12 @@ def summaries_beside(log) -> List[str]:
 
 
 def agent_replay_of(log, window: int = 200_000):
-    """(figure, lines) for `log`: its own agent's row replayed at `window`."""
+    """(figure, lines, row) for `log`: its own agent's row replayed at `window`;
+    (None, [], None) for a log whose agent the lab does not replay on it (no usage to
+    count by, or too few calls to fit)."""
     row, lines = own_agent_row(log, window)
+    if row is None:
+        return None, [], None
     wrapped = [
         part
         for line in lines + summaries_beside(log)

@@ -28,7 +28,7 @@ from ..measure.calibration import (
 )
 from ..measure.recorded_usage import usage_rows
 from .prose import plural
-from .shown import TextUploadExplorer, described, upload_files
+from .shown import TextUploadExplorer, described, reading_line, upload_files
 from .style import (
     BASELINE_COLOR,
     BLUE,
@@ -43,6 +43,8 @@ from .tables import scroll_box, shown_table
 
 # a held-out median error over this: the fit is said to be poor
 POOR_FIT = 0.15
+# up to this many rounds, the axis marks every round (never half a round)
+FEW_ROUNDS = 20
 # an overhead this many times the first call's record is not an overhead alone
 OVERHEAD_PAST_FIRST = 1.5
 
@@ -250,6 +252,12 @@ def per_call_layout(figure: go.Figure, title: str, height: int) -> go.Figure:
         margin={"l": 60, "r": 20, "t": 50, "b": 40},
         legend={"orientation": "h", "yanchor": "top", "y": -0.18},
     )
+    rounds = max(
+        (x for trace in figure.data for x in (trace.x or ()) if x is not None),
+        default=0,
+    )
+    if rounds <= FEW_ROUNDS:  # a round a tick, never half rounds
+        figure.update_xaxes(dtick=1)
     return figure
 
 
@@ -344,7 +352,16 @@ class CalibrationExplorer(TextUploadExplorer):
     def render(self):
         if not self.upload.value:
             return None
-        name, content, beside = split_upload(upload_files(self.upload))
+        files = upload_files(self.upload)
+        line = reading_line(files, "fitting its count on its calls")
+        self.output.outputs = (  # at once: a large log takes a moment
+            {
+                "output_type": "display_data",
+                "data": {"text/plain": line, "text/html": html.escape(line)},
+                "metadata": {},
+            },
+        )
+        name, content, beside = split_upload(files)
         words, figure, frame, problem = described(
             calibration_view, name, content, parts=4, beside=beside
         )

@@ -89,6 +89,12 @@ def compactions_text(name: str, content: bytes) -> Tuple[str, bool]:
     )
 
 
+NO_FIGURE = (
+    "No figure for this log: the record beside the agent's own policy replayed is drawn "
+    "for logs whose agent the lab replays (Claude Code, Codex) and that record usage."
+)
+
+
 def compactions_figure(name: str, content: bytes, beside=None):
     """The figure chapter 7.10 draws for its bundled session, for an uploaded log:
     the agent's record beside its own policy replayed at its window, the compactions
@@ -105,8 +111,8 @@ def compactions_figure(name: str, content: bytes, beside=None):
         return None
     if AGENT_POLICY.get(log.shape) is None or not log.usage or not log.agent:
         return None
-    figure, _, row = agent_replay_of(log, agent_window(log)[0])
-    return figure if row is not None else None
+    figure, _, _ = agent_replay_of(log, agent_window(log)[0])
+    return figure
 
 
 class CompactionsExplorer(TextUploadExplorer):
@@ -116,7 +122,9 @@ class CompactionsExplorer(TextUploadExplorer):
 
     def __init__(self):
         super().__init__(
-            compactions_text, "Compactions explorer (run the notebook, then upload a log)"
+            compactions_text,
+            "Compactions explorer (run the notebook, then upload a log)",
+            "measuring the compactions it records",
         )
         self.figure = widgets.VBox()  # the figure of the log shown, or nothing
         self.widget = widgets.VBox([self.upload, self.output, self.figure])
@@ -130,4 +138,6 @@ class CompactionsExplorer(TextUploadExplorer):
         figure = compactions_figure(name, content, beside)
         if figure is not None:
             self.figure.children = (go.FigureWidget(figure),)
+        elif not self.problem:  # a log read, whose agent the lab does not replay
+            self.figure.children = (widgets.HTML(f"<small>{NO_FIGURE}</small>"),)
         return text

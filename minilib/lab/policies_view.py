@@ -107,6 +107,15 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     return f'<div class="ccl-policy-readout" style="font-size:13px;{tight}">{line}</div>'
 
 
+def refused_words(rows: Sequence[Mapping]) -> str:
+    """Where no policy runs at this window for one reason, that reason once, in a line
+    that wraps (beside each slider it is cut to fit)."""
+    reasons = {row.get("error") for row in rows}
+    if len(reasons) != 1 or None in reasons:
+        return ""
+    return f"; no policy runs at this window: {reasons.pop()}. Pick a larger window."
+
+
 def inert_reason(runs: LogRuns, key: str, window: int, slider) -> str:
     """Why `slider` can change nothing of `key`'s run on this log ("" when it can): the
     run at the slider's two ends is the same run. Checked again for each log and window,
@@ -296,8 +305,7 @@ class PolicyLab(ShownAsWidget):
                 f"<b>{html.escape(self.choice.value)}</b>.</div>"
             )
             return
-        # the last log's table goes at once: the screen never shows two logs
-        self.table.value = ""
+        self.clear_shown()  # the screen never shows two logs at once
         label = f"uploaded: {name}"
         runs = self.runs[label] = LogRuns(log=log)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
@@ -305,14 +313,16 @@ class PolicyLab(ShownAsWidget):
         # first log's table is neither computed nor shown before the uploaded one's.
         self._holding = True
         try:
-            self.choice.options = options + [label]
-            self.choice.value = label
+            # one message to the page: the list and its choice together, so the page
+            # never draws the list's first log for a moment
+            with self.choice.hold_sync():
+                self.choice.options = options + [label]
+                self.choice.value = label
             if runs.counting is not None:  # the window its agent ran at
                 self._show_window(runs.counting.window)
         finally:
             self._holding = False
         self.reset()
-        self.problem.value = ""  # read and replayed: the line has done its work
 
     def _show_window(self, window: int) -> None:
         """`window` chosen in the window list, added to it if it is not one of them."""
@@ -361,14 +371,27 @@ class PolicyLab(ShownAsWidget):
                 part.layout.grid_area = area
                 parts.append(part)
         self.slider_box.children = parts
+        rows = self.render()
+        if self.problem.value.startswith('<div class="ccl-reading"'):
+            self.problem.value = ""  # read and shown: the reading line has done its work
         # what the chart shows, named as the chapter's earlier charts are: it changes
-        # with the log and the window, so here, not on every slider move
+        # with the log and the window, so here, not on every slider move; named once
+        # its bars are the log's
         self.figure.layout.title.text = lab_chart_title(
             self.choice.value, self.window.value
         )
-        rows = self.render()
         self.note_inert(rows)
         return rows
+
+    def clear_shown(self) -> None:
+        """The last log's status line, table and bars gone, while a new one is read:
+        the line above says which file is being read."""
+        self.status.value = ""
+        self.table.value = ""
+        with self.figure.batch_update():
+            self.figure.layout.title.text = ""
+            for trace in self.figure.data:
+                trace.visible = False
 
     def note_inert(self, rows: List[dict]) -> None:
         """Beside each slider that can change nothing of its policy's run on this log,
@@ -417,6 +440,7 @@ class PolicyLab(ShownAsWidget):
             f"{plural(len(runs.baseline.per_round), 'round')}, "
             f"{plural(used, 'fact')} the agent used; "
             + counting_words(runs, self.window.value)
+            + html.escape(refused_words(rows))
             + "</div>"
         )
         # a policy's name and its rounds on one line, as in the chapter's tables
@@ -428,6 +452,7 @@ class PolicyLab(ShownAsWidget):
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):
                 shown.update(new)
+                shown.visible = new.get("visible", True)
         self.rows = rows
         return rows
 

@@ -34,8 +34,10 @@ class TextUploadExplorer(ShownAsWidget):
     arrives, a problem in the problem colours. `describe` is a pure function, so tests
     call it, and `render`, without a browser."""
 
-    def __init__(self, describe, text_form: str):
+    def __init__(self, describe, text_form: str, doing: str = "measuring it"):
         self.describe, self._text_form = describe, text_form
+        self.doing = doing  # what the line shown while the upload is read says
+        self.problem = False
         # several files at once: one task's files (Cline's two) are read together
         self.upload = widgets.FileUpload(
             accept="", multiple=True, description="Upload a log"
@@ -47,8 +49,15 @@ class TextUploadExplorer(ShownAsWidget):
     def render(self):
         if not self.upload.value:
             return None
-        name, content, _ = split_upload(upload_files(self.upload))
+        files = upload_files(self.upload)
+        # at once: a large log takes a moment, which must not look like nothing
+        self.output.value = (
+            f'<pre style="{REPORT_CSS}padding:6px 10px;{WRAPPED_TEXT_CSS}'
+            f'font-size:13px">{html.escape(reading_line(files, self.doing))}</pre>'
+        )
+        name, content, _ = split_upload(files)
         text, problem = described(self.describe, name, content)
+        self.problem = problem  # the upload was refused: what it shows is why
         style = PROBLEM_CSS if problem else REPORT_CSS
         self.output.value = (
             f'<pre style="{style}padding:6px 10px;{WRAPPED_TEXT_CSS}'

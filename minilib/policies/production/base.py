@@ -106,9 +106,10 @@ class Policy:
         else:
             overhead = check_int("overhead_tokens", overhead_tokens)
         if overhead >= self.window_tokens:
+            # said as what it is: the words a student reads beside a slider
             raise ValueError(
-                f"overhead_tokens must be less than the window "
-                f"({self.window_tokens:,}), got {overhead:,}"
+                f"the system prompt and tool definitions alone ({overhead:,} tokens, "
+                f"overhead_tokens) fill the {self.window_tokens:,}-token window"
             )
         self.overhead_tokens = overhead
         self.compactions: List[Compaction] = []

@@ -9,6 +9,7 @@ from typing import Callable, List, Optional
 from ...agents import home_of
 from ...agents.windows import agent_window
 from ...measure.calibration import (
+    MIN_CALLS,
     SENT_LABEL,
     THINKING_RULES,
     calibrate,
@@ -84,11 +85,25 @@ CALIBRATED_UNIT = (
 
 def own_agent_row(log, window: int, version: Optional[str] = None):
     """(row, lines) of the agent's own policy on `log` at `window`; None for a log of
-    an agent the lab does not replay, or one with no usage to count by."""
+    an agent the lab does not replay, or one with no usage to count by. Where its
+    calls are too few to fit a count on, it counts what each call sent, with the
+    overhead its first call measured, as the other rows of such a log do."""
     key = AGENT_POLICY.get(log.shape)
-    count, overhead, lines, missing = own_agent_count(log, None)
-    if key is None or count is None or not log.agent:
+    if key is None or not log.usage or not log.agent:
         return None, []
+    count, overhead, lines, missing = own_agent_count(log, None)
+    if count is None:
+        count = sent_counter(log)
+        overhead = measured_overhead(log, count)
+        beyond = (
+            "the policy's documented overhead"
+            if overhead is None
+            else f"the {overhead:,} tokens a call the first call measured beyond it"
+        )
+        lines = [
+            "the count: what each call sent (too few calls to fit a calibration on), "
+            f"with {beyond}"
+        ]
     row = compare_policies(
         log.messages,
         [key],
@@ -109,7 +124,9 @@ def own_agent_count(log, counting):
     if (counting is not None and counting.calibration is not None) or not log.usage:
         return None, None, [], 0
     calibration = calibrate(log)
-    if calibration is None:
+    # a fit on fewer calls than can be judged counts nothing a row may rest on: one
+    # call's ratio put a 3-call log at four times its record
+    if calibration is None or calibration.fitted_calls < MIN_CALLS:
         return None, None, [], 0
     count = calibration.counter(log, held_out=True)
     overhead = calibration.overhead(log, held_out=True)
