@@ -15,6 +15,7 @@ from minilib.lab.policy_rows import (
     comparison_frame,
     policy_catalogue,
     policy_rows,
+    row_problems,
     same_run,
 )
 from minilib.lab.style import BROKEN_TRACE, OVERFLOW_COLOR, PROBLEM_CSS
@@ -128,6 +129,7 @@ def test_an_uploaded_log_is_compared_and_a_bad_one_is_named():
     assert PROBLEM_CSS in lab.problem.value
     assert "still shows <b>uploaded: mine.json</b>" in lab.problem.value
     assert lab.choice.value == "uploaded: mine.json"  # the last good log stays
+    assert "mine.json" in lab.status.value and lab.table.value  # and is shown again
     upload(lab, "shot.png", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     assert "shot.png: a PNG image, not a text log" in lab.problem.value
     upload(lab, "mine.json", text.encode())
@@ -206,6 +208,8 @@ def test_the_chart_writes_tokens_saved_as_the_table_does():
         elif row["windows_invalid"]:  # no share: what it broke, as the line beside it
             assert text == f"{frame.loc[row['policy'], 'broken']:,} broken"
             assert frame.loc[row["policy"], "saved"] == "none"
+        elif row["task_gone_rounds"]:  # the table's share, and that it lost its task
+            assert text == frame.loc[row["policy"], "saved"] + ", task gone"
         else:
             assert text == frame.loc[row["policy"], "saved"]
 
@@ -225,8 +229,8 @@ def test_a_run_that_broke_windows_is_marked_in_the_chart_not_shown_as_a_plain_sa
             assert (
                 color == OVERFLOW_COLOR and text == f"{row['windows_invalid']:,} broken"
             )
-        elif row["overflow_round"] is None:
-            assert color != OVERFLOW_COLOR
+        elif row["overflow_round"] is None:  # red only where it lost its task
+            assert (color == OVERFLOW_COLOR) == bool(row["task_gone_rounds"])
     # the legend names the hatching, beside the bars it marks, only where there are any
     figure = tradeoff_figure(rows)
     assert [trace.name for trace in figure.data][:2] == ["tokens saved", BROKEN_TRACE]
@@ -273,8 +277,9 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
 
     def runs_of(*args, **kwargs):
         bars = {trace.visible for trace in lab.figure.data}
+        lines = {readout.value for readout in lab.readouts.values()}
         seen_meanwhile.append(
-            (lab.problem.value, lab.table.value, lab.status.value, bars)
+            (lab.problem.value, lab.table.value, lab.status.value, bars, lines)
         )
         return real_runs(*args, **kwargs)
 
@@ -291,10 +296,10 @@ def test_an_upload_shows_only_the_uploaded_log(monkeypatch):
     text = json.dumps(list(log_messages("m3_release_check.json")))
     upload(lab, "mine.json", text.encode())
     assert shown == ["uploaded: mine.json"]  # not the first log's table first
-    [(line, table, status, bars)] = seen_meanwhile
+    [(line, table, status, bars, lines)] = seen_meanwhile
     assert f"mine.json ({len(text.encode()):,} bytes): reading it" in line
     # never two logs on the screen at once: no table, status line or bars of the last
-    assert table == "" and status == "" and bars == {False}
+    assert table == "" and status == "" and bars == {False} and lines == {""}
     assert {trace.visible for trace in lab.figure.data} == {True}  # the new log's
     assert lines_at_notes == [""]
     assert lab.problem.value == "" and lab.table.value  # done: the line has gone
@@ -554,3 +559,21 @@ def test_a_window_no_policy_can_run_at_is_said_once_in_words():
     )
     lab.window.value = max(value for _, value in lab.window.options)
     assert "no policy runs" not in lab.status.value
+
+
+def test_a_window_without_its_task_is_a_problem_shown_like_a_stop():
+    """LangChain's trims keep the newest messages: the person's first message, the
+    task, leaves the window and nothing quotes it. The row counts those windows, and
+    the line beside the slider and the chart's label say so; a policy that keeps the
+    task, or folds it into a summary it wrote, loses it in no window."""
+    from minilib.lab.tradeoff_figure import saved_text
+
+    runs = LogRuns(log_messages("generated session, 200 tool calls, 4 user turns"))
+    trimmed = runs.row("langchain-trim-human", 8_000)
+    assert trimmed["task_gone_rounds"] > 0 and trimmed["overflow_round"] is None
+    assert f"the task gone from {trimmed['task_gone_rounds']:,} windows" in (
+        row_problems(trimmed)
+    )
+    assert saved_text(trimmed).endswith(", task gone")
+    for key in ("article", "claude-code", "swe-agent-last-n", "codex"):
+        assert runs.row(key, 8_000)["task_gone_rounds"] == 0, key

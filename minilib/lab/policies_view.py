@@ -296,6 +296,7 @@ class PolicyLab(ShownAsWidget):
             )
             + "</div>"
         )
+        self.clear_shown()  # the screen never shows two logs at once
         try:
             name, log = uploaded_log(self.upload)
         except LogFileError as error:
@@ -304,8 +305,11 @@ class PolicyLab(ShownAsWidget):
                 f"{html.escape(str(error))}<br>The table below still shows "
                 f"<b>{html.escape(self.choice.value)}</b>.</div>"
             )
+            self.render()  # the last log back, its rows known: a moment
+            self.figure.layout.title.text = lab_chart_title(
+                self.choice.value, self.window.value
+            )
             return
-        self.clear_shown()  # the screen never shows two logs at once
         label = f"uploaded: {name}"
         runs = self.runs[label] = LogRuns(log=log)
         options = [o for o in self.choice.options if not o.startswith("uploaded: ")]
@@ -388,6 +392,8 @@ class PolicyLab(ShownAsWidget):
         the line above says which file is being read."""
         self.status.value = ""
         self.table.value = ""
+        for readout in self.readouts.values():  # each slider's line, the last log's
+            readout.value = ""
         with self.figure.batch_update():
             self.figure.layout.title.text = ""
             for trace in self.figure.data:

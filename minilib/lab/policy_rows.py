@@ -117,6 +117,8 @@ def row_problems(row: Mapping) -> List[str]:
         problems.append(f"stopped at round {row['overflow_round']:,}")
     if row.get("windows_invalid"):
         problems.append(plural(row["windows_invalid"], "broken window"))
+    if row.get("task_gone_rounds"):
+        problems.append(f"the task gone from {plural(row['task_gone_rounds'], 'window')}")
     if row.get("facts_lost"):
         problems.append(plural(row["facts_lost"], "fact") + " lost")
     return problems
@@ -166,3 +168,9 @@ def broke_windows(row: Mapping) -> bool:
         and row["overflow_round"] is None
         and bool(row.get("windows_invalid"))
     )
+
+
+def lost_task(row: Mapping) -> bool:
+    """Whether a run sent windows without its task (the log's first user message, or
+    a summary quoting it): what it saved, it saved by forgetting what it was for."""
+    return "error" not in row and bool(row.get("task_gone_rounds"))

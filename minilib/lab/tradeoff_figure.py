@@ -7,7 +7,7 @@ from typing import List, Mapping, Sequence
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from .policy_rows import broke_windows, cache_percent, saved_percent
+from .policy_rows import broke_windows, cache_percent, lost_task, saved_percent
 from .style import (
     AGING_COLOR,
     BAR_LABEL_OUTSIDE,
@@ -79,6 +79,7 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
     share: what it cut by breaking them is not a saving an agent could have had."""
     stopped = ["error" in row or row["overflow_round"] is not None for row in rows]
     broken = [broke_windows(row) for row in rows]
+    forgot = [lost_task(row) for row in rows]
     return _panel_bars(
         [row["policy"] for row in rows],
         1,
@@ -94,8 +95,8 @@ def saved_bars(rows: Sequence[Mapping]) -> dict:
         text=[saved_text(row) for row in rows],
         textfont=dict(
             color=[
-                OVERFLOW_COLOR if stop or bad else TEXT_COLOR
-                for stop, bad in zip(stopped, broken)
+                OVERFLOW_COLOR if stop or bad or gone else TEXT_COLOR
+                for stop, bad, gone in zip(stopped, broken, forgot)
             ]
         ),
         **BAR_LABEL_OUTSIDE,
@@ -127,6 +128,8 @@ def saved_text(row: Mapping) -> str:
         return f"stopped at round {row['overflow_round']:,}"
     if broke_windows(row):  # short: it sits between the bar and the next panel
         return f"{row['windows_invalid']:,} broken"
+    if lost_task(row):  # a saving made by forgetting the task, said like a stop
+        return f"{saved_percent(row)}, task gone"
     return saved_percent(row)
 
 

@@ -126,7 +126,8 @@ def stop_reason(overflow) -> str:
     written = f", written by {overflow.written_by}" if overflow.written_by else ""
     return (
         f"needed {overflow.tokens:,} of {overflow.threshold:,}, nothing more it may "
-        f"cut; largest left: a {overflow.largest_role} message of "
+        f"cut; largest left: {article(overflow.largest_role)} {overflow.largest_role} "
+        "message of "
         f"{overflow.largest_tokens:,} tokens{written}"
     )
 
@@ -144,3 +145,9 @@ def baseline_row(messages: Sequence[Mapping]) -> Dict:
         "extra_calls": 0,
         "outputs_whole": f"{outputs} of {outputs}",
     }
+
+
+def article(word: str) -> str:
+    """The article before a role: "an assistant message", "a user message" (the "u"
+    of the roles a message has is read "you")."""
+    return "an" if word[:1].lower() in "aeio" else "a"

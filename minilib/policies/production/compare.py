@@ -272,6 +272,8 @@ def measure_policy(
 # facts may keep in one process, about 130 MB: a long log's replays wait for them then,
 # rather than keep gigabytes of windows.
 MAX_WAITING_MESSAGES = 16_000_000
+# the task is looked for by this much of its first line (a summary may cut it after)
+TASK_LINE_CHARS = 60
 
 
 class PolicyMeasurement:
@@ -309,6 +311,13 @@ class PolicyMeasurement:
                 counted, estimate_message_tokens, estimate_message_tokens, prepared
             )
         self.replies = [m for m in prepared if m["role"] == "assistant"]
+        # the task: the log's first user message; a window that holds neither it nor
+        # a summary quoting its first line has lost what the agent was asked to do
+        self.task = next((m for m in prepared if m["role"] == "user"), None)
+        text = (self.task or {}).get("content") or ""
+        self.task_line = text.strip().split("\n", 1)[0][:TASK_LINE_CHARS]
+        self.task_gone: List[int] = []  # the rounds whose window lost it
+        self.logged = {id(message) for message in prepared}
         self.meter = RunMeter(
             None, self.count_message, self.prices, known_estimates=self.estimates
         )
@@ -362,8 +371,23 @@ class PolicyMeasurement:
                         step - 1, named, tool, "{}", message.get("content") or ""
                     )
         meter.sent(step, window, measured=measured)
+        if self.task_line and not self.holds_task(window):
+            self.task_gone.append(step)
         if tracer is not None:
             tracer.model_call(step, "decision", window, self.replies[step])
+
+    def holds_task(self, window) -> bool:
+        """Whether `window` holds the task: the message itself (near the start, as a
+        policy keeps it), a message quoting its first line, or a summary the policy
+        wrote (a message not of the log, not a cleared result): a real summary
+        carries the task, and what a stand-in keeps of it is not the policy's."""
+        if any(message is self.task for message in window[:4]):
+            return True
+        return any(
+            self.task_line in (m.get("content") or "")
+            or (m.get("role") != "tool" and id(m) not in self.logged)
+            for m in window
+        )
 
     def row(self) -> dict:
         """The policy's row (`policy_row`, with the agent's own record)."""
@@ -371,7 +395,9 @@ class PolicyMeasurement:
             raise RuntimeError("a row needs the replay run and the log's facts given")
         run = self.run
         costs = self.meter.costs(run.rounds_total, run.overflow_round, self.counted_with)
-        return with_recorded(policy_row(run, costs, self.policy), self.agent_log)
+        row = with_recorded(policy_row(run, costs, self.policy), self.agent_log)
+        row["task_gone_rounds"] = len(self.task_gone)
+        return row
 
 
 def _known(counted, counter, count_message, messages) -> KnownCounts:
