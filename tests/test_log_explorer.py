@@ -537,3 +537,20 @@ def test_paths_that_stop_at_the_chosen_threshold_are_said_to_above_the_table():
     which = "all 5 paths" if stopped == 5 else f"{stopped} of the 5 paths"
     assert f"runs at {report.settings.threshold:,} tokens" in paths
     assert f"{which} cannot fit this log in it" in paths
+
+
+@pytest.mark.parametrize(
+    "name, prices, note",
+    [
+        ("codex_rollout.jsonl", "OpenAI prompt caching", False),
+        ("gemini_session.json", "Anthropic prompt caching", True),
+        ("claude_code_session.jsonl", "Anthropic prompt caching", False),
+    ],
+)
+def test_the_cache_is_priced_as_the_logs_provider_prices_it_or_says_it_is_not(
+    name, prices, note
+):
+    costs = explore_file(LOGS / name).costs
+    assert f"under {prices}" in costs
+    assert ("these are the lab's default prices" in costs) == note
+    assert "of those written a second time" in costs

@@ -44,6 +44,7 @@ from ..logs.replay import (
     replay_transcript,
     with_output_ids,
 )
+from ..measure.cache import DEFAULT_PRICES
 from ..measure.costs import ESTIMATED, measure_replay
 from ..measure.used_facts import used_facts
 from ..policies.on_logs import path_rows
@@ -282,6 +283,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         rounds_total=log.rounds,
         counted_with=ESTIMATED,
         used=facts_used(text, name),
+        prices=cache_prices_of(log),
     )
     header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole
@@ -307,7 +309,7 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         .rename(columns=lambda name: name.replace("_", " ")),
         settings=settings,
         choice=choice,
-        costs=format_costs(costs),
+        costs=format_costs(costs) + default_prices_note(log),
         stops={
             row["path"]: row["why_it_stopped"]
             for row in rows
@@ -370,6 +372,28 @@ def cut_table(cut: pd.DataFrame) -> pd.DataFrame:
     shown["tool"] = [preview(str(name), LOG_TOOL_COLUMNS) for name in shown["tool"]]
     shown["error"] = [preview(str(code), LOG_ERROR_COLUMNS) for code in shown["error"]]
     return shown
+
+
+def cache_prices_of(log) -> str:
+    """The prompt-cache prices of the provider the log names (its billed calls'): the
+    lab's default (Anthropic's 5-minute cache) where it names none the lab prices."""
+    return "openai" if providers_of(log) == {"openai"} else DEFAULT_PRICES
+
+
+def providers_of(log) -> set:
+    return {call.provider for call in getattr(log, "billed", ()) if call.provider}
+
+
+def default_prices_note(log) -> str:
+    """Where the cache is priced by the lab's default though the log names another
+    provider, a line that says so."""
+    others = providers_of(log) - {"anthropic", "openai"}
+    if not others:
+        return ""
+    return (
+        f"\n  (the log's provider, {', '.join(sorted(others))}, prices its cache "
+        "otherwise: these are the lab's default prices)"
+    )
 
 
 def paths_preface(report: LogReport) -> str:

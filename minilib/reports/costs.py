@@ -46,7 +46,7 @@ def format_costs(costs: RunCosts) -> str:
     prices = CACHE_PRICES[costs.cache.prices]
     lines.append(
         f"prompt cache: {costs.cache.reused:,} tokens reused, {costs.cache.written:,} "
-        f"written, {costs.cache.rewritten:,} of them again"
+        f"written, {costs.cache.rewritten:,} of those written a second time"
     )
     breaks = plural(costs.cache.breaks, "round")
     lines.append(f"  because a compression changed the prefix ({breaks})")
