@@ -2,7 +2,6 @@
 for a student's own log, driven without a browser."""
 
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 
 from minilib.lab.agent_replay_view import agent_replay_of
@@ -15,6 +14,7 @@ from minilib.lab.calibration_view import (
     calibration_view,
     scrolling_table,
 )
+from minilib.lab.shown import upload_value
 from minilib.logs import load_log
 from minilib.session import DATA_DIR
 
@@ -129,15 +129,7 @@ def test_a_fault_of_the_lab_on_an_upload_is_a_line_naming_the_file(monkeypatch):
     monkeypatch.setattr(view, "calibrated_log", broken)
     explorer = CalibrationExplorer()
     content = SESSION.read_bytes()
-    explorer.upload.value = (
-        {
-            "name": "mine.jsonl",
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": datetime(2026, 1, 1, tzinfo=timezone.utc),
-        },
-    )
+    explorer.upload.value = upload_value([("mine.jsonl", content)])
     words = explorer.render()  # what it showed (an Output widget needs a kernel)
     assert words.startswith(
         "mine.jsonl: the lab failed to read it (KeyError: 'median_abs_error')"

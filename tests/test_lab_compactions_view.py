@@ -12,6 +12,7 @@ from minilib.lab.compactions_view import (
     compactions_text,
     real_compactions_frame,
 )
+from minilib.lab.shown import upload_value
 from minilib.measure.compactions import real_compactions
 
 LOGS = Path(__file__).resolve().parent.parent / "data" / "logs"
@@ -51,15 +52,7 @@ def test_the_explorer_shows_what_it_was_given():
     explorer = CompactionsExplorer()
     assert explorer.render() is None and explorer.output.value == ""
     content = (LOGS / "codex_compacted.jsonl").read_bytes()
-    explorer.upload.value = (
-        {
-            "name": "rollout.jsonl",
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": EPOCH,
-        },
-    )
+    explorer.upload.value = upload_value([("rollout.jsonl", content)])
     assert "the agent&#x27;s own compactions: 2" in explorer.output.value
     # wrapped at its spaces: JupyterLab breaks a <pre> line anywhere, a path mid-word
     assert "word-break:normal;overflow-wrap:break-word" in explorer.output.value

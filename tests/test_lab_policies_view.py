@@ -1,6 +1,5 @@
 """Chapter 10's policy lab, driven without a browser: a slider re-runs its own policy."""
 
-import datetime as dt
 import html
 import json
 import re
@@ -18,6 +17,7 @@ from minilib.lab.policy_rows import (
     row_problems,
     same_run,
 )
+from minilib.lab.shown import upload_value
 from minilib.lab.style import BROKEN_TRACE, OVERFLOW_COLOR, PROBLEM_CSS
 from minilib.lab.tradeoff_figure import tradeoff_figure, tradeoff_traces
 from minilib.logs.replay import load_transcript
@@ -104,15 +104,7 @@ def test_a_new_window_resets_the_sliders_to_its_defaults():
 
 
 def upload(lab, name, content: bytes):
-    lab.upload.value = (
-        {
-            "name": name,
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc),
-        },
-    )
+    lab.upload.value = upload_value([(name, content)])
 
 
 def test_an_uploaded_log_is_compared_and_a_bad_one_is_named():

@@ -29,6 +29,7 @@ from minilib.lab.log_explorer import (
     report_outputs,
     report_tables,
 )
+from minilib.lab.shown import upload_value
 from minilib.lab.style import LOG_ERROR_COLUMNS, LOG_TOOL_COLUMNS
 from minilib.lab.tables import _text
 from minilib.lab.transcripts_view import OBSERVATION
@@ -95,15 +96,7 @@ def table_px(table) -> float:
 
 
 def upload(explorer, name, content: bytes):
-    explorer.upload.value = (
-        {
-            "name": name,
-            "type": "",
-            "size": len(content),
-            "content": memoryview(content),
-            "last_modified": EPOCH,
-        },
-    )
+    explorer.upload.value = upload_value([(name, content)])
 
 
 def readable(path):

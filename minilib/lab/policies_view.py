@@ -306,9 +306,7 @@ class PolicyLab(ShownAsWidget):
                 f"<b>{html.escape(self.choice.value)}</b>.</div>"
             )
             self.render()  # the last log back, its rows known: a moment
-            self.figure.layout.title.text = lab_chart_title(
-                self.choice.value, self.window.value
-            )
+            self.show_title()
             return
         label = f"uploaded: {name}"
         runs = self.runs[label] = LogRuns(log=log)
@@ -381,11 +379,14 @@ class PolicyLab(ShownAsWidget):
         # what the chart shows, named as the chapter's earlier charts are: it changes
         # with the log and the window, so here, not on every slider move; named once
         # its bars are the log's
+        self.show_title()
+        self.note_inert(rows)
+        return rows
+
+    def show_title(self) -> None:
         self.figure.layout.title.text = lab_chart_title(
             self.choice.value, self.window.value
         )
-        self.note_inert(rows)
-        return rows
 
     def clear_shown(self) -> None:
         """The last log's status line, table and bars gone, while a new one is read:

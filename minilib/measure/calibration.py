@@ -98,7 +98,8 @@ class CalibrationError(ValueError):
     """A calibration file that cannot be read, or a log that cannot be calibrated."""
 
 
-_CLAUDE = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|[-\[@.])")
+# a Claude model, its family and version: what the thinking and text rules go by
+CLAUDE_MODEL = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|[-\[@.])")
 
 
 def thinking_rule(model: str) -> str:
@@ -106,7 +107,7 @@ def thinking_rule(model: str) -> str:
     turn's for Opus 4.5 and later and Sonnet 4.6 and later, and drops earlier turns'
     for older models (extended-thinking docs); other providers' rule is taken as the
     older one (the thinking of the loop under way), the one the lab can see."""
-    match = _CLAUDE.search(model or "")
+    match = CLAUDE_MODEL.search(model or "")
     if not match:
         return TOOL_LOOP
     family, major, minor = match.group(1), int(match.group(2)), int(match.group(3) or 0)

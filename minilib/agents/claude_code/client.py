@@ -27,7 +27,6 @@ log records, it adds:
 (True, False)
 """
 
-import re
 from typing import Callable, List, Mapping, Optional, Sequence
 
 from ...measure.client import PLACEHOLDER, Client
@@ -47,7 +46,6 @@ COMPACTABLE_TOOLS = behaviour.MICROCOMPACT_TOOLS | frozenset(
     "edit_file edit replace apply_patch str_replace_editor replace_in_file file_editor "
     "write_file write write_to_file".split()
 )
-CLAUDE_MODEL = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)(?:-(\d{1,2}))?(?=$|[-\[@.])")
 # the record fell by at least this share of itself: a clearing, not noise
 FALL_SHARE = 0.1
 
@@ -70,6 +68,8 @@ class ClaudeCodeClient(Client):
     def text_rule(model: str) -> Callable[[str], int]:
         """With a Claude model, the article's rule reweighted by character class as
         Claude's API counted Claude Code's text (`text.py`, fitted on such sessions)."""
+        from ...measure.calibration import CLAUDE_MODEL  # at use: calibration finds us
+
         return claude_text_tokens if CLAUDE_MODEL.search(model) else estimate_text_tokens
 
     @staticmethod

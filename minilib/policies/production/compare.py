@@ -318,6 +318,7 @@ class PolicyMeasurement:
         self.task_line = text.strip().split("\n", 1)[0][:TASK_LINE_CHARS]
         self.task_gone: List[int] = []  # the rounds whose window lost it
         self.logged = {id(message) for message in prepared}
+        self._carrying: Dict[int, tuple] = {}  # id(message) -> (it, holds the task)
         self.meter = RunMeter(
             None, self.count_message, self.prices, known_estimates=self.estimates
         )
@@ -383,11 +384,19 @@ class PolicyMeasurement:
         carries the task, and what a stand-in keeps of it is not the policy's."""
         if any(message is self.task for message in window[:4]):
             return True
-        return any(
-            self.task_line in (m.get("content") or "")
-            or (m.get("role") != "tool" and id(m) not in self.logged)
-            for m in window
+        return any(map(self._carries_task, window))
+
+    def _carries_task(self, message: Mapping) -> bool:
+        """`holds_task` of one message, found once: a window sends the same
+        messages round after round (held with its answer, so its id stays its own)."""
+        known = self._carrying.get(id(message))
+        if known is not None and known[0] is message:
+            return known[1]
+        carries = self.task_line in (message.get("content") or "") or (
+            message.get("role") != "tool" and id(message) not in self.logged
         )
+        self._carrying[id(message)] = (message, carries)
+        return carries
 
     def row(self) -> dict:
         """The policy's row (`policy_row`, with the agent's own record)."""

@@ -58,11 +58,9 @@ def log_counting(log, version: Optional[str] = None) -> Optional[LogCounting]:
     window, why, _ = agent_window(log)
     count, overhead, lines, missing = own_agent_count(log, None)
     if count is None:
-        count_tokens = sent_counter(log)
+        count_tokens, overhead = sent_count(log)
         counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
-        return LogCounting(
-            window, why, count_tokens, counted_with, measured_overhead(log, count_tokens)
-        )
+        return LogCounting(window, why, count_tokens, counted_with, overhead)
     counting = LogCounting(
         window, why, count, CALIBRATED_UNIT, overhead, lines=lines, calibrated=True
     )
@@ -93,8 +91,7 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
         return None, []
     count, overhead, lines, missing = own_agent_count(log, None)
     if count is None:
-        count = sent_counter(log)
-        overhead = measured_overhead(log, count)
+        count, overhead = sent_count(log)
         beyond = (
             "the policy's documented overhead"
             if overhead is None
@@ -114,6 +111,13 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
         agent_parameters=own_agent_parameters(log, version, overhead, missing, count),
     )[0]
     return row, lines
+
+
+def sent_count(log) -> tuple:
+    """(what each call sent, the overhead its first call measured beyond it): the count
+    of a log whose calls are too few to fit a calibration on."""
+    count = sent_counter(log)
+    return count, measured_overhead(log, count)
 
 
 def own_agent_count(log, counting):
