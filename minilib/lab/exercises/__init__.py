@@ -96,7 +96,11 @@ def check(name: str, answer) -> Verdict:
 
 
 def _said(words: str, right: bool = False) -> Verdict:
-    print(textwrap.fill(words, PRINTED_COLUMNS, subsequent_indent="  "))
+    print(
+        textwrap.fill(
+            words, PRINTED_COLUMNS, subsequent_indent="  ", break_on_hyphens=False
+        )
+    )
     return Verdict(right)
 
 
