@@ -191,6 +191,78 @@ def test_a_call_that_only_appended_reads_what_the_last_call_sent():
     assert openai["cache_write_5m"] == openai["cache_write_1h"] == 0
 
 
+def test_a_call_answering_a_person_is_billed_as_the_share_of_such_calls_that_missed():
+    from dataclasses import replace
+
+    from minilib.measure.predicted_bill import CacheBehaviour, SentCall, split_prompt
+
+    behaviour = CacheBehaviour("anthropic", 300.0, 0.0, 0, 20_000)
+    missing = replace(behaviour, turn_miss_share=0.25, turn_miss_read=20_000)
+    turn = SentCall(120_000, 100_000, 60.0, 500, turn_start=True)
+    hit = split_prompt(turn, behaviour, False)
+    blended = split_prompt(turn, missing, False)
+    assert hit["cache_read"] == 100_000
+    assert blended["cache_read"] == round(0.75 * 100_000 + 0.25 * 20_000)
+    assert blended["cache_write_5m"] == round(0.75 * 20_000 + 0.25 * 100_000)
+    assert sum(blended[k] for k in ("input", "cache_read", "cache_write_5m")) == 120_000
+    # a call inside a turn, or one after the cache expired, is not blended
+    inside = SentCall(120_000, 100_000, 60.0, 500)
+    assert split_prompt(inside, missing, False) == hit
+    late = SentCall(120_000, 100_000, 400.0, 500, turn_start=True)
+    assert split_prompt(late, missing, False) == split_prompt(late, behaviour, False)
+
+
+def _billed(message, prompt, read):
+    from minilib.logs.base import BilledCall
+
+    return BilledCall(
+        key=f"m{message}",
+        model="claude-sonnet-4-5",
+        provider="anthropic",
+        input=0,
+        cache_read=read,
+        cache_write_5m=prompt - read,
+        cache_write_1h=0,
+        output=10,
+        where="",
+        message=message,
+    )
+
+
+def test_the_share_of_turns_that_missed_is_fitted_on_turns_inside_the_ttl():
+    from minilib.measure.predicted_bill import CacheBehaviour
+
+    calls = [
+        _billed(1, 20_000, 0),
+        _billed(3, 30_000, 20_000),  # inside a turn: not counted
+        _billed(5, 40_000, 30_000),  # a person's turn, read all
+        _billed(7, 50_000, 15_000),  # a person's turn, missed
+        _billed(9, 60_000, 0),  # a person's turn after an hour: expired, not counted
+    ]
+    gaps = {5: 40.0, 7: 30.0, 9: 3_600.0}
+    behaviour = CacheBehaviour.fitted(calls, 0, gaps)
+    assert behaviour.turn_miss_share == 0.5 and behaviour.turn_miss_read == 15_000
+    assert CacheBehaviour.fitted(calls, 0).turn_miss_share == 0.0
+
+
+def test_billing_a_persons_turns_as_their_share_of_misses_brings_the_bill_nearer():
+    """On pi's Sonnet session, nearly half the calls that answer a person read
+    nothing from the cache: priced as all hits, the second half is far under the
+    record; priced by the first half's share of misses, it is near it."""
+    from dataclasses import replace
+
+    from minilib.measure.predicted_bill import errors_by_kind, price_calls
+
+    _, predicted = _predicted(REAL / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl")
+    assert predicted.behaviour.turn_miss_share > 0.2
+    start = predicted.held_out_from
+    blended = errors_by_kind(predicted, start)["usd_total"]
+    hits = replace(predicted.behaviour, turn_miss_share=0.0)
+    plain = price_calls([predicted.model] * len(predicted.sent), hits, predicted.sent)
+    plain.recorded, plain.recorded_usd = predicted.recorded, predicted.recorded_usd
+    assert abs(blended) < 0.10 < abs(errors_by_kind(plain, start)["usd_total"])
+
+
 def test_the_predicted_bill_reads_nothing_of_the_calls_own_usage(tmp_path):
     """The prompts come from the messages, the cache behaviour from the first half
     of the record: a copy whose second half records no usage predicts the same."""

@@ -35,6 +35,8 @@ FIVE_MINUTES, ONE_HOUR = 300.0, 3600.0
 # of 128 tokens past the first 1,024 (OpenAI prompt caching guide).
 OPENAI_TTL, OPENAI_BLOCK, OPENAI_MINIMUM = 600.0, 128, 1024
 AUTOMATIC = ("openai", "google")
+# A call read less than this share of the last call's prompt: its history was gone.
+MISSED = 0.6
 
 
 @dataclass(frozen=True)
@@ -49,10 +51,24 @@ class CacheBehaviour:
     # what the log's first call read, of its prompt: a session resumed or begun
     # mid-way finds its history cached already; None where no record shows it
     first_read_share: Optional[float] = None
+    # A call that starts a person's turn, inside the time to live, still finds its
+    # history gone from the cache now and then (after an interrupt, a background
+    # task's note, or for nothing the log shows): of those calls, the share that
+    # did, and what such a call read. A prediction bills each such call as that
+    # share of a miss: right on average, never on the one call.
+    turn_miss_share: float = 0.0
+    turn_miss_read: int = 0
 
     @classmethod
-    def fitted(cls, calls: Sequence, overhead: int = 0) -> "CacheBehaviour":
-        """Fitted on `calls` (BilledCall, in order: the calls the fit may see)."""
+    def fitted(
+        cls,
+        calls: Sequence,
+        overhead: int = 0,
+        turn_gaps: Optional[Mapping[int, Optional[float]]] = None,
+    ) -> "CacheBehaviour":
+        """Fitted on `calls` (BilledCall, in order: the calls the fit may see);
+        `turn_gaps` maps the message of each call that starts a person's turn to the
+        seconds since the call before it was sent."""
         provider = next((c.provider for c in calls if c.provider), "")
         written = sum(c.cache_write_5m + c.cache_write_1h for c in calls)
         hour = sum(c.cache_write_1h for c in calls)
@@ -65,7 +81,7 @@ class CacheBehaviour:
         breaks = [
             b.cache_read
             for a, b in zip(calls, calls[1:])
-            if 0 < b.cache_read < 0.6 * a.prompt
+            if 0 < b.cache_read < MISSED * a.prompt
         ]
         prefix = round(median(breaks)) if breaks else overhead
         if provider in AUTOMATIC:
@@ -73,7 +89,25 @@ class CacheBehaviour:
         first = (
             calls[0].cache_read / calls[0].prompt if calls and calls[0].prompt else None
         )
-        return cls(provider, ttl, share, uncached, prefix, first)
+        turns = [
+            (a, b)
+            for a, b in zip(calls, calls[1:])
+            if turn_gaps
+            and b.message in turn_gaps
+            and (turn_gaps[b.message] or 0) <= ttl
+            and a.prompt
+        ]
+        missed = [b.cache_read for a, b in turns if b.cache_read < MISSED * a.prompt]
+        return cls(
+            provider,
+            ttl,
+            share,
+            uncached,
+            prefix,
+            first,
+            len(missed) / len(turns) if turns else 0.0,
+            round(median(missed)) if missed else 0,
+        )
 
 
 def _first_read(call: "SentCall", behaviour: CacheBehaviour) -> int:
@@ -97,12 +131,25 @@ class SentCall:
     shared: int
     gap_seconds: Optional[float]
     output: int
+    turn_start: bool = False  # the call answers a person's message
 
 
 def split_prompt(call: SentCall, behaviour: CacheBehaviour, first: bool) -> dict:
-    """A call's prompt split as the bill counts it (`bill.KINDS`)."""
+    """A call's prompt split as the bill counts it (`bill.KINDS`); a call that starts
+    a person's turn as the client's share of such calls that missed the cache."""
     expired = _expired(call, behaviour)
     shared = 0 if expired else (_first_read(call, behaviour) if first else call.shared)
+    miss = behaviour.turn_miss_share
+    if expired or first or not call.turn_start or not miss:
+        return _split(call, behaviour, shared)
+    hit = _split(call, behaviour, shared)
+    missed = _split(call, behaviour, min(behaviour.turn_miss_read, shared))
+    counts = {k: round((1 - miss) * hit[k] + miss * missed[k]) for k in KINDS}
+    counts["input"] = call.prompt - sum(counts[k] for k in KINDS[1:4])  # rounding
+    return counts
+
+
+def _split(call: SentCall, behaviour: CacheBehaviour, shared: int) -> dict:
     counts = dict.fromkeys(KINDS, 0)
     counts["output"] = call.output
     if behaviour.provider in AUTOMATIC:
@@ -130,10 +177,12 @@ def sent_calls(
     outputs: Sequence[int],
     prefix: int,
     reused: Optional[Sequence[int]] = None,
+    turn_starts: Sequence[bool] = (),
 ) -> List[SentCall]:
     """Calls from what each sent: a call whose history did not change shares the
     whole of the last call's prompt; one whose history changed shares the cached
-    prefix and, in a replay, the messages before the change (`reused`)."""
+    prefix and, in a replay, the messages before the change (`reused`).
+    `turn_starts` says which calls answer a person's message."""
     calls = []
     for index, prompt in enumerate(prompts):
         last = prompts[index - 1] if index else 0
@@ -142,8 +191,24 @@ def sent_calls(
             shared = min(prefix + kept, last)
         else:
             shared = last
-        calls.append(SentCall(prompt, shared, gaps[index], outputs[index]))
+        turn = index < len(turn_starts) and turn_starts[index]
+        calls.append(SentCall(prompt, shared, gaps[index], outputs[index], turn))
     return calls
+
+
+def turn_starts(messages: Sequence[Mapping], rounds: Sequence[int]) -> List[bool]:
+    """Per call (its reply's index in `rounds`), whether it answers a person."""
+    return [bool(i) and messages[i - 1]["role"] == "user" for i in rounds]
+
+
+def turn_gaps(
+    messages: Sequence[Mapping], rounds: Sequence[int]
+) -> Dict[int, Optional[float]]:
+    """The reply of each call that answers a person, to the seconds since the last
+    call was sent (what `CacheBehaviour.fitted` reads)."""
+    gaps = reply_gaps(messages, rounds)
+    starts = turn_starts(messages, rounds)
+    return {i: gap for i, gap, start in zip(rounds, gaps, starts) if start}
 
 
 @dataclass
@@ -160,6 +225,7 @@ class PredictedBill:
     messages: List[int] = field(default_factory=list)  # each call's reply, by index
     extra_usd: float = 0.0  # calls outside the conversation, priced as recorded
     compaction_usd: float = 0.0  # the compaction calls a replay made
+    sent: List[SentCall] = field(default_factory=list)  # the calls as predicted
 
     @property
     def total_usd(self) -> float:
@@ -186,7 +252,9 @@ def price_calls(
         ).usd
         for i, c in enumerate(counts)
     ]
-    return PredictedBill(models[0] if models else "", behaviour, counts, usd)
+    return PredictedBill(
+        models[0] if models else "", behaviour, counts, usd, sent=list(calls)
+    )
 
 
 def errors_by_kind(predicted: PredictedBill, start: int = 0) -> dict:
@@ -266,7 +334,9 @@ def predicted_bill(log, calibration, bill: Optional[Bill] = None) -> PredictedBi
     half = max(1, len(billed) // 2)
     fitted_calls = [billed[i] for i in sorted(billed)][:half]
     overhead = fit_for(fits, log.model or "").overhead
-    behaviour = CacheBehaviour.fitted(fitted_calls, overhead)
+    behaviour = CacheBehaviour.fitted(
+        fitted_calls, overhead, turn_gaps(log.messages, rounds)
+    )
     prompts, changed = [], []
     previous = None
     for point in points:
@@ -282,7 +352,12 @@ def predicted_bill(log, calibration, bill: Optional[Bill] = None) -> PredictedBi
         previous = point
     outputs = reply_tokens(log, rounds[: len(points)], fitted_calls)
     calls = sent_calls(
-        prompts, changed, reply_gaps(log.messages, rounds), outputs, behaviour.prefix
+        prompts,
+        changed,
+        reply_gaps(log.messages, rounds),
+        outputs,
+        behaviour.prefix,
+        turn_starts=turn_starts(log.messages, rounds),
     )
     named = log.model or (bill.calls[0].model if bill and bill.calls else "")
     models = [point.model or named for point in points]
@@ -318,6 +393,13 @@ def format_predicted(predicted: PredictedBill) -> List[str]:
         f"  {behaviour.uncached:,} tokens a call uncached, {behaviour.prefix:,} read "
         "when the history changed",
     ]
+    if behaviour.turn_miss_share:
+        share, read = behaviour.turn_miss_share, behaviour.turn_miss_read
+        lines += [
+            f"  of the calls answering a person, {share:.0%} found "
+            f"their history gone from the cache (they read {read:,});",
+            "  each such call is billed as that share of a miss",
+        ]
     if predicted.extra_usd:
         lines.append(
             f"  of it ${predicted.extra_usd:,.2f} for calls outside the conversation "
@@ -370,6 +452,7 @@ class LogPricing:
     when: List[Optional[str]]
     gaps: List[Optional[float]]
     outputs: List[int]
+    turn_starts: List[bool] = field(default_factory=list)
 
 
 class UnpricedModel(LookupError):
@@ -384,7 +467,9 @@ def log_pricing(log, overhead: int = 0, model: Optional[str] = None) -> LogPrici
     billed = [c for c in log.billed if c.message is not None]
     fitted = billed[: max(1, len(billed) // 2)] if billed else []
     if fitted:
-        behaviour = CacheBehaviour.fitted(fitted, overhead)
+        behaviour = CacheBehaviour.fitted(
+            fitted, overhead, turn_gaps(log.messages, rounds)
+        )
     else:
         provider = provider_of(model or log.model)
         ttl = OPENAI_TTL if provider in AUTOMATIC else FIVE_MINUTES
@@ -398,6 +483,7 @@ def log_pricing(log, overhead: int = 0, model: Optional[str] = None) -> LogPrici
         [log.messages[i].get("timestamp") for i in rounds],
         reply_gaps(log.messages, rounds),
         reply_tokens(log, rounds, fitted),
+        turn_starts(log.messages, rounds),
     )
 
 
@@ -430,6 +516,7 @@ def policy_bill(row: Mapping, pricing: LogPricing) -> PredictedBill:
         pricing.outputs[:rounds],
         pricing.behaviour.prefix,
         reused=row["rounds_reused"],
+        turn_starts=pricing.turn_starts,
     )
     bill = price_calls(pricing.models[:rounds], pricing.behaviour, calls, pricing.when)
     summary = (row.get("parameters") or {}).get(
