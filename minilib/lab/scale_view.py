@@ -36,6 +36,7 @@ from .style import (
     OVERFLOW_COLOR,
     OVERFLOW_SYMBOL,
     PROBLEM_CSS,
+    SCALE_EXPLORER_HEIGHT,
     SCALE_FIGURE_HEIGHT,
     SCALE_FIGURE_WIDTH,
     STATUS_BOX_HEIGHT,
@@ -170,7 +171,7 @@ def scale_figure(
         width=width,
         height=height,
         template="plotly_white",
-        margin=dict(l=70, r=20, t=50, b=50),
+        margin=dict(l=70, r=20, t=40, b=50),
         legend=dict(orientation="h", y=-0.12),
     )
     return figure
@@ -250,7 +251,9 @@ class ScaleExplorer(ShownAsWidget):
         self.status.add_class("ccl-scale-status")
         self.run = scale_run(calls, threshold, start)
         self.status.value = status_html(self.run)
-        self.figure = go.FigureWidget(scale_figure(self.run))
+        self.figure = go.FigureWidget(
+            scale_figure(self.run, height=SCALE_EXPLORER_HEIGHT)
+        )
         for control in (self.budget, self.unbounded):
             control.observe(lambda change: self.render(), "value")
         self.widget = widgets.VBox(
@@ -274,7 +277,7 @@ class ScaleExplorer(ShownAsWidget):
             bounded=not self.unbounded.value,
         )
         self.status.value = status_html(self.run)
-        fresh = scale_figure(self.run)
+        fresh = scale_figure(self.run, height=SCALE_EXPLORER_HEIGHT)
         with self.figure.batch_update():  # one redraw
             for shown, new in zip(self.figure.data, fresh.data):
                 shown.x, shown.y = new.x, new.y

@@ -470,7 +470,7 @@ def tradeoff_figure(values: Mapping[str, int], widget: bool = False):
             "x": 0,
             "font": {"size": 13},
         },
-        margin={"l": 70, "r": 45, "t": 60, "b": 120},
+        margin={"l": 70, "r": 45, "t": 50, "b": 120},
         modebar_orientation="v",  # in the right margin, off the end of the title
     )
     return figure

@@ -133,8 +133,12 @@ ZOOM_GAP = 62
 PRESENT_HEIGHT = 460
 # chapter 1's bars: the zoom's axis ends above the short messages (77 tokens at most)
 MESSAGE_FIGURE_HEIGHT, MESSAGE_ZOOM_TOKENS = 560, 120
-SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 460
+# An explorer's controls and the chart they drive fit one screen at 1280x720 beside
+# the file browser (~590 px of notebook): the six paths' three rows of sliders, its
+# reset button and chart; chapter 9's slider, status and chart.
+SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 440
 SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
+SCALE_EXPLORER_HEIGHT = 460
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
 BAR_LABEL_OUTSIDE = dict(textposition="outside", cliponaxis=False)  # after its bar
 # Chapter 10: a run that broke windows, its saved bar hatched (and its legend entry)
@@ -149,7 +153,7 @@ ROUND_PANEL_WIDTH, ZOOM_PANEL_WIDTH = 260, 700
 # A line's marker per round (6 px) and a gap: closer than this, the markers merge.
 ROUND_MARKER_SPACING = 6 + 2
 # chapter 9's status: three lines of 1.45 em, and room for a fourth (a narrow window)
-STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "6em"
+STATUS_LINE_HEIGHT, STATUS_BOX_HEIGHT = "1.45", "4.5em"  # three lines
 
 HEADROOM = 1.06  # room above the highest point, so markers are not clipped
 LOG_AXIS_FLOOR = 50  # tokens; below the smallest window (the protected head alone is 135)

@@ -579,6 +579,40 @@ def test_every_output_of_a_chapter_fits_beside_the_file_browser(
         lab_server.delete_sessions_and_kernels()
 
 
+# An explorer whose chart sits below its controls: the chart must be in view while a
+# student works the controls.
+EXPLORERS = {
+    "08_six_paths_compared.ipynb": ".ccl-six-paths-explorer",
+    "09_production_scale.ipynb": ".ccl-scale-explorer",
+}
+
+
+@pytest.mark.parametrize("chapter", sorted(EXPLORERS))
+def test_an_explorers_controls_and_chart_fit_one_screen(browser, lab_server, chapter):
+    """At 1280x720 beside the file browser, from the explorer's first control to the
+    bottom of the chart it drives (its legend included) is no taller than the notebook's
+    visible height: a student moving a slider sees the chart move."""
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    try:
+        lab.open_notebook(page, lab_server, f"notebooks/{chapter}")
+        lab.run_all_cells(page)
+        explorer = page.locator(EXPLORERS[chapter]).first
+        lab.scroll_to_top(explorer)
+        plot = explorer.locator(".js-plotly-plot").first
+        plot.wait_for()
+        top = explorer.bounding_box()["y"]
+        chart = plot.bounding_box()
+        visible = page.locator(".jp-NotebookPanel:visible .jp-WindowedPanel-outer")
+        height = visible.first.bounding_box()["height"]
+        lab.shoot(page, f"explorer-{chapter[:2]}-1280x720")
+        assert chart["y"] + chart["height"] - top <= height, (chart, top, height)
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
+
+
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
     """`make present`: Voilà shows the lab's widgets without code, and the threshold
     slider works."""
