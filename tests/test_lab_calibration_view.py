@@ -158,3 +158,18 @@ def test_the_words_say_over_or_under_and_warn_of_a_poor_fit():
     assert overhead > OVERHEAD_PAST_FIRST * first
     said = " ".join(words.split())
     assert "The fit is poor" in said and f"({overhead:,}) is more than the whole" in said
+
+
+def test_the_words_name_each_gap_the_reader_repaired():
+    """A log with a damaged line, a lost parent and an interrupted call: the words say
+    what was repaired and where, as 7.9 does; a whole log says nothing of repairs."""
+    damaged = DATA_DIR / "logs" / "gaps" / "pi_damaged_line.jsonl"
+    words, _, _, problem = calibration_view(damaged.name, damaged.read_bytes())
+    assert not problem
+    flat = " ".join(words.split())
+    for kind in ("not valid JSON", "parent the file lacks", "no recorded result"):
+        assert kind in flat
+    assert "(first: line 7)" in flat
+    whole = DATA_DIR / "real" / "claude-code" / "entire-94-de498254e2-0.jsonl"
+    words, _, _, _ = calibration_view(whole.name, whole.read_bytes())
+    assert "repaired" not in words

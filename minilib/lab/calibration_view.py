@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from IPython.display import HTML, display
 
 from ..logs import LogFileError, decoded_text, load_log, parse_log, split_upload
+from ..logs.base import repair_counts
 from ..measure.calibration import (
     GAP,
     MIN_CALLS,
@@ -34,6 +35,7 @@ from .style import (
     BLUE,
     FITTED_SHADE,
     HELD_OUT_SHADE,
+    ORIGIN_LABEL_GAP,
     PRINTED_COLUMNS,
     PROBLEM_CSS,
     RECORDED_COLOR,
@@ -246,6 +248,9 @@ def per_call_layout(figure: go.Figure, title: str, height: int) -> go.Figure:
         xaxis_title="round (model call)",
         yaxis_title="input tokens",
         yaxis_rangemode="tozero",
+        # the two axes' 0 labels apart at the origin, not touching
+        yaxis_ticklabelstandoff=ORIGIN_LABEL_GAP,
+        xaxis_ticklabelstandoff=ORIGIN_LABEL_GAP,
         height=height,
         # the legend under the axis title, from its top: on a narrow page it wraps
         # to more lines downwards, never up over the title
@@ -334,8 +339,22 @@ def calibration_view(name: str, content: bytes, beside=None):
             None,
             True,
         )
-    words = view.held_out_words + "\n" + view.formula_words
+    words = view.held_out_words + "\n" + view.formula_words + repaired_words(log)
     return words, calibration_figure(view), calibration_frame(view), False
+
+
+def repaired_words(log) -> str:
+    """The gaps the reader repaired, on lines of their own ("" when none): the calls
+    are counted as the agent would have sent them after the repair."""
+    rows = repair_counts(log.repairs)
+    if not rows:
+        return ""
+    each = "; ".join(f"{r['count']} x {r['what']} (first: {r['first']})" for r in rows)
+    return "\n" + textwrap.fill(
+        "The file had gaps, repaired as the agent would before its next call, and "
+        f"the calls are counted as repaired: {each}.",
+        PRINTED_COLUMNS,
+    )
 
 
 class CalibrationExplorer(TextUploadExplorer):

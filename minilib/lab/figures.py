@@ -69,6 +69,7 @@ from .style import (
     ZOOM_GAP,
     ZOOM_PANEL_TITLE,
     ZOOM_PANEL_WIDTH,
+    ZOOM_TITLE_LIFT,
     ZOOM_TRACES,
 )
 
@@ -763,6 +764,9 @@ def lab_figure(
         ),
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
+    # the zoom's title a little above its panel: a line off the zoom's scale is drawn
+    # up to the panel's top edge, and would run through the words
+    figure.layout.annotations[2].yshift = ZOOM_TITLE_LIFT
     figure.update_layout(_lab_layout(width, height))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
     # they are at construction, and a page built from that state (Voila, a reload) would

@@ -130,6 +130,8 @@ DASHBOARD_HEIGHT = 420
 # zoom, their round labels and the zoom's title.
 LAB_MARGIN = dict(l=80, r=30, t=40, b=80)
 ZOOM_GAP = 62
+ZOOM_TITLE_LIFT = 8  # px above the zoom's top edge
+ORIGIN_LABEL_GAP = 6  # px between an axis and its tick labels, where two meet at 0
 PRESENT_HEIGHT = 460
 # chapter 1's bars: the zoom's axis ends above the short messages (77 tokens at most)
 MESSAGE_FIGURE_HEIGHT, MESSAGE_ZOOM_TOKENS = 560, 120

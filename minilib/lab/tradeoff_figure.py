@@ -153,6 +153,8 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
     # room for "stopped at round N", and for "240 broken" after a bar at 99%
     figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
     figure.update_xaxes(range=[0, 130], row=1, col=3)
+    # facts are counts: from 0, and no -1...1 axis when no policy lost any
+    figure.update_xaxes(rangemode="tozero", row=1, col=2)
     figure.update_layout(
         title=title,
         barmode="stack",
