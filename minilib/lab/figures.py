@@ -764,8 +764,7 @@ def lab_figure(
         ),
     )
     figure.update_annotations(font_size=TITLE_SIZE)  # the three panel titles
-    # the zoom's title a little above its panel: a line off the zoom's scale is drawn
-    # up to the panel's top edge, and would run through the words
+    # the zoom's title above the lines that run off its scale to the panel's top edge
     figure.layout.annotations[2].yshift = ZOOM_TITLE_LIFT
     figure.update_layout(_lab_layout(width, height))
     # Wrap only the finished figure: a FigureWidget syncs its traces to the browser as
