@@ -127,23 +127,14 @@ def replay_measures(log) -> dict:
 
 def bill_measures(log, calibration) -> dict:
     """The bill from the record, and the bill predicted from the messages alone on the
-    calls the fit did not see: its total's error, per call its cache reads' and
-    dollars' (medians). Empty where the price data is not installed."""
+    calls the fit did not see (`held_out_errors`). Empty where the price data is not
+    installed."""
     try:
-        from minilib.measure.bill import record_bill
-        from minilib.measure.predicted_bill import errors_by_kind, predicted_bill
+        from minilib.measure.predicted_bill import held_out_errors
 
-        bill = record_bill(log)
-        predicted = predicted_bill(log, calibration, bill)
+        return held_out_errors(log, calibration)
     except ImportError:  # the price data is optional
         return {}
-    held = errors_by_kind(predicted, predicted.held_out_from)
-    return {
-        "bill_usd": round(bill.total_usd, 2),
-        "bill_error": held["usd_total"],
-        "cache_read_error": held["cache_read"],
-        "usd_per_call_error": held["usd_per_call"],
-    }
 
 
 def measure(path: Path, source: str):
@@ -264,6 +255,7 @@ def targets(rows: list) -> list:
         if (_median(r["held_out"] for r in group) or 0) > TARGET
     }
     over = [r for r in rows if (r["held_out"] or 0) > CEILING]
+    billed = [r for r in rows if _has(r, "bill_error_all_hits")]
     auto = sum(r.get("auto", 0) for r in rows)
     matched = sum(r.get("auto_matched", 0) for r in rows)
     manual = sum(r.get("manual", 0) for r in rows)
@@ -288,6 +280,8 @@ def targets(rows: list) -> list:
         + ".",
         f"- The predicted bill of the second half: the median session off by "
         f"{_pct(_median(abs(r['bill_error']) for r in rows if _has(r, 'bill_error')))}"
+        f" (with every call that answers a person billed as a cache hit, "
+        f"{_pct(_median(abs(r['bill_error_all_hits']) for r in billed))})"
         f"; per call, the median session's cache reads off by "
         f"{_pct(_median(r.get('cache_read_error') for r in rows))}.",
         f"- Automatic compactions matched within {NEAR} rounds by the agent's own "

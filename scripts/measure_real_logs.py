@@ -100,7 +100,19 @@ def measure(path: Path) -> dict:
         "auto": sum(not m for m in manual),
         "auto_matched": sum(hit for hit, m in zip(matched, manual) if not m),
         "extra": sum(not any(abs(r - at) <= NEAR for at in recorded) for r in replayed),
+        **bill_errors(log, calibration),
     }
+
+
+def bill_errors(log, calibration) -> dict:
+    """The predicted bill on the second half of the calls (`held_out_errors`); empty
+    where the price data is not installed."""
+    try:
+        from minilib.measure.predicted_bill import held_out_errors
+    except ImportError:  # the price data is optional
+        return {}
+    errors = held_out_errors(log, calibration)
+    return errors if errors["bill_error"] is not None else {}
 
 
 def result_steps(log) -> list:
@@ -218,6 +230,17 @@ def report(results: dict, skipped: dict) -> str:
         f"{sum(not r['recorded'] and r['extra'] > 0 for r in measured)} of "
         f"{len(measured) - len(compacted)}",
     ]
+    billed = [r for r in measured if "bill_error" in r]
+    if billed:
+        lines += [
+            "the bill predicted from the messages, on the second half of the calls:",
+            "  the median session's total off by "
+            f"{statistics.median(abs(r['bill_error']) for r in billed):.1%} (with every "
+            "call that answers a person billed as a cache hit, "
+            f"{statistics.median(abs(r['bill_error_all_hits']) for r in billed):.1%}); "
+            "per call, cache reads off by "
+            f"{statistics.median(r['cache_read_error'] for r in billed):.1%}",
+        ]
     lines += steps_report([step for r in measured for step in r.get("steps", ())])
     return "\n".join(lines)
 

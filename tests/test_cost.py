@@ -251,15 +251,14 @@ def test_billing_a_persons_turns_as_their_share_of_misses_brings_the_bill_nearer
     record; priced by the first half's share of misses, it is near it."""
     from dataclasses import replace
 
-    from minilib.measure.predicted_bill import errors_by_kind, price_calls
+    from minilib.measure.predicted_bill import errors_by_kind
 
     _, predicted = _predicted(REAL / "pi" / "pi-mono-sonnet-4-5-large-session.jsonl")
     assert predicted.behaviour.turn_miss_share > 0.2
     start = predicted.held_out_from
     blended = errors_by_kind(predicted, start)["usd_total"]
-    hits = replace(predicted.behaviour, turn_miss_share=0.0)
-    plain = price_calls([predicted.model] * len(predicted.sent), hits, predicted.sent)
-    plain.recorded, plain.recorded_usd = predicted.recorded, predicted.recorded_usd
+    plain = predicted.priced_as(replace(predicted.behaviour, turn_miss_share=0.0))
+    assert plain.recorded == predicted.recorded and plain.held_out_from == start
     assert abs(blended) < 0.10 < abs(errors_by_kind(plain, start)["usd_total"])
 
 

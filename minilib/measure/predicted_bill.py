@@ -23,12 +23,12 @@ output cost beside that count (thinking a log may not hold is in that ratio). Ea
 call is priced as the model that answered it.
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from statistics import median
 from typing import Dict, List, Mapping, Optional, Sequence
 
 from ..logs.base import timestamp_seconds
-from .bill import KINDS, Bill, counts_of, price_counts
+from .bill import KINDS, Bill, counts_of, price_counts, record_bill
 
 FIVE_MINUTES, ONE_HOUR = 300.0, 3600.0
 # OpenAI keeps a cached prefix "typically 5 to 10 minutes" of inactivity, in blocks
@@ -226,6 +226,17 @@ class PredictedBill:
     extra_usd: float = 0.0  # calls outside the conversation, priced as recorded
     compaction_usd: float = 0.0  # the compaction calls a replay made
     sent: List[SentCall] = field(default_factory=list)  # the calls as predicted
+    models: List[str] = field(default_factory=list)  # each call's, as priced
+    when: Sequence[Optional[str]] = ()  # each call's date, as priced
+
+    def priced_as(self, behaviour: CacheBehaviour) -> "PredictedBill":
+        """The same calls priced by another cache behaviour, beside the same record:
+        what one rule of the behaviour is worth."""
+        bill = price_calls(self.models, behaviour, self.sent, self.when)
+        bill.recorded, bill.recorded_usd = self.recorded, self.recorded_usd
+        bill.held_out_from, bill.messages = self.held_out_from, self.messages
+        bill.extra_usd = self.extra_usd
+        return bill
 
     @property
     def total_usd(self) -> float:
@@ -253,7 +264,13 @@ def price_calls(
         for i, c in enumerate(counts)
     ]
     return PredictedBill(
-        models[0] if models else "", behaviour, counts, usd, sent=list(calls)
+        models[0] if models else "",
+        behaviour,
+        counts,
+        usd,
+        sent=list(calls),
+        models=list(models),
+        when=when,
     )
 
 
@@ -375,6 +392,25 @@ def predicted_bill(log, calibration, bill: Optional[Bill] = None) -> PredictedBi
     numbered = sorted(billed)
     predicted.held_out_from = rounds.index(numbered[half]) if len(numbered) > half else 0
     return predicted
+
+
+def held_out_errors(log, calibration) -> dict:
+    """The bill from the record, and the predicted bill judged on the calls the fit
+    did not see: its total's error, and per call its cache reads' and dollars'
+    (medians); beside it, the total's error with every call that answers a person
+    billed as a cache hit (what the share of turns that missed is worth)."""
+    bill = record_bill(log)
+    predicted = predicted_bill(log, calibration, bill)
+    start = predicted.held_out_from
+    held = errors_by_kind(predicted, start)
+    hits = predicted.priced_as(replace(predicted.behaviour, turn_miss_share=0.0))
+    return {
+        "bill_usd": round(bill.total_usd, 2),
+        "bill_error": held["usd_total"],
+        "bill_error_all_hits": errors_by_kind(hits, start)["usd_total"],
+        "cache_read_error": held["cache_read"],
+        "usd_per_call_error": held["usd_per_call"],
+    }
 
 
 def format_predicted(predicted: PredictedBill) -> List[str]:
