@@ -413,3 +413,34 @@ def test_an_opaque_summary_is_not_said_to_hold_a_fact():
     assert "held by the summary 1" in readable
     assert "summary: opaque" in opaque and "held by the summary" not in opaque
     assert "held by the messages kept with the opaque summary 1" in opaque
+
+
+def test_a_record_that_falls_with_no_compaction_is_said_where_none_is_recorded():
+    """A log that records no compaction, whose recorded input falls by over a quarter
+    at one call (history dropped without a line for it, as a Cline task without its
+    metadata shows): the line names the round and the fall; the whole log says only
+    that it records none, and a fall at a recorded compaction is not one."""
+    from dataclasses import replace
+
+    from minilib.logs import load_log
+    from minilib.reports.compactions import FELL_TO, format_compactions, record_falls
+    from minilib.session import DATA_DIR
+
+    log = load_log(DATA_DIR / "real" / "claude-code" / "entire-94-de498254e2-0.jsonl")
+    assert record_falls(log) == [] and not log.compactions
+    assert format_compactions([], record_falls(log)).endswith("by the agent itself")
+    usage = sorted(log.usage, key=lambda u: u.message)
+    at = len(usage) // 2
+    fallen = round(usage[at - 1].input_tokens * FELL_TO) - 1
+    log.usage[log.usage.index(usage[at])] = replace(usage[at], input_tokens=fallen)
+    falls = record_falls(log)
+    assert [(before, after) for _, before, after in falls] == [
+        (usage[at - 1].input_tokens, fallen)
+    ]
+    line = format_compactions([], falls)
+    assert f"before round {falls[0][0]}: {usage[at - 1].input_tokens:,} -> " in line
+    assert "1 time" in line
+    compacted = load_log(
+        DATA_DIR / "real" / "pi" / "pi-mono-opus-4-5-two-compactions.jsonl"
+    )
+    assert compacted.compactions and record_falls(compacted) == []

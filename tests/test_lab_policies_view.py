@@ -493,9 +493,9 @@ def test_a_real_log_uploaded_runs_as_compare_runs_it(monkeypatch):
     # every row in the one calibrated unit, the agent's own among them
     assert counting.calibrated and counting.own_count is counting.count_tokens
     assert "every row in one unit: API tokens, as calibrated" in lab.status.value
-    assert f"plus {counting.overhead:,} tokens a call" in lab.status.value
+    assert f"also sent {counting.overhead:,} tokens of system prompt" in lab.status.value
     rows = {row["policy"]: row for row in lab.rows}
-    count, overhead, _, missing = own_agent_count(log, None)
+    count, overhead, _, missing = own_agent_count(log, None)[:4]
     expected = compare_policies(
         log.messages,
         ["claude-code", "codex"],
@@ -549,8 +549,13 @@ def test_a_window_no_policy_can_run_at_is_said_once_in_words():
     assert (
         f"alone ({overhead:,} tokens, overhead_tokens) fill the {small:,}-token" in said
     )
+    # beside each slider, a line short enough to read whole, pointing to the reason
+    for readout in lab.readouts.values():
+        assert "the line above the sliders says why" in readout.value
+        assert "tool definitions" in html.unescape(readout.value)  # on hover
     lab.window.value = max(value for _, value in lab.window.options)
     assert "no policy runs" not in lab.status.value
+    assert not any("line above" in r.value for r in lab.readouts.values())
 
 
 def test_a_window_without_its_task_is_a_problem_shown_like_a_stop():
@@ -569,3 +574,25 @@ def test_a_window_without_its_task_is_a_problem_shown_like_a_stop():
     assert saved_text(trimmed).endswith(", task gone")
     for key in ("article", "claude-code", "swe-agent-last-n", "codex"):
         assert runs.row(key, 8_000)["task_gone_rounds"] == 0, key
+
+
+def test_a_poor_fit_is_said_in_the_status_and_a_good_one_is_not():
+    """A log whose calibration misses its own second half by more than POOR_FIT (here
+    one whose publisher redacted most of its text): the status line says the fit is
+    poor, by how much, and that every row's count is as unsure; a log the fit holds on
+    says nothing of it. Either way it says what a row's tokens sent leave out."""
+    from minilib.logs import load_log
+    from minilib.measure.calibration import POOR_FIT, calibrate
+
+    poor = Path(__file__).resolve().parent.parent / "corpus" / "codex"
+    poor = poor / "localpush-019c8a4d.jsonl"
+    error = calibrate(load_log(poor)).held_out["median_abs_error"]
+    assert error > POOR_FIT
+    lab = PolicyLab(SHORT, 8_000)
+    upload(lab, poor.name, poor.read_bytes())
+    assert f"off by {error:.0%} on the calls it did not see" in lab.status.value
+    assert "tokens of system prompt and tools" in lab.status.value
+    good = DATA_DIR / "real" / "claude-code" / "entire-94-de498254e2-0.jsonl"
+    upload(lab, good.name, good.read_bytes())
+    assert "tokens of system prompt and tools" in lab.status.value
+    assert "fit is poor" not in lab.status.value

@@ -234,7 +234,9 @@ def test_a_file_it_cannot_read_replaces_the_report_with_one_line():
     assert explorer.threshold.disabled  # before any log: no log's threshold to change
     for name, content in bad.items():
         upload(explorer, "good.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
-        assert len(explorer.output.outputs) == 4
+        # the file and threshold, the curve under them, the report, the cut, the paths
+        assert len(explorer.output.outputs) == 5
+        assert "figure" in explorer.output.outputs[1]["data"]["text/plain"]
         assert not explorer.threshold.disabled
         upload(explorer, name, content)
         assert explorer.threshold.disabled, name  # and none after a file it refused
@@ -299,7 +301,8 @@ def test_environment_output_is_cut_like_a_tool_result():
     assert not any(m["role"] == "tool" for m in messages)
     assert set(report.cut["tool"]) == {OBSERVATION}
     assert "aged" in set(report.cut["fate"])
-    assert OBSERVATION in report_outputs(report)[2]["text/html"]  # and what it means
+    cut = next(o for o in report_outputs(report) if "What was cut" in o["text/plain"])
+    assert OBSERVATION in cut["text/html"]  # and what it means
 
 
 def test_long_tool_names_and_error_codes_are_cut_to_fit():
@@ -423,7 +426,9 @@ def test_a_binary_file_is_called_binary_and_a_file_read_once_is_not_parsed_again
     monkeypatch.setattr(
         log_explorer,
         "parse_transcript",
-        lambda text, name: calls.append(name) or real(text, name),
+        lambda text, name, beside=None: (
+            calls.append(name) or real(text, name, beside=beside)
+        ),
     )
     log_explorer.parsed.cache_clear()
     explorer = LogExplorer()
@@ -449,9 +454,9 @@ def test_an_upload_says_at_once_that_it_is_being_read(monkeypatch):
     seen = []
     real = log_explorer.explore_bytes
 
-    def explore(content, name, settings=None):  # what the page shows meanwhile
+    def explore(content, name, settings=None, beside=None):  # shown meanwhile
         seen.append(explorer.output.outputs[0]["data"]["text/plain"])
-        return real(content, name, settings)
+        return real(content, name, settings, beside)
 
     monkeypatch.setattr(log_explorer, "explore_bytes", explore)
     content = (LOGS / "claude_code_session.jsonl").read_bytes()

@@ -62,6 +62,10 @@ def test_every_upload_point_takes_the_two_files_as_one_task():
     report = log_explorer.report
     assert report is not None and report.error is None
     assert report.name == HISTORY.name
+    # 7.9 read the usage record it was given, and asks for no file it already has
+    assert f"file: {HISTORY.name} with {UI.name}" in report.header
+    assert "read from the file beside it" in report.description
+    assert "records the split" not in report.description
 
     lab = PolicyLab()
     uploaded(lab, FILES)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from ..logs.replay import TranscriptFileError, load_transcript
 from ..measure.compactions import measure_compactions
-from ..reports.compactions import format_compactions
+from ..reports.compactions import format_compactions, record_falls
 from ..trace import write_text_safely
 from .common import DONE, add_max_mb_argument, fail
 
@@ -52,7 +52,7 @@ def main(args) -> int:
     reports = measure_compactions(log)
     print(log.describe())
     print()
-    print(format_compactions(reports))
+    print(format_compactions(reports, record_falls(log)))
     if args.json is not None:
         rows = [report.as_dict() for report in reports]
         write_text_safely(

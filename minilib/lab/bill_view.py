@@ -88,7 +88,8 @@ def threshold_words(sweep: SessionSweep, threshold: int) -> str:
         f"{point.facts_used} facts the agent used later"
     )
     if sweep.recorded_usd is not None:
-        difference = point.bill_usd - sweep.recorded_usd
+        # of the two figures as printed, so the three add up on screen
+        difference = round(point.bill_usd, 2) - round(sweep.recorded_usd, 2)
         words += (
             f"; the provider billed ${sweep.recorded_usd:,.2f} "
             f"({'+' if difference >= 0 else '−'}${abs(difference):,.2f})"

@@ -20,6 +20,7 @@ from ..logs.base import repair_counts
 from ..measure.calibration import (
     GAP,
     MIN_CALLS,
+    POOR_FIT,
     Calibration,
     PredictedCall,
     calibrate,
@@ -43,8 +44,6 @@ from .style import (
 )
 from .tables import scroll_box, shown_table
 
-# a held-out median error over this: the fit is said to be poor
-POOR_FIT = 0.15
 # up to this many rounds, the axis marks every round (never half a round)
 FEW_ROUNDS = 20
 # an overhead this many times the first call's record is not an overhead alone

@@ -16,7 +16,7 @@ from ..measure.compactions import (
     measure_compactions,
     real_compactions,
 )
-from ..reports.compactions import format_compactions
+from ..reports.compactions import format_compactions, record_falls
 from .shown import TextUploadExplorer, upload_files, upload_text
 from .style import COMPACTION_COLUMNS
 
@@ -80,13 +80,13 @@ def compactions_text(name: str, content: bytes) -> Tuple[str, bool]:
     return upload_text(
         name,
         content,
-        lambda text: (
-            f"{name}: "
-            + format_compactions(
-                measure_compactions(parse_transcript(text, name), text=text)
-            )
-        ),
+        lambda text: _compactions_line(name, parse_transcript(text, name), text),
     )
+
+
+def _compactions_line(name: str, log, text: str) -> str:
+    reports = measure_compactions(log, text=text)
+    return f"{name}: " + format_compactions(reports, record_falls(log))
 
 
 NO_FIGURE = (

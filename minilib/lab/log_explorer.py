@@ -29,7 +29,7 @@ import math
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import List, Mapping, Optional, Sequence
+from typing import List, Mapping, Optional, Sequence, Tuple
 
 import ipywidgets as widgets
 import pandas as pd
@@ -203,12 +203,14 @@ def facts_used(text: str, name: str):
 
 
 @lru_cache(maxsize=2)
-def parsed(text: str, name: str):
+def parsed(text: str, name: str, beside: Tuple[Tuple[str, bytes], ...] = ()):
     """(the log, None) or (None, the one line that says why it cannot be read). Kept
     for the last two files: an upload chooses its threshold and then replays, and a
-    file read once is not read again (a large file of no known shape took seconds)."""
+    file read once is not read again (a large file of no known shape took seconds).
+    `beside`: the files uploaded with it, (name, bytes) pairs: what they add (Cline's
+    usage record) is the log's description's, never its messages'."""
     try:
-        return parse_transcript(text, name), None
+        return parse_transcript(text, name, beside=dict(beside) if beside else None), None
     except TranscriptFileError as problem:
         return None, str(problem)
 
@@ -244,15 +246,18 @@ def threshold_line(threshold: int, choice: ThresholdChoice) -> str:
     )
 
 
-def explore_text(text: str, name: str, settings: Optional[Settings] = None) -> LogReport:
+def explore_text(
+    text: str, name: str, settings: Optional[Settings] = None, beside=()
+) -> LogReport:
     """Read, replay and compare one log; a file it cannot read gives `error`, one line
     that names the file. `settings` None: LOG_SETTINGS at the threshold chosen from the
-    log."""
-    log, problem = parsed(text, name)
+    log; `beside`: the files uploaded with it, (name, bytes) pairs."""
+    # the same key as the threshold search's when nothing is beside it: read once
+    log, problem = parsed(text, name, tuple(beside)) if beside else parsed(text, name)
     if log is None:
         return LogReport(name, error=problem)
     try:
-        return _report(text, name, log, settings)
+        return _report(text, name, log, settings, tuple(beside))
     except Exception as problem:  # a reader's new shape the lab trips on: still one line
         return LogReport(
             name,
@@ -261,7 +266,9 @@ def explore_text(text: str, name: str, settings: Optional[Settings] = None) -> L
         )
 
 
-def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogReport:
+def _report(
+    text: str, name: str, log, settings: Optional[Settings], beside=()
+) -> LogReport:
     messages = log.messages
     choice = threshold_choice(text, name, settings or LOG_SETTINGS)
     if settings is None:
@@ -285,7 +292,8 @@ def _report(text: str, name: str, log, settings: Optional[Settings]) -> LogRepor
         used=facts_used(text, name),
         prices=cache_prices_of(log),
     )
-    header = f"file: {name}\n" + threshold_line(settings.threshold, choice)
+    with_files = "".join(f" with {other}" for other, _ in beside)
+    header = f"file: {name}{with_files}\n" + threshold_line(settings.threshold, choice)
     if getattr(log, "compactions", None):  # the lab replays what the log holds, whole
         header += (
             f"\nThe agent compacted its own history "
@@ -346,14 +354,16 @@ def explore_file(path, settings: Optional[Settings] = None) -> LogReport:
 
 
 def explore_bytes(
-    content: bytes, name: str, settings: Optional[Settings] = None
+    content: bytes, name: str, settings: Optional[Settings] = None, beside=None
 ) -> LogReport:
-    """`explore_text` on a file's bytes (an upload); not UTF-8 text gives one line."""
+    """`explore_text` on a file's bytes (an upload); not UTF-8 text gives one line.
+    `beside`: the files uploaded with it, by name."""
     try:
         text = decoded_text(bytes(content), name)
     except LogFileError as problem:
         return LogReport(name, error=str(problem))
-    return explore_text(text, name, settings)
+    files = tuple((key, bytes(value)) for key, value in (beside or {}).items())
+    return explore_text(text, name, settings, files)
 
 
 def _decoded(content: bytes) -> Optional[str]:
@@ -461,14 +471,13 @@ def cut_notes(cut: pd.DataFrame) -> str:
 
 
 def report_outputs(report: LogReport) -> List[dict]:
-    """The report as the notebook shows it, one MIME bundle an output: the file, the
-    threshold and what was read; the curve; the cut list; the paths. A file it cannot
-    read is one output: its line."""
+    """The report as the notebook shows it, one MIME bundle an output: the file and
+    the threshold; the curve, right under the threshold box that moves it; what was
+    read and what the replay did; the cut list; the paths. A file it cannot read is
+    one output: its line."""
     if report.error is not None:
         return [_html(_message(report.error, problem=True), report.error)]
-    parts = (report.header, report.description, report.summary, report.costs)
-    text = "\n\n".join(part for part in parts if part)
-    outputs = [_html(_message(text), text)]
+    outputs = [_html(_message(report.header), report.header)]
     if report.figure is not None:
         outputs.append(
             {
@@ -478,6 +487,9 @@ def report_outputs(report: LogReport) -> List[dict]:
                 "text/plain": f"figure: {report.figure.layout.title.text}",
             }
         )
+    parts = (report.description, report.summary, report.costs)
+    text = "\n\n".join(part for part in parts if part)
+    outputs.append(_html(_message(text), text))
     tables = report_tables(report)
     for title, (table, table_html) in tables.items():
         notes = (
@@ -575,12 +587,12 @@ class LogExplorer(ShownAsWidget):
         )
 
     def uploaded(self):
-        """(name, bytes) of the uploaded log (of the files uploaded together, the
-        one that is not kept beside a log); None before an upload."""
+        """(name, bytes, the files beside it) of the uploaded log (of the files
+        uploaded together, the one that is not kept beside a log); None before an
+        upload."""
         if not self.upload.value:
             return None
-        name, content, _ = split_upload(upload_files(self.upload))
-        return name, content
+        return split_upload(upload_files(self.upload))
 
     def choose_and_render(self) -> Optional[LogReport]:
         """A new file: set the threshold to the one chosen from it, then replay. A line
@@ -623,8 +635,8 @@ class LogExplorer(ShownAsWidget):
         uploaded = self.uploaded()
         if uploaded is None:
             return None
-        name, content = uploaded
-        self.report = explore_bytes(content, name, self.settings())
+        name, content, beside = uploaded
+        self.report = explore_bytes(content, name, self.settings(), beside)
         # one assignment replaces the old report, whatever the new one is
         self.output.outputs = tuple(
             {"output_type": "display_data", "data": bundle, "metadata": {}}

@@ -235,14 +235,23 @@ def counting_words(runs: LogRuns, window: int) -> str:
     if counting.calibrated:
         words += (
             "; every row in one unit: API tokens, as calibrated on the log's first "
-            f"half of calls, plus {counting.overhead:,} tokens a call (the calibrated "
-            "overhead)"
+            "half of calls. A row's tokens sent are its messages'; every call also "
+            f"sent {counting.overhead:,} tokens of system prompt and tools (the "
+            "calibrated overhead), the same in every row"
         )
+        if counting.poor_fit is not None:
+            words += (
+                f". <b>The fit is poor on this log</b>: off by {counting.poor_fit:.0%} "
+                "on the calls it did not see (7.11 shows where), so every row's "
+                "count is as unsure"
+            )
     else:
         words += "; counted as the harness sent each window"
         if counting.overhead is not None:
             words += (
-                f", plus {counting.overhead:,} tokens a call (its first call's overhead)"
+                ". A row's tokens sent are its messages'; every call also sent "
+                f"{counting.overhead:,} tokens of system prompt and tools (its first "
+                "call's record beyond its messages), the same in every row"
             )
     if counting.own_key is not None:
         words += (

@@ -59,7 +59,9 @@ TOKEN_PARAMETERS = {
 }
 
 
-def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
+def row_readout(
+    row: Mapping, inert: str = "", same_as: str = "", said_above: bool = False
+) -> str:
     """A policy's row in one line, beside its slider. Problems come first and in red (a
     stop, broken windows, lost facts), and a run with one is never shown as a saving: a
     stopped run saved nothing, it failed; a run with broken windows sent windows an API
@@ -68,12 +70,16 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
     pixels with the file browser open; the exact line, rounds too, is on hover.
     `inert`, why the slider can change nothing on this log, goes on a second line; else
     `same_as`, the value the slider just left when the run is the same (so a move that
-    changed nothing is not taken for one that did not register). The table under the
-    sliders has every column."""
+    changed nothing is not taken for one that did not register). `said_above`: every
+    row was refused for one reason, which the status line says once; the line points
+    there. A line of problems wraps to a second line rather than lose its end. The
+    table under the sliders has every column."""
     problems = row_problems(row)
     sent = row.get("tokens_sent", 0)
     if "error" in row:
         text = whole = problems[0]
+        if said_above:
+            text = "not run: the line above the sliders says why"
     elif problems:
         text = " · ".join(problems) + f" · {short_count(sent)} sent"
         whole = " · ".join(problems) + f" · {plural(sent, 'token')} sent"
@@ -83,9 +89,15 @@ def row_readout(row: Mapping, inert: str = "", same_as: str = "") -> str:
         text = f"{kept} · {short_count(sent)} sent"
         whole = f"{kept} · {rounds_cell(row)} rounds · {plural(sent, 'token')} sent"
     style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
+    # a problem's line on two lines in a slider row's height, where no note needs one
+    wrap = (
+        "white-space:normal;line-height:15px;max-height:30px;"
+        if problems and not (inert or same_as)
+        else "white-space:nowrap;text-overflow:ellipsis;"
+    )
     line = (
-        f'<div title="{html.escape(whole)}" style="white-space:nowrap;overflow:hidden;'
-        f'text-overflow:ellipsis;{style}">{html.escape(text)}</div>'
+        f'<div title="{html.escape(whole)}" style="overflow:hidden;{wrap}{style}">'
+        f"{html.escape(text)}</div>"
     )
     second, title = "", ""
     if inert:
@@ -441,20 +453,23 @@ class PolicyLab(ShownAsWidget):
         runs = self.current()
         rows = policy_rows(runs, self.window.value, self.values())
         used = runs.facts_used
+        refused = refused_words(rows)
         self.status.value = (
             f'<div style="line-height:{STATUS_LINE_HEIGHT}">'
             f"<b>{html.escape(self.choice.value)}</b>: "
             f"{plural(len(runs.baseline.per_round), 'round')}, "
             f"{plural(used, 'fact')} the agent used; "
             + counting_words(runs, self.window.value)
-            + html.escape(refused_words(rows))
+            + html.escape(refused)
             + "</div>"
         )
         # a policy's name and its rounds on one line, as in the chapter's tables
         self.table.value = table_html(comparison_frame(rows), keep_first=True)
         for row in rows:
             key = row["policy"]
-            self.readouts[key].value = row_readout(row, self.inert.get(key, ""))
+            self.readouts[key].value = row_readout(
+                row, self.inert.get(key, ""), said_above=bool(refused)
+            )
         fresh = tradeoff_traces(rows)
         with self.figure.batch_update():
             for shown, new in zip(self.figure.data, fresh):

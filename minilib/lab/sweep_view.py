@@ -57,6 +57,7 @@ def _layout(figure: go.Figure, title: str, money: str) -> go.Figure:
         title=title,
         barmode="stack",
         height=SWEEP_FIGURE_HEIGHT,
+        template="plotly_white",  # as every other chart of the course
         margin={"l": 60, "r": 60, "t": 50, "b": 40},
         legend={"orientation": "h", "yanchor": "top", "y": -0.14},
     )

@@ -87,6 +87,9 @@ THINKING_RULES = {
 MIN_GROWTH = 20  # lab tokens: a smaller step is mostly the rounding of one message
 MISSING_SHARE = 0.10  # a first call this much over its prediction began mid-session
 MIN_CALLS = 4  # fewer calls than this are too few to judge a fit by
+# a fit whose median error on the calls it did not see is over this is poor: what it
+# counts is said to be unsure wherever it is used
+POOR_FIT = 0.15
 # A model of a log that switches models fits a ratio of its own only on this many calls;
 # with fewer, one resumed or re-attached call moves its ratio (8 calls of a second
 # model gave 9.86 on a real log), so it borrows the ratio of all the log's calls.

@@ -7,6 +7,9 @@ from ..measure.compactions import CompactionReport
 from .rounds import plural
 
 NAMED = 6  # facts named on a line; --json lists them all
+# a call whose recorded input is under this share of the call before's, with no
+# compaction between: the agent dropped part of its history without a line for it
+FELL_TO = 0.75
 
 
 def _recorded(report: CompactionReport) -> str:
@@ -85,10 +88,45 @@ def format_compaction(report: CompactionReport) -> List[str]:
     return lines
 
 
-def format_compactions(reports: Sequence[CompactionReport]) -> str:
-    """Every compaction's lines, or a line saying the log records none."""
+def record_falls(log) -> List[tuple]:
+    """(round, tokens before, tokens after) of each call whose recorded input fell
+    under FELL_TO of the call before it, outside any compaction the log records:
+    history the agent dropped (a trim, a truncation) where the file says nothing."""
+    rounds = {}
+    for index, message in enumerate(log.messages):
+        if message["role"] == "assistant":
+            rounds[index] = len(rounds)
+    # what the log does record of a drop: a compaction, results cleared, a resume
+    recorded = [*log.compactions, *log.clearings, *log.resumes]
+    compacted = {event.at for event in recorded}
+    usage = sorted(
+        (u for u in log.usage if u.message in rounds and u.input_tokens > 0),
+        key=lambda u: u.message,
+    )
+    falls = []
+    for last, call in zip(usage, usage[1:]):
+        between = any(last.message < at <= call.message for at in compacted)
+        if call.input_tokens < FELL_TO * last.input_tokens and not between:
+            falls.append((rounds[call.message], last.input_tokens, call.input_tokens))
+    return falls
+
+
+def format_compactions(reports: Sequence[CompactionReport], falls=()) -> str:
+    """Every compaction's lines, or a line saying the log records none; `falls`
+    (`record_falls`): where the record fell with no compaction to say why."""
     if not reports:
-        return "the log records no compaction made by the agent itself"
+        line = "the log records no compaction made by the agent itself"
+        if falls:
+            each = ", ".join(
+                f"before round {at}: {before:,} -> {after:,}"
+                for at, before, after in falls
+            )
+            line += (
+                f"; yet its usage record falls by over a quarter "
+                f"{plural(len(falls), 'time')} ({each}): the agent dropped part of its "
+                "history there, and this file has no line that says so"
+            )
+        return line
     lines = [f"the agent's own compactions: {len(reports)}"]
     for report in reports:
         lines += format_compaction(report)

@@ -4,12 +4,13 @@ wrote the log behaved (`minilib.agents`): what `compare` and chapter 7 set besid
 agent's own record."""
 
 from dataclasses import dataclass, field
-from typing import Callable, List, Optional
+from typing import Callable, List, NamedTuple, Optional
 
 from ...agents import home_of
 from ...agents.windows import agent_window
 from ...measure.calibration import (
     MIN_CALLS,
+    POOR_FIT,
     SENT_LABEL,
     THINKING_RULES,
     calibrate,
@@ -41,6 +42,9 @@ class LogCounting:
     own_parameters: dict = field(default_factory=dict)
     lines: List[str] = field(default_factory=list)  # how the count was fitted
     calibrated: bool = False
+    # the calibration's median error on the calls it did not see, where it is over
+    # POOR_FIT: every row's numbers are as unsure, and the chapter says so
+    poor_fit: Optional[float] = None
 
     def run_with(self, key: str) -> tuple:
         """(the count, the parameters) policy `key` runs with on this log."""
@@ -56,13 +60,21 @@ def log_counting(log, version: Optional[str] = None) -> Optional[LogCounting]:
     if not log.usage:
         return None
     window, why, _ = agent_window(log)
-    count, overhead, lines, missing = own_agent_count(log, None)
+    own = own_agent_count(log, None)
+    count, overhead, lines, missing = own[:4]
     if count is None:
         count_tokens, overhead = sent_count(log)
         counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
         return LogCounting(window, why, count_tokens, counted_with, overhead)
     counting = LogCounting(
-        window, why, count, CALIBRATED_UNIT, overhead, lines=lines, calibrated=True
+        window,
+        why,
+        count,
+        CALIBRATED_UNIT,
+        overhead,
+        lines=lines,
+        calibrated=True,
+        poor_fit=own.held_out_error if own.held_out_error > POOR_FIT else None,
     )
     key = AGENT_POLICY.get(log.shape)
     if key is not None and log.agent:
@@ -89,7 +101,7 @@ def own_agent_row(log, window: int, version: Optional[str] = None):
     key = AGENT_POLICY.get(log.shape)
     if key is None or not log.usage or not log.agent:
         return None, []
-    count, overhead, lines, missing = own_agent_count(log, None)
+    count, overhead, lines, missing = own_agent_count(log, None)[:4]
     if count is None:
         count, overhead = sent_count(log)
         beyond = (
@@ -120,18 +132,30 @@ def sent_count(log) -> tuple:
     return count, measured_overhead(log, count)
 
 
-def own_agent_count(log, counting):
+class OwnCount(NamedTuple):
+    """A log's calibrated count (None where its usage cannot be fitted), its
+    overhead, the lines that say how it was fitted, the history the file lacks, and
+    its median error on the calls the fit did not see."""
+
+    count: Optional[Callable]
+    overhead: Optional[int]
+    lines: List[str]
+    missing: int
+    held_out_error: float = 0.0
+
+
+def own_agent_count(log, counting) -> OwnCount:
     """The calibrated count of a log that records its usage: fitted on the first half
     of its calls (so the second half is a test of it), unless a count was chosen;
     with its overhead, the lines that say so and the history the file lacks (a file
     that begins mid-session)."""
     if (counting is not None and counting.calibration is not None) or not log.usage:
-        return None, None, [], 0
+        return OwnCount(None, None, [], 0)
     calibration = calibrate(log)
     # a fit on fewer calls than can be judged counts nothing a row may rest on: one
     # call's ratio put a 3-call log at four times its record
     if calibration is None or calibration.fitted_calls < MIN_CALLS:
-        return None, None, [], 0
+        return OwnCount(None, None, [], 0)
     count = calibration.counter(log, held_out=True)
     overhead = calibration.overhead(log, held_out=True)
     lines = [
@@ -139,6 +163,12 @@ def own_agent_count(log, counting):
         f"{calibration.fitted_calls} calls (the API's count of a call ~ {overhead:,} "
         "+ the ratio of the model that answered x the lab's count of what it sent):"
     ] + [f"  {line}" for line in fit_lines(calibration.held_out_fits)]
+    error = calibration.held_out.get("median_abs_error") or 0.0
+    if error > POOR_FIT:
+        lines.append(
+            f"the fit is poor: off by {error:.0%} on the calls it did not see (over "
+            f"{POOR_FIT:.0%}); every row's count is as unsure (calibrate shows where)"
+        )
     missing = calibration.missing_history(log)
     if missing:
         lines.append(
@@ -146,7 +176,7 @@ def own_agent_count(log, counting):
             f"more than the file holds; {log.agent or 'the agent'}'s own row carries "
             "them as history until it compacts"
         )
-    return count, overhead, lines, missing
+    return OwnCount(count, overhead, lines, missing, error)
 
 
 def own_agent_parameters(log, version, overhead, missing: int = 0, count=None) -> dict:
