@@ -551,11 +551,11 @@ def test_a_window_no_policy_can_run_at_is_said_once_in_words():
     )
     # beside each slider, a line short enough to read whole, pointing to the reason
     for readout in lab.readouts.values():
-        assert "the line above the sliders says why" in readout.value
+        assert "the line under the sliders says why" in readout.value
         assert "tool definitions" in html.unescape(readout.value)  # on hover
     lab.window.value = max(value for _, value in lab.window.options)
     assert "no policy runs" not in lab.status.value
-    assert not any("line above" in r.value for r in lab.readouts.values())
+    assert not any("line under the" in r.value for r in lab.readouts.values())
 
 
 def test_a_window_without_its_task_is_a_problem_shown_like_a_stop():

@@ -79,7 +79,7 @@ def row_readout(
     if "error" in row:
         text = whole = problems[0]
         if said_above:
-            text = "not run: the line above the sliders says why"
+            text = "not run: the line under the sliders says why"
     elif problems:
         text = " · ".join(problems) + f" · {short_count(sent)} sent"
         whole = " · ".join(problems) + f" · {plural(sent, 'token')} sent"
@@ -249,6 +249,8 @@ class PolicyLab(ShownAsWidget):
                 lab_chart_title(self.choice.value, window),
             )
         )
+        # as wide as its place: the notebook's width, or its column beside the sliders
+        self.figure.update_layout(width=None, autosize=True)
         self._holding = False  # while the log list changes: one reset, at its end
         self.choice.observe(lambda change: self._on_log(), "value")
         self.window.observe(lambda change: self._on_log(), "value")
@@ -267,6 +269,8 @@ class PolicyLab(ShownAsWidget):
             ]
         )
         self.widget.add_class("ccl-policy-lab")
+        self.slider_box.add_class("ccl-policy-sliders")  # beside the chart when wide
+        self.figure.add_class("ccl-policy-chart")
         self.reset()
 
     def _add_log_controls(self, log: str, window: int) -> None:

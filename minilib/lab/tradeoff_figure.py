@@ -15,6 +15,7 @@ from .style import (
     BROKEN_TRACE,
     COMPRESSED_COLOR,
     OVERFLOW_COLOR,
+    PANEL_TITLE_SIZE,
     POLICY_FIGURE_HEIGHT,
     POLICY_FIGURE_WIDTH,
     SUMMARY_COLOR,
@@ -148,6 +149,8 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
             "cache cost (% of uncached)",
         ),
     )
+    # the panels' titles apart where the chart stands beside the sliders (800 px)
+    figure.update_annotations(font_size=PANEL_TITLE_SIZE)
     figure.add_traces([go.Bar(**trace) for trace in tradeoff_traces(rows)])
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
     # room for "stopped at round N", and for "240 broken" after a bar at 99%

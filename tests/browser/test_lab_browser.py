@@ -613,6 +613,35 @@ def test_an_explorers_controls_and_chart_fit_one_screen(browser, lab_server, cha
         lab_server.delete_sessions_and_kernels()
 
 
+def test_chapter_10s_chart_stands_beside_its_sliders_on_a_wide_screen(
+    browser, lab_server
+):
+    """At 1920x1080 beside the file browser the policy lab's chart stands to the
+    right of its sliders, its top level with theirs and wholly in view with them; at
+    1280x720 it is under them (the table between)."""
+    for width, height, beside in ((1920, 1080, True), (1280, 720, False)):
+        context = browser.new_context(viewport={"width": width, "height": height})
+        page = context.new_page()
+        page.set_default_timeout(lab.UPDATE_TIMEOUT)
+        try:
+            lab.open_notebook(page, lab_server, "notebooks/10_production_policies.ipynb")
+            lab.run_all_cells(page)
+            policy_lab = page.locator(".ccl-policy-lab").first
+            lab.scroll_to_top(policy_lab)
+            sliders = policy_lab.locator(".ccl-policy-sliders").first.bounding_box()
+            chart = policy_lab.locator(".js-plotly-plot").first.bounding_box()
+            if beside:
+                assert chart["x"] >= sliders["x"] + sliders["width"], (chart, sliders)
+                assert abs(chart["y"] - sliders["y"]) < 40
+                assert chart["y"] + chart["height"] <= height
+                lab.shoot(page, "policy-lab-1920x1080")
+            else:
+                assert chart["y"] > sliders["y"] + sliders["height"]
+        finally:
+            context.close()
+            lab_server.delete_sessions_and_kernels()
+
+
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
     """`make present`: Voilà shows the lab's widgets without code, and the threshold
     slider works."""
