@@ -596,3 +596,21 @@ def test_a_poor_fit_is_said_in_the_status_and_a_good_one_is_not():
     upload(lab, good.name, good.read_bytes())
     assert "tokens of system prompt and tools" in lab.status.value
     assert "fit is poor" not in lab.status.value
+
+
+def test_a_new_window_says_at_once_that_it_is_replaying(monkeypatch):
+    """The status line's words of the last window go the moment the window changes,
+    replaced by a line saying what is being replayed, before any policy runs."""
+    lab = PolicyLab(SHORT, 8_000)
+    seen = []
+    real = lab.reset
+
+    def reset():  # what the page shows while the policies replay
+        seen.append(lab.status.value)
+        return real()
+
+    monkeypatch.setattr(lab, "reset", reset)
+    lab.window.value = 32_000
+    assert len(seen) == 1 and "replaying every policy on " in seen[0]
+    assert "at a 32,000-token window" in seen[0] and "8,000" not in seen[0]
+    assert "replaying" not in lab.status.value  # the new words, once it is done

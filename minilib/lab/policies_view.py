@@ -351,6 +351,13 @@ class PolicyLab(ShownAsWidget):
 
     def _on_log(self) -> None:
         if not self._holding:
+            # at once, in place of the last log's or window's words: the replays take
+            # a second or more on a long log
+            self.status.value = (
+                f'<div style="line-height:{STATUS_LINE_HEIGHT}"><i>replaying every '
+                f"policy on {html.escape(self.choice.value)} at a "
+                f"{self.window.value:,}-token window…</i></div>"
+            )
             self.reset()
 
     def reset(self) -> List[dict]:
