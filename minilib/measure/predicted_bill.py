@@ -16,11 +16,12 @@ The cache, by provider (each a documented behaviour, docs/references.md):
 
 What the agent's client does is fitted on the calls the fit may see (the first half
 of a log's, when judged): the share of its writes that are 1-hour writes, the tokens
-it leaves uncached, and what a call reads when its history changed (the system prompt
-and tool definitions, cached apart from the history). The output of a call is
-counted from its reply, scaled by what the record's first half shows the model's
-output cost beside that count (thinking a log may not hold is in that ratio). Each
-call is priced as the model that answered it.
+it leaves uncached, what a call reads when its history changed (the system prompt
+and tool definitions, cached apart from the history), and the share of calls
+answering a person that found their history gone from the cache all the same. The
+output of a call is counted from its reply, scaled by what the record's first half
+shows the model's output cost beside that count (thinking a log may not hold is in
+that ratio). Each call is priced as the model that answered it.
 """
 
 from dataclasses import dataclass, field, replace
