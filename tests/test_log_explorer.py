@@ -552,3 +552,28 @@ def test_the_cache_is_priced_as_the_logs_provider_prices_it_or_says_it_is_not(
     assert f"under {prices}" in costs
     assert ("these are the lab's default prices" in costs) == note
     assert "of those written a second time" in costs
+
+
+def test_a_threshold_change_says_at_once_what_it_replays(monkeypatch):
+    """The file and threshold lines give way, the moment the threshold changes, to a
+    line naming the log and the new threshold; the last curve stays under it until
+    the new report replaces everything."""
+    from minilib.lab import log_explorer
+
+    explorer = LogExplorer()
+    upload(explorer, "mine.jsonl", (LOGS / "claude_code_session.jsonl").read_bytes())
+    before = explorer.output.outputs
+    seen = []
+    real = log_explorer.explore_bytes
+
+    def explore(content, name, settings=None, beside=None):  # shown meanwhile
+        seen.append(explorer.output.outputs)
+        return real(content, name, settings, beside)
+
+    monkeypatch.setattr(log_explorer, "explore_bytes", explore)
+    explorer.threshold.value = explorer.threshold.value + 100
+    shown = seen[0]
+    first = shown[0]["data"]["text/plain"]
+    assert first.startswith(f"mine.jsonl: replaying at {explorer.threshold.value:,}")
+    assert shown[1:] == before[1:]  # the last curve and text, until the new ones
+    assert explorer.output.outputs[0]["data"]["text/plain"].startswith("file: mine")

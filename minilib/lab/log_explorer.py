@@ -626,7 +626,23 @@ class LogExplorer(ShownAsWidget):
 
     def _setting_changed(self) -> None:
         if not self._choosing:
+            self._say_replaying()
             self.render()
+
+    def _say_replaying(self) -> None:
+        """In place of the file and threshold lines, at once, what is being replayed
+        (a long log takes a second): the same log's last curve and text stay under it
+        until the new ones replace them."""
+        if self.report is None or self.report.error is not None:
+            return
+        fold = "folding" if self.fold.value else "not folding"
+        line = (
+            f"{self.report.name}: replaying at {self.threshold.value:,} tokens, "
+            f"{fold} later user turns…"
+        )
+        shown = self.output.outputs
+        working = {"output_type": "display_data", "data": _html(_message(line), line)}
+        self.output.outputs = (dict(working, metadata={}),) + tuple(shown[1:])
 
     def render(self) -> Optional[LogReport]:
         """Replay the uploaded file at the widgets' values (nothing before an upload).
