@@ -72,7 +72,7 @@ def row_readout(
     `same_as`, the value the slider just left when the run is the same (so a move that
     changed nothing is not taken for one that did not register). `said_above`: every
     row was refused for one reason, which the status line says once; the line points
-    there. A line of problems wraps to a second line rather than lose its end. The
+    there. A line wraps to a second line rather than lose its end. The
     table under the sliders has every column."""
     problems = row_problems(row)
     sent = row.get("tokens_sent", 0)
@@ -89,10 +89,11 @@ def row_readout(
         text = f"{kept} · {short_count(sent)} sent"
         whole = f"{kept} · {rounds_cell(row)} rounds · {plural(sent, 'token')} sent"
     style = PROBLEM_CSS + "padding:0 4px;" if problems else ""
-    # a problem's line on two lines in a slider row's height, where no note needs one
+    # on two lines in a slider row's height where its column is narrow (problems at
+    # 1280, any line beside the chart at 1920), where no note needs the second line
     wrap = (
         "white-space:normal;line-height:15px;max-height:30px;"
-        if problems and not (inert or same_as)
+        if not (inert or same_as)
         else "white-space:nowrap;text-overflow:ellipsis;"
     )
     line = (
