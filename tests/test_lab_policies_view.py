@@ -330,8 +330,10 @@ def test_each_slider_has_its_policys_row_beside_it_and_the_line_follows_it():
     assert line == row_readout(row, lab.inert.get("swe-agent-last-n", ""))
     problems = row_problems(row)
     shown, hover = _shown_and_hover(line)
-    parts = [f"{short_count(row['tokens_sent'])} sent"] + (
-        problems if problems else [saved_percent(row) + " saved"]
+    parts = (
+        [p.replace("the task gone from", "task gone in") for p in problems]
+        if problems
+        else [f"{short_count(row['tokens_sent'])} sent", saved_percent(row) + " saved"]
     )
     for part in parts:
         assert part in shown, (part, shown)

@@ -59,6 +59,12 @@ TOKEN_PARAMETERS = {
 }
 
 
+def short_problems(problems: Sequence[str]) -> str:
+    """A run's problems beside its slider: alone, in short words, so that two lines
+    hold them (the tokens sent and the long words are on hover)."""
+    return " · ".join(p.replace("the task gone from", "task gone in") for p in problems)
+
+
 def row_readout(
     row: Mapping, inert: str = "", same_as: str = "", said_above: bool = False
 ) -> str:
@@ -72,8 +78,8 @@ def row_readout(
     `same_as`, the value the slider just left when the run is the same (so a move that
     changed nothing is not taken for one that did not register). `said_above`: every
     row was refused for one reason, which the status line says once; the line points
-    there. A line wraps to a second line rather than lose its end. The
-    table under the sliders has every column."""
+    there. A line wraps to a second line rather than lose its end. The table under
+    the sliders has every column."""
     problems = row_problems(row)
     sent = row.get("tokens_sent", 0)
     if "error" in row:
@@ -81,7 +87,7 @@ def row_readout(
         if said_above:
             text = "not run: the line under the sliders says why"
     elif problems:
-        text = " · ".join(problems) + f" · {short_count(sent)} sent"
+        text = short_problems(problems)
         whole = " · ".join(problems) + f" · {plural(sent, 'token')} sent"
     else:
         # what a policy is chosen by first: a narrow column cuts the line's end

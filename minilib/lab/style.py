@@ -142,7 +142,7 @@ SIX_PATHS_FIGURE_WIDTH, SIX_PATHS_FIGURE_HEIGHT = 820, 440
 SCALE_FIGURE_WIDTH, SCALE_FIGURE_HEIGHT = 840, 560
 SCALE_EXPLORER_HEIGHT = 460
 POLICY_FIGURE_WIDTH, POLICY_FIGURE_HEIGHT = 840, 460  # chapter 10: one marker a policy
-PANEL_TITLE_SIZE = 13  # chapter 10's three panel titles, apart at 800 px
+PANEL_TITLE_SIZE = 13  # chapter 10's three panel titles, apart at 780 px
 BAR_LABEL_OUTSIDE = dict(textposition="outside", cliponaxis=False)  # after its bar
 # Chapter 10: a run that broke windows, its saved bar hatched (and its legend entry)
 BROKEN_PATTERN = dict(shape="/", fgcolor=RED, solidity=0.3)
@@ -314,7 +314,7 @@ POLICY_LAB_CSS = """<style>
 .ccl-policy-lab .ccl-table { line-height: 1.35; }
 @media (min-width: 1800px) {
   .ccl-policy-lab { display: grid !important; align-items: start;
-    grid-template-columns: minmax(0, 1fr) 800px; column-gap: 16px; }
+    grid-template-columns: minmax(0, 1fr) 780px; column-gap: 16px; }
   .ccl-policy-lab .ccl-policy-sliders .widget-slider { width: 360px !important; }
   .ccl-policy-lab > * { grid-column: 1 / -1; }
   .ccl-policy-lab > .ccl-policy-sliders { grid-column: 1; grid-row: 3; }

@@ -155,7 +155,9 @@ def tradeoff_figure(rows: Sequence[Mapping], title: str = "") -> go.Figure:
     figure.update_yaxes(autorange="reversed", row=1, col=1)  # the table's order, top down
     # room for "stopped at round N", and for "240 broken" after a bar at 99%
     figure.update_xaxes(range=[0, 150], tickvals=[0, 25, 50, 75, 100], row=1, col=1)
-    figure.update_xaxes(range=[0, 130], row=1, col=3)
+    # room after a bar for its label: a cache can cost more than sending it uncached
+    # (122% for a batched policy), and the lab redraws bars, never this axis
+    figure.update_xaxes(range=[0, 150], tickvals=[0, 50, 100], row=1, col=3)
     # facts are counts: from 0, and no -1...1 axis when no policy lost any
     figure.update_xaxes(rangemode="tozero", row=1, col=2)
     figure.update_layout(
