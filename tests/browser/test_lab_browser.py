@@ -32,6 +32,7 @@ import os
 import re
 import shutil
 import time
+from contextlib import contextmanager
 
 import labdriver as lab
 import pytest
@@ -559,6 +560,22 @@ CHAPTERS = sorted(
 )
 
 
+@contextmanager
+def chapter_after_run_all(browser, lab_server, chapter: str, width=1280, height=720):
+    """A page at `width` x `height` with `chapter` open beside the file browser and run
+    (Run All); its context closed and the server's kernels shut afterwards."""
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.set_default_timeout(lab.UPDATE_TIMEOUT)
+    try:
+        lab.open_notebook(page, lab_server, f"notebooks/{chapter}")
+        lab.run_all_cells(page)
+        yield page
+    finally:
+        context.close()
+        lab_server.delete_sessions_and_kernels()
+
+
 @pytest.mark.parametrize("chapter", CHAPTERS)
 def test_every_output_of_a_chapter_fits_beside_the_file_browser(
     browser, lab_server, chapter
@@ -566,17 +583,9 @@ def test_every_output_of_a_chapter_fits_beside_the_file_browser(
     """A projector at 1280x720 with JupyterLab's file browser open leaves a notebook's
     outputs ~848 px: after Run All, no output of the chapter scrolls sideways or reaches
     past that edge (a figure or table cut on the right is what a student cannot read)."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(lab.UPDATE_TIMEOUT)
-    try:
-        lab.open_notebook(page, lab_server, f"notebooks/{chapter}")
-        lab.run_all_cells(page)
+    with chapter_after_run_all(browser, lab_server, chapter) as page:
         assert page.locator("#filebrowser").is_visible()  # as a student first sees it
         assert lab.outputs_past_the_edge(page) == []
-    finally:
-        context.close()
-        lab_server.delete_sessions_and_kernels()
 
 
 # An explorer whose chart sits below its controls: the chart must be in view while a
@@ -592,12 +601,7 @@ def test_an_explorers_controls_and_chart_fit_one_screen(browser, lab_server, cha
     """At 1280x720 beside the file browser, from the explorer's first control to the
     bottom of the chart it drives (its legend included) is no taller than the notebook's
     visible height: a student moving a slider sees the chart move."""
-    context = browser.new_context(viewport={"width": 1280, "height": 720})
-    page = context.new_page()
-    page.set_default_timeout(lab.UPDATE_TIMEOUT)
-    try:
-        lab.open_notebook(page, lab_server, f"notebooks/{chapter}")
-        lab.run_all_cells(page)
+    with chapter_after_run_all(browser, lab_server, chapter) as page:
         explorer = page.locator(EXPLORERS[chapter]).first
         lab.scroll_to_top(explorer)
         plot = explorer.locator(".js-plotly-plot").first
@@ -608,9 +612,6 @@ def test_an_explorers_controls_and_chart_fit_one_screen(browser, lab_server, cha
         height = visible.first.bounding_box()["height"]
         lab.shoot(page, f"explorer-{chapter[:2]}-1280x720")
         assert chart["y"] + chart["height"] - top <= height, (chart, top, height)
-    finally:
-        context.close()
-        lab_server.delete_sessions_and_kernels()
 
 
 def test_chapter_10s_chart_stands_beside_its_sliders_on_a_wide_screen(
@@ -619,13 +620,9 @@ def test_chapter_10s_chart_stands_beside_its_sliders_on_a_wide_screen(
     """At 1920x1080 beside the file browser the policy lab's chart stands to the
     right of its sliders, its top level with theirs and wholly in view with them; at
     1280x720 it is under them (the table between)."""
+    chapter = "10_production_policies.ipynb"
     for width, height, beside in ((1920, 1080, True), (1280, 720, False)):
-        context = browser.new_context(viewport={"width": width, "height": height})
-        page = context.new_page()
-        page.set_default_timeout(lab.UPDATE_TIMEOUT)
-        try:
-            lab.open_notebook(page, lab_server, "notebooks/10_production_policies.ipynb")
-            lab.run_all_cells(page)
+        with chapter_after_run_all(browser, lab_server, chapter, width, height) as page:
             policy_lab = page.locator(".ccl-policy-lab").first
             lab.scroll_to_top(policy_lab)
             sliders = policy_lab.locator(".ccl-policy-sliders").first.bounding_box()
@@ -637,9 +634,6 @@ def test_chapter_10s_chart_stands_beside_its_sliders_on_a_wide_screen(
                 lab.shoot(page, "policy-lab-1920x1080")
             else:
                 assert chart["y"] > sliders["y"] + sliders["height"]
-        finally:
-            context.close()
-            lab_server.delete_sessions_and_kernels()
 
 
 def test_present_serves_the_lab_with_voila(page, session, chromium, tmp_path):
