@@ -640,9 +640,12 @@ class LogExplorer(ShownAsWidget):
             f"{self.report.name}: replaying at {self.threshold.value:,} tokens, "
             f"{fold} later user turns…"
         )
-        shown = self.output.outputs
-        working = {"output_type": "display_data", "data": _html(_message(line), line)}
-        self.output.outputs = (dict(working, metadata={}),) + tuple(shown[1:])
+        working = {
+            "output_type": "display_data",
+            "data": _html(_message(line), line),
+            "metadata": {},
+        }
+        self.output.outputs = (working,) + tuple(self.output.outputs[1:])
 
     def render(self) -> Optional[LogReport]:
         """Replay the uploaded file at the widgets' values (nothing before an upload).

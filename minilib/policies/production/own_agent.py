@@ -61,20 +61,20 @@ def log_counting(log, version: Optional[str] = None) -> Optional[LogCounting]:
         return None
     window, why, _ = agent_window(log)
     own = own_agent_count(log, None)
-    count, overhead, lines, missing = own[:4]
-    if count is None:
+    if own.count is None:
         count_tokens, overhead = sent_count(log)
         counted_with = SENT_LABEL.format(rule=THINKING_RULES[count_tokens.rule])
         return LogCounting(window, why, count_tokens, counted_with, overhead)
+    count, overhead, missing = own.count, own.overhead, own.missing
     counting = LogCounting(
         window,
         why,
         count,
         CALIBRATED_UNIT,
         overhead,
-        lines=lines,
+        lines=own.lines,
         calibrated=True,
-        poor_fit=own.held_out_error if own.held_out_error > POOR_FIT else None,
+        poor_fit=own.poor_fit,
     )
     key = AGENT_POLICY.get(log.shape)
     if key is not None and log.agent:
@@ -135,13 +135,13 @@ def sent_count(log) -> tuple:
 class OwnCount(NamedTuple):
     """A log's calibrated count (None where its usage cannot be fitted), its
     overhead, the lines that say how it was fitted, the history the file lacks, and
-    its median error on the calls the fit did not see."""
+    its median error on the calls the fit did not see where that is over POOR_FIT."""
 
     count: Optional[Callable]
     overhead: Optional[int]
     lines: List[str]
     missing: int
-    held_out_error: float = 0.0
+    poor_fit: Optional[float] = None
 
 
 def own_agent_count(log, counting) -> OwnCount:
@@ -164,7 +164,8 @@ def own_agent_count(log, counting) -> OwnCount:
         "+ the ratio of the model that answered x the lab's count of what it sent):"
     ] + [f"  {line}" for line in fit_lines(calibration.held_out_fits)]
     error = calibration.held_out.get("median_abs_error") or 0.0
-    if error > POOR_FIT:
+    poor = error if error > POOR_FIT else None
+    if poor is not None:
         lines.append(
             f"the fit is poor: off by {error:.0%} on the calls it did not see (over "
             f"{POOR_FIT:.0%}); every row's count is as unsure (calibrate shows where)"
@@ -176,7 +177,7 @@ def own_agent_count(log, counting) -> OwnCount:
             f"more than the file holds; {log.agent or 'the agent'}'s own row carries "
             "them as history until it compacts"
         )
-    return OwnCount(count, overhead, lines, missing, error)
+    return OwnCount(count, overhead, lines, missing, poor)
 
 
 def own_agent_parameters(log, version, overhead, missing: int = 0, count=None) -> dict:
